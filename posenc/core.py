@@ -1,0 +1,174 @@
+"""Self-attention without positions: words, embeddings, projections, attention.
+
+numpy only. Every function states the formula it implements, as the pages show it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import numpy as np
+
+WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+MAX_TOKENS = 64
+MAX_D = 1024
+
+
+def tokenize(text: str, max_tokens: int = MAX_TOKENS) -> list[str]:
+    """Words of ``text``, lower-cased, punctuation dropped.
+
+    tokens = lower(text) split into runs of letters and digits
+    ("The cat, chased the mouse!" → the, cat, chased, the, mouse).
+    """
+    if text is None or not str(text).strip():
+        raise ValueError("The sentence is empty: type a few words.")
+    tokens = [w.lower() for w in WORD.findall(str(text))]
+    if not tokens:
+        raise ValueError(
+            "No words found: the sentence needs letters or digits "
+            "(emoji and punctuation are dropped)."
+        )
+    if len(tokens) > max_tokens:
+        raise ValueError(
+            f"The sentence has {len(tokens)} words; the demonstrations take at most "
+            f"{max_tokens}. Shorten it."
+        )
+    return tokens
+
+
+def check_d_model(d_model: int, *, even: bool = False) -> int:
+    """A model width the demos accept: 2 ≤ d ≤ 1024 (and even where pairs are rotated)."""
+    d = int(d_model)
+    if d < 2 or d > MAX_D:
+        raise ValueError(f"The model width d must be between 2 and {MAX_D}; got {d}.")
+    if even and d % 2:
+        raise ValueError(
+            f"d = {d} is odd: sines and cosines come in (sin, cos) pairs, so d must be even."
+        )
+    return d
+
+
+def _rng(*words: str | int) -> np.random.Generator:
+    """A generator seeded from a stable digest of ``words`` (never Python's salted ``hash``)."""
+    key = "\x1f".join(str(w) for w in words).encode("utf-8")
+    digest = hashlib.blake2b(key, digest_size=8).digest()
+    return np.random.default_rng(int.from_bytes(digest, "little"))
+
+
+def embed(tokens: list[str], d_model: int, seed: int = 0) -> np.ndarray:
+    """Word embeddings: row t = x_word ~ N(0, I_d), drawn from a digest of (word, d, seed).
+
+    The same word gives the same row in any sentence and in every process.
+    """
+    d = check_d_model(d_model)
+    if not tokens:
+        return np.zeros((0, d))
+    table = {w: _rng("embed", w, d, seed).standard_normal(d) for w in set(tokens)}
+    return np.stack([table[w] for w in tokens])
+
+
+def projections(d_model: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """W_Q, W_K, W_V ∈ ℝ^{d×d} with entries ~ N(0, 1/d), so q = xW_Q has unit-size entries
+    and the scores q·k/√d stay O(1)."""
+    d = check_d_model(d_model)
+    rng = _rng("projections", d, seed)
+    w = rng.standard_normal((3, d, d)) / np.sqrt(d)
+    return w[0], w[1], w[2]
+
+
+def softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
+    """softmax(s)_j = exp(s_j − max s) / Σ_l exp(s_l − max s); a row of −∞ stays all zero."""
+    s = np.asarray(scores, dtype=float)
+    top = np.max(s, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    e = np.exp(s - top)
+    total = np.sum(e, axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def attention(
+    X: np.ndarray,
+    W_q: np.ndarray,
+    W_k: np.ndarray,
+    W_v: np.ndarray,
+    mask: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Attn(X) = softmax(Q Kᵀ / √d_k) V with Q = X W_Q, K = X W_K, V = X W_V.
+
+    ``mask[i, j]`` is True where query i may read key j; other scores become −∞.
+    Returns (output, weights).
+    """
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return weights @ V, weights
+
+
+def causal_mask(n: int) -> np.ndarray:
+    """mask[i, j] = (j ≤ i): a query reads itself and the words before it."""
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def permutation_matrix(order: list[int] | np.ndarray) -> np.ndarray:
+    """P[i, order[i]] = 1, so that (P X)[i] = X[order[i]], i.e. P @ X == X[order]."""
+    order = np.asarray(order, dtype=int)
+    n = order.size
+    if sorted(order.tolist()) != list(range(n)):
+        raise ValueError("The order must use every position exactly once.")
+    P = np.zeros((n, n))
+    P[np.arange(n), order] = 1.0
+    return P
+
+
+def parse_order(text: str, n: int) -> list[int]:
+    """A custom word order typed as 1-based positions ("1 5 3 4 2") → 0-based indices.
+
+    Accepts spaces or commas; every position 1 … n exactly once.
+    """
+    parts = [p for p in re.split(r"[\s,;]+", str(text).strip()) if p]
+    if len(parts) != n:
+        raise ValueError(f"Give {n} positions (one per word), separated by spaces; got {len(parts)}.")
+    try:
+        order = [int(p) - 1 for p in parts]
+    except ValueError:
+        raise ValueError("Positions must be whole numbers such as 1 5 3 4 2.") from None
+    if sorted(order) != list(range(n)):
+        raise ValueError(f"Use every position from 1 to {n} exactly once.")
+    return order
+
+
+def swap_order(tokens: list[str], a: str, b: str) -> list[int] | None:
+    """The order that swaps the first occurrences of words a and b (None if either is missing)."""
+    if a not in tokens or b not in tokens:
+        return None
+    order = list(range(len(tokens)))
+    i, j = tokens.index(a), tokens.index(b)
+    order[i], order[j] = j, i
+    return order
+
+
+def shuffle_order(n: int, seed: int) -> list[int]:
+    """A random permutation of 0 … n−1 drawn from ``seed``."""
+    return _rng("shuffle", n, seed).permutation(n).tolist()
+
+
+def equivariance_error(
+    X: np.ndarray, order: list[int], W: tuple[np.ndarray, np.ndarray, np.ndarray],
+    mask: np.ndarray | None = None,
+) -> float:
+    """max |Attn(PX) − P·Attn(X)| over every entry."""
+    P = permutation_matrix(order)
+    out, _ = attention(X, *W, mask=mask)
+    out_p, _ = attention(P @ X, *W, mask=mask)
+    return float(np.max(np.abs(out_p - P @ out)))
+
+
+def duplicate_groups(tokens: list[str]) -> dict[str, list[int]]:
+    """Words that occur more than once → their 0-based indices."""
+    groups: dict[str, list[int]] = {}
+    for i, w in enumerate(tokens):
+        groups.setdefault(w, []).append(i)
+    return {w: ix for w, ix in groups.items() if len(ix) > 1}

@@ -1,0 +1,77 @@
+"""Page 1, the sentence scramble: attention without positions is permutation equivariant."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core import attention, causal_mask, duplicate_groups, embed, permutation_matrix, projections
+
+
+@dataclass(frozen=True)
+class Scramble:
+    tokens: list[str]
+    order: list[int]
+    scrambled: list[str]
+    out: np.ndarray  # Attn(X)
+    out_of_scrambled: np.ndarray  # Attn(PX)
+    permuted_out: np.ndarray  # P·Attn(X)
+    weights: np.ndarray  # weights of X
+    keys: np.ndarray  # K = X W_K
+    equivariance_error: float  # max |Attn(PX) − P·Attn(X)|
+    duplicates: dict[str, list[int]]
+    key_gap: float  # max |k_i − k_j| over copies of one word
+    weight_gap: float  # max |w_qi − w_qj| over copies, over queries that see both
+    queries_checked: int
+
+
+def copies_weight_gap(weights: np.ndarray, groups: dict[str, list[int]], mask: np.ndarray | None) -> tuple[float, int]:
+    """max over repeated words, over queries q that may read every copy, of max_{i,j copies} |w_qi − w_qj|.
+
+    Returns (gap, number of queries checked).
+    """
+    gap, checked = 0.0, 0
+    for idx in groups.values():
+        for q in range(weights.shape[0]):
+            if mask is not None and not all(mask[q, i] for i in idx):
+                continue
+            w = weights[q, idx]
+            gap = max(gap, float(w.max() - w.min()))
+            checked += 1
+    return gap, checked
+
+
+def scramble(tokens: list[str], order: list[int], d_model: int, seed: int = 0, causal: bool = False) -> Scramble:
+    """Attn(PX) beside P·Attn(X) for the word order ``order`` (P X = X[order]).
+
+    Without a mask, Attn(PX) = P·Attn(X): max |Attn(PX) − P·Attn(X)| ≈ 1e-16.
+    With the causal mask M, softmax(P S Pᵀ + M) ≠ P softmax(S + M) Pᵀ in general, so the equation fails.
+    """
+    X = embed(tokens, d_model, seed)
+    W = projections(d_model, seed)
+    n = len(tokens)
+    mask = causal_mask(n) if causal else None
+    P = permutation_matrix(order)
+    out, weights = attention(X, *W, mask=mask)
+    out_p, _ = attention(P @ X, *W, mask=mask)
+    permuted = P @ out
+    keys = X @ W[1]
+    groups = duplicate_groups(tokens)
+    key_gap = max((float(np.max(np.abs(keys[ix] - keys[ix[0]]))) for ix in groups.values()), default=0.0)
+    weight_gap, checked = copies_weight_gap(weights, groups, mask)
+    return Scramble(
+        tokens=list(tokens),
+        order=list(order),
+        scrambled=[tokens[i] for i in order],
+        out=out,
+        out_of_scrambled=out_p,
+        permuted_out=permuted,
+        weights=weights,
+        keys=keys,
+        equivariance_error=float(np.max(np.abs(out_p - permuted))),
+        duplicates=groups,
+        key_gap=key_gap,
+        weight_gap=weight_gap,
+        queries_checked=checked,
+    )
