@@ -1,0 +1,341 @@
+"""Stretching RoPE to longer contexts, ALiBi, and RoPE's long-term decay.
+
+Pure numpy. Notation: d is the (even) head dimension, i = 0 … d/2 − 1 indexes the frequency pairs,
+θ_i = base^(−2i/d), s is the stretch factor (new context / trained context), L_train the trained context.
+The stretch formulas follow Hugging Face transformers ``modeling_rope_utils`` (``_compute_*_parameters``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = [
+    "rope_frequencies",
+    "wavelengths",
+    "rotations_within",
+    "pi_frequencies",
+    "ntk_frequencies",
+    "dynamic_ntk_frequencies",
+    "yarn_correction_range",
+    "yarn_frequencies",
+    "yarn_attention_factor",
+    "alibi_slopes",
+    "alibi_bias",
+    "decay_bound",
+    "RopeScoreStats",
+    "mean_rope_score",
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# input checks (messages are meant for students)
+# ----------------------------------------------------------------------------------------------
+
+
+def _check_d(d: int, minimum: int = 2) -> int:
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+        raise ValueError(f"d (the head dimension) must be a whole number, got {d!r}")
+    d = int(d)
+    if d < minimum:
+        raise ValueError(f"d (the head dimension) must be at least {minimum}, got {d}")
+    if d % 2 != 0:
+        raise ValueError(f"d must be even: RoPE turns the dimensions in pairs, and {d} is odd")
+    return d
+
+
+def _check_base(base: float) -> float:
+    base = float(base)
+    if not math.isfinite(base) or base <= 1.0:
+        raise ValueError(f"base must be a number greater than 1 (10000 is usual), got {base}")
+    return base
+
+
+def _check_s(s: float) -> float:
+    s = float(s)
+    if not math.isfinite(s) or s < 1.0:
+        raise ValueError(
+            f"the stretch factor s must be at least 1 (s = new context / trained context), got {s}"
+        )
+    return s
+
+
+def _check_length(value: int, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be a whole number of tokens, got {value!r}")
+    value = int(value)
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1 token, got {value}")
+    return value
+
+
+# ----------------------------------------------------------------------------------------------
+# plain RoPE frequencies
+# ----------------------------------------------------------------------------------------------
+
+
+def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
+    """RoPE angular frequencies, one per pair, fastest first.
+
+    θ_i = base^(−2i/d), i = 0 … d/2 − 1.  Shape (d/2,).
+    """
+    d = _check_d(d)
+    base = _check_base(base)
+    i = np.arange(d // 2, dtype=np.float64)
+    return base ** (-2.0 * i / d)
+
+
+def wavelengths(theta: ArrayLike) -> np.ndarray:
+    """Wavelength (tokens per full turn) of each frequency.
+
+    λ_i = 2π / θ_i.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    if np.any(~np.isfinite(theta)) or np.any(theta <= 0):
+        raise ValueError("every frequency θ must be a positive number to have a wavelength")
+    return 2.0 * np.pi / theta
+
+
+def rotations_within(theta: ArrayLike, L_train: int) -> np.ndarray:
+    """How many full turns each pair makes across the trained context.
+
+    r_i = L_train / λ_i = L_train · θ_i / (2π).
+    """
+    L_train = _check_length(L_train, "L_train (the trained context length)")
+    return L_train / wavelengths(theta)
+
+
+# ----------------------------------------------------------------------------------------------
+# stretching methods
+# ----------------------------------------------------------------------------------------------
+
+
+def pi_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
+    """Position Interpolation (Chen et al. 2023): every frequency slowed by s.
+
+    θ'_i = θ_i / s  (same as multiplying positions by L_train / L_new).
+    """
+    s = _check_s(s)
+    return rope_frequencies(d, base) / s
+
+
+def ntk_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
+    """NTK-aware scaling: a bigger base, so the fastest pair is unchanged and the slowest is divided by s.
+
+    base' = base · s^(d/(d−2)),  θ'_i = base'^(−2i/d).
+    """
+    d = _check_d(d, minimum=4)  # d/(d−2) needs d > 2
+    s = _check_s(s)
+    base = _check_base(base)
+    new_base = base * s ** (d / (d - 2))
+    return rope_frequencies(d, new_base)
+
+
+def dynamic_ntk_frequencies(
+    d: int, s: float, seq_len: int, L_train: int, base: float = 10000.0
+) -> np.ndarray:
+    """Dynamic NTK: the base grows with the current sequence length (no change up to L_train).
+
+    base' = base · (s·L/L_train − (s − 1))^(d/(d−2)),  L = max(seq_len, L_train).
+    """
+    d = _check_d(d, minimum=4)
+    s = _check_s(s)
+    base = _check_base(base)
+    seq_len = _check_length(seq_len, "seq_len (the current sequence length)")
+    L_train = _check_length(L_train, "L_train (the trained context length)")
+    L = max(seq_len, L_train)
+    new_base = base * (s * L / L_train - (s - 1.0)) ** (d / (d - 2))
+    return rope_frequencies(d, new_base)
+
+
+def _yarn_correction_dim(num_rotations: float, d: int, L_train: int, base: float) -> float:
+    """c(r) = d · ln(L_train / (2π r)) / (2 ln base): the (fractional) pair index making r turns in L_train."""
+    return d * math.log(L_train / (num_rotations * 2.0 * math.pi)) / (2.0 * math.log(base))
+
+
+def _check_betas(beta_fast: float, beta_slow: float) -> tuple[float, float]:
+    beta_fast, beta_slow = float(beta_fast), float(beta_slow)
+    if not (math.isfinite(beta_fast) and math.isfinite(beta_slow)) or beta_fast <= 0 or beta_slow <= 0:
+        raise ValueError(
+            f"beta_fast and beta_slow are numbers of turns and must be positive, got {beta_fast}, {beta_slow}"
+        )
+    if beta_fast < beta_slow:
+        raise ValueError(
+            f"beta_fast (turns of the pairs left alone, usually 32) must be at least beta_slow "
+            f"(turns of the pairs fully interpolated, usually 1), got {beta_fast} < {beta_slow}"
+        )
+    return beta_fast, beta_slow
+
+
+def yarn_correction_range(
+    d: int,
+    L_train: int,
+    base: float = 10000.0,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+) -> tuple[int, int]:
+    """YaRN's ramp ends, as pair indices (as in Hugging Face ``find_correction_range``).
+
+    low = floor(c(β_fast)), high = ceil(c(β_slow)), c(r) = d·ln(L_train/(2πr)) / (2 ln base),
+    clamped to [0, d − 1] (note: d − 1, not d/2 − 1, exactly as the HF code does).
+    """
+    d = _check_d(d)
+    L_train = _check_length(L_train, "L_train (the trained context length)")
+    base = _check_base(base)
+    beta_fast, beta_slow = _check_betas(beta_fast, beta_slow)
+    low = math.floor(_yarn_correction_dim(beta_fast, d, L_train, base))
+    high = math.ceil(_yarn_correction_dim(beta_slow, d, L_train, base))
+    return max(low, 0), min(high, d - 1)
+
+
+def yarn_frequencies(
+    d: int,
+    s: float,
+    L_train: int,
+    base: float = 10000.0,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """YaRN frequencies and the ramp that blends "keep" (ramp 0) with "interpolate" (ramp 1).
+
+    ramp_i = clip((i − low)/(high − low), 0, 1) for pairs i = 0 … d/2 − 1 (high += 0.001 if low == high);
+    θ'_i = θ_i·(1 − ramp_i) + (θ_i/s)·ramp_i.  Returns (theta_new, ramp), both shape (d/2,).
+    """
+    d = _check_d(d)
+    s = _check_s(s)
+    low, high = yarn_correction_range(d, L_train, base, beta_fast, beta_slow)
+    theta = rope_frequencies(d, base)
+    lo, hi = float(low), float(high)
+    if lo == hi:
+        hi += 0.001  # HF: "prevent singularity"
+    i = np.arange(d // 2, dtype=np.float64)
+    ramp = np.clip((i - lo) / (hi - lo), 0.0, 1.0)
+    theta_new = theta * (1.0 - ramp) + (theta / s) * ramp
+    return theta_new, ramp
+
+
+def yarn_attention_factor(s: float) -> float:
+    """YaRN's "temperature" factor that multiplies cos and sin (logits scale by its square).
+
+    mscale(s) = 0.1·ln s + 1 for s > 1, and 1.0 for s ≤ 1.
+    """
+    s = float(s)
+    if not math.isfinite(s) or s <= 0:
+        raise ValueError(f"the stretch factor s must be a positive number, got {s}")
+    if s <= 1.0:
+        return 1.0
+    return 0.1 * math.log(s) + 1.0
+
+
+# ----------------------------------------------------------------------------------------------
+# ALiBi
+# ----------------------------------------------------------------------------------------------
+
+
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """ALiBi head slopes (Press et al.), as the reference ``get_slopes``.
+
+    n a power of two: m_k = 2^(−8k/n), k = 1 … n.  Otherwise, with c = 2^⌊log2 n⌋: the c-head slopes,
+    then the 2c-head slopes for k = 1, 3, 5, … for the remaining n − c heads.
+    """
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)):
+        raise ValueError(f"n_heads must be a whole number, got {n_heads!r}")
+    n = int(n_heads)
+    if n < 1:
+        raise ValueError(f"n_heads must be at least 1, got {n}")
+
+    def power_of_two_slopes(m: int) -> np.ndarray:
+        k = np.arange(1, m + 1, dtype=np.float64)
+        return 2.0 ** (-8.0 * k / m)
+
+    c = 1 << (n.bit_length() - 1)  # largest power of two <= n
+    if c == n:
+        return power_of_two_slopes(n)
+    extra = power_of_two_slopes(2 * c)[0::2][: n - c]  # k = 1, 3, 5, … of the 2c series
+    return np.concatenate([power_of_two_slopes(c), extra])
+
+
+def alibi_bias(n: int, slope: float) -> np.ndarray:
+    """ALiBi bias added to the attention scores of one head, for n tokens.
+
+    bias[i, j] = −slope · |i − j| for ALL i, j (symmetric).  In a causal model the mask removes
+    j > i anyway, so below the diagonal this is the usual −slope·(i − j); callers apply the mask.
+    """
+    n = _check_length(n, "n (the number of tokens)")
+    slope = float(slope)
+    if not math.isfinite(slope) or slope < 0:
+        raise ValueError(f"an ALiBi slope must be a number ≥ 0, got {slope}")
+    idx = np.arange(n, dtype=np.float64)
+    return -slope * np.abs(idx[:, None] - idx[None, :])
+
+
+# ----------------------------------------------------------------------------------------------
+# RoPE long-term decay
+# ----------------------------------------------------------------------------------------------
+
+
+def decay_bound(deltas: ArrayLike, d: int, base: float = 10000.0) -> np.ndarray:
+    """RoFormer's relative upper bound on the RoPE score at distance Δ (§3.4.3).
+
+    B(Δ) = (2/d) · Σ_{j=1}^{d/2} |S_j(Δ)|,  S_j = Σ_{k=0}^{j−1} e^{iΔθ_k}.  Same shape as deltas; B(−Δ) = B(Δ).
+    """
+    theta = rope_frequencies(d, base)
+    deltas_arr = np.asarray(deltas, dtype=np.float64)
+    if np.any(~np.isfinite(deltas_arr)):
+        raise ValueError("every distance Δ must be a finite number")
+    flat = deltas_arr.reshape(-1)
+    phases = np.exp(1j * flat[:, None] * theta[None, :])  # (n, d/2)
+    partial_sums = np.cumsum(phases, axis=1)  # column j−1 holds S_j
+    return np.abs(partial_sums).mean(axis=1).reshape(deltas_arr.shape)
+
+
+class RopeScoreStats(NamedTuple):
+    """Statistics over random (q, k) of the RoPE score at each distance Δ (each field shape (n_deltas,))."""
+
+    mean: np.ndarray
+    std: np.ndarray
+    p05: np.ndarray  # 5th percentile
+    p95: np.ndarray  # 95th percentile
+
+
+def mean_rope_score(
+    deltas: ArrayLike,
+    d: int,
+    n_samples: int = 256,
+    seed: int = 0,
+    base: float = 10000.0,
+    correlation: float = 1.0,
+) -> RopeScoreStats:
+    """The actual RoPE score over many random (q, k): its mean, std and 5–95 % band at each Δ.
+
+    score(Δ) = ⟨R_m q, R_n k⟩ = Re Σ_i h_i e^{iΔθ_i}, h_i = q_i·conj(k_i) (pairs as complex numbers), Δ = m − n.
+    Draws k ~ N(0, I_d) and q = ρ·k + √(1−ρ²)·ε, ε ~ N(0, I_d), ρ = ``correlation``.
+    With ρ = 1 (a query looking for this very key) the mean is 2·Σ_i cos(Δθ_i) and the score at Δ = 0
+    is ‖k‖² ≈ d; divide by the Δ = 0 mean to compare with ``decay_bound``.  With ρ = 0 the mean is 0:
+    RoPE by itself gives no preference; the spread is the honest message — the decay is on average only.
+    """
+    d = _check_d(d)
+    theta = rope_frequencies(d, base)
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f"n_samples must be a whole number ≥ 1, got {n_samples!r}")
+    rho = float(correlation)
+    if not math.isfinite(rho) or not -1.0 <= rho <= 1.0:
+        raise ValueError(f"correlation must be between −1 and 1, got {correlation}")
+    deltas_arr = np.asarray(deltas, dtype=np.float64).reshape(-1)
+    if np.any(~np.isfinite(deltas_arr)):
+        raise ValueError("every distance Δ must be a finite number")
+
+    rng = np.random.default_rng(seed)
+    k = rng.standard_normal((int(n_samples), d))
+    noise = rng.standard_normal((int(n_samples), d))
+    q = rho * k + math.sqrt(max(0.0, 1.0 - rho * rho)) * noise
+    qc = q[:, 0::2] + 1j * q[:, 1::2]  # interleaved pairs (x_2i, x_2i+1) as complex numbers
+    kc = k[:, 0::2] + 1j * k[:, 1::2]
+    h = qc * np.conj(kc)  # (n_samples, d/2)
+    phases = np.exp(1j * theta[:, None] * deltas_arr[None, :])  # (d/2, n_deltas)
+    scores = (h @ phases).real  # (n_samples, n_deltas)
+    p05, p95 = np.percentile(scores, [5.0, 95.0], axis=0)
+    return RopeScoreStats(scores.mean(axis=0), scores.std(axis=0), p05, p95)
