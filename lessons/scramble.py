@@ -112,10 +112,10 @@ if dups:
         {"key position": [i + 1 for i in ix], f"weight from query at position {q_default + 1}": w_q},
         hide_index=True,
     )
-    frame.check("max |k_i − k_j| over copies of a repeated word", res.key_gap, res.key_gap == 0.0,
-                "(identical keys)")
-    frame.check("max |w_qi − w_qj| over copies", res.weight_gap, res.weight_gap == 0.0,
-                "(from each of {} query rows that can see every copy)".format(res.queries_checked))
+    frame.check("max |k_i − k_j| over copies of a repeated word", res.key_gap, res.key_gap < 1e-12,
+                "(identical keys, to rounding)")
+    frame.check("max |w_qi − w_qj| over copies", res.weight_gap, res.weight_gap < 1e-12,
+                "(equal to rounding, < 1e-12, from each of {} query rows that can see every copy)".format(res.queries_checked))
 else:
     st.info("This sentence repeats no word, so there are no copies to compare. Try one with a word twice.")
 
@@ -130,11 +130,12 @@ frame.show_code(scramble, posenc.attention, posenc.permutation_matrix, copies_we
 frame.predict(
     "In “the dog bit the man”, query “bit” looks at the two copies of “the” (positions 1 and 4). "
     "Which gets more weight?",
-    ["Position 1: it is closer to the start", "Position 4: it is closer to “bit”", "Exactly equal weight",
+    ["Position 1: it is closer to the start", "Position 4: it is closer to “bit”", "Equal weight",
      "It depends on the random seed"],
     2,
-    "Exactly equal: both copies have the same word vector, so the same key; their scores from any query are "
-    "identical, and so are their weights — for every seed, as the check above shows for the current sentence.",
+    "Equal: both copies have the same word vector, so the same key; their scores from any query are "
+    "identical, and so are their weights (to the last bits of floating point) — for every seed, as the check "
+    "above shows for the current sentence.",
     key="scramble_predict",
 )
 

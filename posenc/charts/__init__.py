@@ -71,16 +71,15 @@ def heatmap(
         .encode(
             x=alt.X(field=col_title, type="nominal", sort=list(dict.fromkeys(cols)), title=col_title,
                     axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-            y=alt.Y(field=row_title, type="nominal", sort=list(dict.fromkeys(rows)), title=row_title),
+            y=alt.Y(field=row_title, type="nominal", sort=list(dict.fromkeys(rows)), title=row_title,
+                    axis=alt.Axis(labelOverlap=False)),
             color=alt.Color(field=value_title, type="quantitative", scale=scale, title=value_title),
             tooltip=[alt.Tooltip(field=row_title, type="nominal"), alt.Tooltip(field=col_title, type="nominal"),
                      alt.Tooltip(field=value_title, type="quantitative", format=".4g")],
         )
         .properties(width=width)
     )
-    if height:
-        chart = chart.properties(height=height)
-    return chart
+    return chart.properties(height=height or alt.Step(18))
 
 
 def query_weights(

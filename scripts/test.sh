@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install the test tools (Python packages, and Debian's Chromium for the browser tests) and run every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python -m pip install -q --disable-pip-version-check -r requirements-test.txt
+if [ ! -x /usr/bin/chromium ]; then
+  echo "Installing Debian's chromium for the browser tests..."
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null;
+  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
+fi
+/usr/bin/chromium --version   # fail here, not skip later, if the browser is still missing
+mkdir -p artifacts
+python -m pytest "$@"
