@@ -126,7 +126,7 @@ def query_weights(
         )
         .add_params(q)
         .transform_filter(alt.datum.query == q)
-        .properties(width="container", height=260)
+        .properties(width="container", height=340)
     )
 
 
