@@ -1,0 +1,350 @@
+"""Properties of posenc.fixes: the four obvious position codes and how each one breaks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import posenc
+from posenc.core import embed, projections, softmax
+from posenc.fixes import (
+    FIXES,
+    SHORT,
+    WISHES,
+    _ranks,
+    encode,
+    fixes_demo,
+    index_over_length,
+    index_scores,
+    multiply_code,
+    multiply_demo,
+    one_hot,
+    one_hot_demo,
+    pair_distances,
+    position_share,
+    rank_correlation,
+    ratio_demo,
+    raw_index,
+    raw_index_demo,
+    summary,
+    wish_past,
+)
+
+TOKENS = posenc.tokenize("The cat chased the mouse")
+
+
+# ---------------------------------------------------------------- the codes
+def test_index_over_length_matches_the_chapter_by_hand():
+    assert index_over_length([3], 5)[0, 0] == pytest.approx(0.6, abs=1e-15)
+    assert index_over_length([3], 100)[0, 0] == pytest.approx(0.03, abs=1e-15)
+    five = index_over_length(np.arange(1, 6), 5)[:, 0]
+    hundred = index_over_length(np.arange(1, 101), 100)[:, 0]
+    assert np.allclose(np.diff(five), 0.2) and np.allclose(np.diff(hundred), 0.01)
+    assert five[-1] == 1.0 and hundred[-1] == 1.0
+
+
+@given(st.integers(1, 5000), st.data())
+@settings(deadline=None)
+def test_index_over_length_stays_in_unit_interval_and_steps_by_one_over_n(n, data):
+    p = data.draw(st.integers(1, n))
+    c = index_over_length([p], n)[0, 0]
+    assert 0 < c <= 1 and c == pytest.approx(p / n, rel=1e-15)
+    if p > 1:
+        assert c - index_over_length([p - 1], n)[0, 0] == pytest.approx(1 / n, rel=1e-9)
+
+
+@pytest.mark.parametrize("bad", [[0], [-3], [2.5], [float("nan")], [6]])
+def test_index_over_length_rejects_positions_it_cannot_encode(bad):
+    with pytest.raises(ValueError):
+        index_over_length(bad, 5)
+
+
+def test_raw_index_is_the_position_itself():
+    p = np.array([1, 2, 500, 1000])
+    assert np.array_equal(raw_index(p)[:, 0], p)
+
+
+@given(st.integers(1, 300), st.integers(0, 50))
+@settings(max_examples=40, deadline=None)
+def test_multiply_scales_the_length_by_p(p, seed):
+    x = np.random.default_rng(seed).standard_normal(16)
+    c = multiply_code(x, [1, p])
+    assert np.linalg.norm(c[1]) == pytest.approx(p * np.linalg.norm(c[0]), rel=1e-12)
+    # the direction does not move
+    assert c[1] @ c[0] / (np.linalg.norm(c[1]) * np.linalg.norm(c[0])) == pytest.approx(1.0, abs=1e-12)
+
+
+@given(st.integers(2, 120))
+@settings(max_examples=30, deadline=None)
+def test_one_hot_pairs_are_all_sqrt2_apart(n):
+    codes = one_hot(np.arange(1, n + 1), n)
+    assert codes.shape == (n, n)
+    assert np.array_equal(codes, np.eye(n))
+    D = pair_distances(codes)
+    off = ~np.eye(n, dtype=bool)
+    assert np.max(np.abs(D[off] - math.sqrt(2))) < 1e-12
+    assert np.all(D[~off] == 0)
+
+
+def test_one_hot_past_the_last_column_is_a_message_not_a_crash():
+    with pytest.raises(ValueError, match="no encoding"):
+        one_hot([9], 8)
+    assert one_hot([8], 8)[0, 7] == 1.0
+
+
+def test_one_hot_demo_reports_the_past_position_instead_of_raising():
+    oh = one_hot_demo(n=5, width=8, past=9)
+    assert oh.past_code is None and "no encoding" in oh.past_error
+    assert oh.sentence_codes is not None and oh.sentence_codes.shape == (5, 8)
+    assert oh.sqrt2_error < 1e-12 and oh.neighbour == oh.stranger
+    inside = one_hot_demo(n=5, width=8, past=7)
+    assert inside.past_error is None and int(np.argmax(inside.past_code)) == 6
+    short = one_hot_demo(n=12, width=8, past=1)
+    assert short.sentence_codes is None and "no encoding" in short.sentence_error
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 5, 1000])
+def test_one_hot_demo_at_small_and_large_widths(width):
+    oh = one_hot_demo(n=5, width=width, past=width + 1)
+    assert oh.past_error is not None
+    assert oh.distances.shape[0] == min(width, 40)
+    a, b, far = oh.pair
+    assert 1 <= a <= b <= far == width
+
+
+def test_encode_unknown_fix():
+    with pytest.raises(ValueError):
+        encode("sinusoid", [1], 5, 5, np.ones(4))
+
+
+# ---------------------------------------------------------------- ranks and shares
+@given(st.lists(st.integers(-10**6, 10**6), min_size=3, max_size=30, unique=True))
+def test_rank_correlation_is_invariant_to_monotone_maps(row):
+    s = np.array(row, dtype=float)
+    p = np.arange(1, s.size + 1)
+    a = rank_correlation(s[None, :], p)
+    b = rank_correlation((s**3 + 2 * s)[None, :], p)  # strictly increasing, keeps distinct values distinct
+    assert a == pytest.approx(b, abs=1e-12)
+    assert rank_correlation(np.sort(s)[None, :], p) == pytest.approx(1.0)
+    assert rank_correlation(np.sort(s)[::-1][None, :], p) == pytest.approx(-1.0)
+
+
+def test_ranks_share_ties():
+    assert np.array_equal(_ranks(np.array([5.0, 1.0, 5.0, 3.0])), [3.5, 1.0, 3.5, 2.0])
+    # rows with ties take the tie-aware path and agree with the per-row ranks
+    S = np.array([[0.0, 0.0, 1.0, 2.0], [3.0, 1.0, 2.0, 0.0]])
+    p = np.arange(1, 5)
+    per_row = np.mean([np.corrcoef(_ranks(r), p)[0, 1] for r in S])
+    assert rank_correlation(S, p) == pytest.approx(per_row)
+
+
+@given(st.floats(-100, 100), st.floats(0.1, 100), st.integers(3, 40))
+def test_position_share_is_one_for_scores_linear_in_position(a, b, n):
+    p = np.arange(1, n + 1)
+    assert position_share((a + b * p)[None, :], p) == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- 1. the raw index
+def _xw(tokens, d=64, seed=0):
+    return embed(tokens, d, seed), projections(d, seed)
+
+
+def test_index_scores_add_p_i_p_j_over_sqrt_d():
+    X, W = _xw(TOKENS)
+    content = (X @ W[0]) @ (X @ W[1]).T
+    p = np.arange(500, 505)
+    s = index_scores(content, p, 64)
+    assert np.allclose(s - content / 8.0, np.outer(p, p) / 8.0, rtol=0, atol=1e-9)
+
+
+def test_raw_index_at_500_ranks_by_position_and_the_last_word_wins():
+    X, W = _xw(TOKENS)
+    r = raw_index_demo(X, W, 500)
+    assert list(r.positions) == [500, 501, 502, 503, 504]
+    assert r.rho_with == pytest.approx(1.0) and r.share_with > 0.999
+    assert r.last_wins == len(TOKENS)
+    assert np.all(np.argmax(r.weights_with, axis=1) == len(TOKENS) - 1)
+    # the weights without the index do not depend on where the sentence starts
+    assert np.array_equal(r.weights_without, raw_index_demo(X, W, 1).weights_without)
+    assert np.allclose(r.weights_without, softmax(r.content / 8.0))
+    assert 500 in r.sweep_starts and r.sweep_starts.min() == 1 and r.sweep_starts.max() >= 1000
+
+
+def test_content_scores_spread_about_sqrt_d():
+    words = [f"w{i}" for i in range(40)]
+    for d in (16, 64, 256):
+        X, W = _xw(words, d)
+        r = raw_index_demo(X, W, 1)
+        assert 0.6 < r.content_spread / math.sqrt(d) < 1.6
+        assert 0.8 < r.word_norm / math.sqrt(d) < 1.2
+
+
+def test_position_term_grows_with_the_start():
+    X, W = _xw(TOKENS)
+    shares = [raw_index_demo(X, W, s).share_with for s in (1, 10, 100, 1000)]
+    assert shares[-1] > 0.999 and shares[-1] >= shares[0]
+
+
+# ---------------------------------------------------------------- 2. index ÷ length
+def test_ratio_demo_previous_word_gap_is_one_over_n():
+    r = ratio_demo(5, 100)
+    assert r.tracked == 3
+    assert r.tracked_sentence == pytest.approx(3 / 5) and r.tracked_long == pytest.approx(3 / 100)
+    assert r.step_sentence == pytest.approx(0.2) and r.step_long == pytest.approx(0.01)
+    assert np.allclose(r.previous_gap, 1.0 / r.lengths)
+    assert {5, 100} <= set(r.lengths.tolist())
+    assert np.all(np.diff(r.previous_gap) < 0)  # no fixed form: it shrinks at every length
+
+
+def test_ratio_demo_with_a_two_word_sentence_follows_word_two():
+    r = ratio_demo(2, 10)
+    assert r.tracked == 2 and r.tracked_sentence == 1.0 and r.tracked_long == pytest.approx(0.2)
+
+
+# ---------------------------------------------------------------- 3. multiplying
+@pytest.mark.parametrize("m", [1, 2, 50, 1000])
+def test_multiply_demo_scores_are_volume_not_meaning(m):
+    X, W = _xw(TOKENS)
+    r = multiply_demo(X, W, word_index=4, query_index=2, position=m)
+    assert r.norm_at_m == pytest.approx(m * r.norm_at_1, rel=1e-12)
+    assert np.allclose(r.scores_at_m, m * r.scores_at_1, rtol=1e-12, atol=0)
+    assert np.allclose(r.cos_at_m, r.cos_at_1, atol=1e-12)
+    # queries at their own positions i + 1: s_i(1) = (i + 1)·q_i·k/√d
+    q, k = X @ W[0], X[4] @ W[1]
+    assert np.allclose(r.scores_at_1, np.arange(1, 6) * (q @ k) / 8.0)
+    assert r.grid.size <= 50 and r.grid[0] == 1 and r.grid[-1] == max(m, 2)
+    assert np.allclose(r.grid_scores, np.outer(r.scores_at_1, r.grid))
+
+
+# ---------------------------------------------------------------- the summary
+def test_summary_every_fix_breaks_where_the_chapter_says():
+    x = embed(["mouse"], 64, 0)[0]
+    verdicts = summary(x, SHORT, 100)
+    assert len(verdicts) == len(FIXES) * len(WISHES)
+    failed = {(v.fix, v.wish) for v in verdicts if not v.passed}
+    assert failed == {
+        ("raw index", "bounded"),
+        ("index ÷ length", "same meaning at every length"),
+        ("multiply by p", "bounded"),
+        ("one-hot", "neighbours close"),
+        ("one-hot", "defined past the longest sentence"),
+    }
+
+
+@given(st.integers(10, 400))
+@settings(max_examples=15, deadline=None)
+def test_summary_verdicts_agree_with_their_numbers(L):
+    x = embed(["cat"], 8, 1)[0]
+    for v in summary(x, SHORT, L):
+        if v.wish == "unique":
+            assert v.passed == (v.left == v.right == L)
+        elif v.wish == "bounded":
+            assert v.passed == (v.right <= v.left * (1 + 1e-12))
+        elif v.wish == "same meaning at every length":
+            assert v.passed == (v.left <= 1e-12)
+        elif v.wish == "neighbours close":
+            assert v.passed == (v.left < v.right)
+        else:
+            assert v.left == L + 1
+            assert v.passed == (not v.message)
+    same = {v.fix: v.left for v in summary(x, SHORT, L) if v.wish == "same meaning at every length"}
+    assert same["index ÷ length"] == pytest.approx(abs(3 / SHORT - 3 / L))
+
+
+def test_past_the_longest_sentence_message_names_the_position():
+    v = wish_past("one-hot", 100, np.ones(3))
+    assert not v.passed and "101" in v.message
+
+
+# ---------------------------------------------------------------- the page's call
+def test_fixes_demo_defaults_and_bad_input():
+    f = fixes_demo(TOKENS, 64, 0, 500, 100, 50, 8, 9)
+    assert f.multiply.word_index == 4 and f.multiply.query_index == 2  # mouse, chased
+    assert f.raw.positions[0] == 500
+    assert f.onehot.past_error is not None
+    with pytest.raises(ValueError):
+        fixes_demo(["word"], 64, 0, 500, 100, 50, 8, 9)
+    with pytest.raises(ValueError):
+        fixes_demo(TOKENS, 64, 0, 0, 100, 50, 8, 9)
+    with pytest.raises(ValueError):
+        fixes_demo(TOKENS, 64, 0, 500, 4, 50, 8, 9)
+
+
+@pytest.mark.parametrize("d", [2, 3, 511, 512])
+def test_fixes_demo_any_width_and_extremes(d):
+    words = [f"w{i % 50}" for i in range(64)]
+    f = fixes_demo(words, d, 3, 2000, 1000, 1000, 1000, 2000)
+    assert f.raw.rho_with == pytest.approx(1.0)
+    assert f.onehot.sqrt2_error < 1e-12
+    f = fixes_demo(words[:2], d, 3, 1, 10, 1, 1, 1)
+    assert f.onehot.sentence_error is not None and f.onehot.past_error is None
+
+
+# ---------------------------------------------------------------- the charts
+def _has_tooltips(spec) -> bool:
+    layers = spec.get("layer", [spec])
+    return all("tooltip" in layer.get("encoding", {}) for layer in layers if layer.get("mark") not in ("text",)
+               and (layer.get("mark") or {}).get("type") != "text")
+
+
+def _all_charts(tokens, **kw):
+    from posenc.charts import fixes as C
+
+    f = fixes_demo(tokens, 16, 0, **kw)
+    r, ra, m, o = f.raw, f.ratio, f.multiply, f.onehot
+    charts = [
+        C.weights_heatmap(r.weights_with, tokens, int(r.positions[0]), "with"),
+        C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, int(r.positions[0])),
+        C.ratio_strip(ra.codes_sentence, ra.codes_long, tokens, ra.tracked),
+        C.previous_gap_chart(ra.lengths, ra.previous_gap, ra.n, ra.length),
+        C.multiply_lines(m.grid, m.grid_scores, tokens, m.query_index, m.position),
+        C.distance_heatmap(o.distances),
+    ]
+    if o.sentence_codes is not None:
+        charts.append(C.onehot_codes(o.sentence_codes, tokens))
+    return f, charts
+
+
+@pytest.mark.parametrize("kw", [
+    dict(start=500, length=100, position=50, width=8, past=9),
+    dict(start=2000, length=1000, position=1000, width=1000, past=2000),
+])
+def test_every_chart_is_a_valid_spec_with_tooltips_and_few_marks(kw):
+    from posenc.charts import MAX_MARKS
+    from posenc.charts import fixes as C
+
+    tokens = [f"w{i}" for i in range(64)] if kw["length"] == 1000 else TOKENS
+    f, charts = _all_charts(tokens, **kw)
+    for chart in charts:
+        spec = chart.to_dict()  # validates against the Vega-Lite schema
+        assert _has_tooltips(spec), spec.get("title")
+        rows = sum(len(v) for v in spec["datasets"].values())
+        assert rows <= 2 * MAX_MARKS
+        assert all(len(v) <= MAX_MARKS for v in spec["datasets"].values())
+        plain = C.as_spec(chart)
+        assert plain["datasets"] == spec["datasets"] and "view" not in plain.get("config", {})
+
+
+def test_word_labels_keep_two_copies_of_a_word_apart():
+    from posenc.charts import fixes as C
+
+    f, _ = _all_charts(TOKENS, start=500, length=100, position=50, width=8, past=9)
+    spec = C.weights_heatmap(f.raw.weights_with, TOKENS, 500, "t").to_dict()
+    keys = {row["key"] for rows in spec["datasets"].values() for row in rows}
+    assert {"500 the", "503 the"} <= keys and len(keys) == 5
+
+
+def test_summary_frame_shows_every_verdict():
+    from posenc.charts import fixes as C
+
+    x = embed(["mouse"], 64, 0)[0]
+    verdicts = summary(x, SHORT, 100)
+    df = C.summary_frame(verdicts, SHORT, 100)
+    assert list(df.columns) == list(FIXES) and df.shape == (len(WISHES), len(FIXES))
+    cells = df.to_numpy().ravel().tolist()
+    assert sum(c.startswith("✓") for c in cells) == sum(v.passed for v in verdicts)
+    assert df.loc[df.index[3], "one-hot"].startswith("✗")  # neighbours close
