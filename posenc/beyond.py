@@ -1,0 +1,320 @@
+"""Page-level computations for "Stretching the context": one call per tab, small scalar arguments in,
+a frozen dataclass of arrays and numbers out.
+
+numpy only. The formulas themselves live in ``posenc.stretch`` and ``posenc.precision`` (and the attention
+pieces in ``posenc.core``); this module only puts them together the way the page shows them.
+Notation: d is the head dimension (even), i = 0 … d/2 − 1 the frequency pairs, θ_i = base^(−2i/d),
+s the stretch factor, L_train the trained context, L_new = s·L_train.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from posenc.core import causal_mask, embed, projections, softmax, tokenize
+from posenc.precision import angle_error_f32, rope_offset_error, to_bf16
+from posenc.stretch import (
+    alibi_bias,
+    alibi_slopes,
+    decay_bound,
+    dynamic_ntk_frequencies,
+    mean_rope_score,
+    ntk_frequencies,
+    pi_frequencies,
+    rope_frequencies,
+    rotations_within,
+    yarn_attention_factor,
+    yarn_correction_range,
+    yarn_frequencies,
+)
+
+__all__ = [
+    "METHODS",
+    "StretchDemo",
+    "stretch_demo",
+    "unseen_angle_pairs",
+    "AlibiDemo",
+    "alibi_attention",
+    "DecayDemo",
+    "decay_demo",
+    "Bf16Positions",
+    "bf16_positions",
+    "bf16_bands",
+    "PrecisionDemo",
+    "precision_demo",
+]
+
+METHODS = ("RoPE as trained", "PI", "NTK-aware", "Dynamic NTK", "YaRN")
+MAX_LENGTH = 100_000_000  # the page's largest context length
+
+
+def _whole(value: int, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    v = int(value)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be between {lo:,} and {hi:,}, got {v:,}")
+    return v
+
+
+# ---------------------------------------------------------------------------------------------- stretching
+def unseen_angle_pairs(theta: np.ndarray, theta_new: np.ndarray, L_train: int, L_eval: int) -> np.ndarray:
+    """Which pairs meet angles at L_eval that training never showed them.
+
+    unseen_i = (L_train·θ_i < 2π)  and  (L_eval·θ'_i > L_train·θ_i):
+    a pair that completed a full turn within L_train has seen every angle; one that did not has seen only
+    angles up to L_train·θ_i, and the stretched pair must stay below that over the new length.
+    (Compared with a relative tolerance of 1e-9, so PI's exact equality is not counted.)
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    theta_new = np.asarray(theta_new, dtype=np.float64)
+    seen = L_train * theta
+    reached = L_eval * theta_new
+    return (seen < 2.0 * np.pi) & (reached > seen * (1.0 + 1e-9))
+
+
+@dataclass(frozen=True)
+class StretchDemo:
+    d: int
+    L_train: int
+    s: int
+    seq_len: int
+    base: float
+    theta: np.ndarray  # (d/2,) θ_i
+    rotations: np.ndarray  # (d/2,) r_i = L_train / λ_i
+    frequencies: dict  # method name → θ'_i, (d/2,) each; "RoPE as trained" is θ_i itself
+    eval_length: dict  # method name → the length the method is judged at (s·L_train; seq_len for dynamic)
+    unseen: dict  # method name → (d/2,) bool: pair meets angles beyond training at eval_length
+    overreach: dict  # method name → max over pairs with r_i < 1 of L_eval·θ'_i / (L_train·θ_i) (≤ 1: none)
+    ntk_base: float  # base · s^(d/(d−2))
+    dynamic_scale: float  # s·L/L_train − (s − 1), L = max(seq_len, L_train)
+    dynamic_base: float  # base · dynamic_scale^(d/(d−2))
+    low: int  # YaRN ramp ends (pair indices)
+    high: int
+    ramp: np.ndarray  # (d/2,) YaRN ramp γ_i: 0 = keep, 1 = divide by s
+    attention_factor: float  # 0.1·ln s + 1
+
+    @property
+    def L_new(self) -> int:
+        return self.s * self.L_train
+
+    @property
+    def pairs(self) -> int:
+        return self.d // 2
+
+
+def stretch_demo(d: int, L_train: int, s: int, seq_len: int, base: float = 10000.0) -> StretchDemo:
+    """Every stretching method's per-pair frequencies for one (d, L_train, s, seq_len, base).
+
+    r_i = L_train·θ_i/(2π);  PI: θ'_i = θ_i/s;  NTK: base' = base·s^(d/(d−2));
+    dynamic NTK: base' = base·(s·L/L_train − (s−1))^(d/(d−2)), L = max(seq_len, L_train);
+    YaRN: θ'_i = θ_i·(1 − γ_i) + (θ_i/s)·γ_i, γ_i = clip((i − low)/(high − low), 0, 1), mscale = 0.1·ln s + 1.
+    Each method is judged at L_new = s·L_train, dynamic NTK at its own seq_len (see ``unseen_angle_pairs``);
+    overreach = max over the pairs that never turned within L_train of L_eval·θ'_i / (L_train·θ_i):
+    how far past its largest trained angle the worst such pair is pushed (≤ 1: not at all; 0 if no such pair).
+    """
+    d = _whole(d, "d (the head dimension)", 4, 1024)
+    if d % 2:
+        raise ValueError(f"d must be even: RoPE turns the dimensions in pairs, and {d} is odd")
+    L_train = _whole(L_train, "L_train (the trained context)", 8, MAX_LENGTH)
+    s = _whole(s, "the stretch factor s", 1, 1024)
+    seq_len = _whole(seq_len, "seq_len (the current length)", 1, MAX_LENGTH * 1024)
+    base = float(base)
+    theta = rope_frequencies(d, base)
+    yarn_theta, ramp = yarn_frequencies(d, float(s), L_train, base)
+    freqs = {
+        "RoPE as trained": theta,
+        "PI": pi_frequencies(d, float(s), base),
+        "NTK-aware": ntk_frequencies(d, float(s), base),
+        "Dynamic NTK": dynamic_ntk_frequencies(d, float(s), seq_len, L_train, base),
+        "YaRN": yarn_theta,
+    }
+    L_new = s * L_train
+    evals = {m: (seq_len if m == "Dynamic NTK" else L_new) for m in METHODS}
+    unseen = {m: unseen_angle_pairs(theta, freqs[m], L_train, evals[m]) for m in METHODS}
+    slow = L_train * theta < 2.0 * np.pi
+    overreach = {m: float(np.max(evals[m] * freqs[m][slow] / (L_train * theta[slow]))) if slow.any() else 0.0
+                 for m in METHODS}
+    low, high = yarn_correction_range(d, L_train, base)
+    dyn_scale = s * max(seq_len, L_train) / L_train - (s - 1.0)
+    return StretchDemo(
+        d=d, L_train=L_train, s=s, seq_len=seq_len, base=base, theta=theta,
+        rotations=rotations_within(theta, L_train), frequencies=freqs, eval_length=evals, unseen=unseen,
+        overreach=overreach,
+        ntk_base=base * float(s) ** (d / (d - 2)), dynamic_scale=dyn_scale,
+        dynamic_base=base * dyn_scale ** (d / (d - 2)), low=low, high=high, ramp=ramp,
+        attention_factor=yarn_attention_factor(float(s)),
+    )
+
+
+# ---------------------------------------------------------------------------------------------- ALiBi
+@dataclass(frozen=True)
+class AlibiDemo:
+    tokens: list
+    slopes: np.ndarray  # (H,) m_h
+    base_heads: int  # c = 2^⌊log2 H⌋: heads 1 … c use the c-head series, the rest the 2c-head series
+    scores: np.ndarray  # (n, n) QKᵀ/√d, the same for every head here
+    bias: np.ndarray  # (H, n, n) −m_h·|i − j| (unmasked)
+    weights: np.ndarray  # (H, n, n) softmax(scores + bias) with the causal mask
+    plain_weights: np.ndarray  # (n, n) the same without any bias (no position information at all)
+    copies: tuple | None  # (j1, j2) 0-based: the first two positions of the first repeated word
+    copy_log_ratio: np.ndarray | None  # (H,) ln(w[q, j2] / w[q, j1]) for the last word as query q
+    copy_expected: np.ndarray | None  # (H,) m_h·(j2 − j1)
+
+
+def alibi_attention(sentence: str, d: int, seed: int, n_heads: int) -> AlibiDemo:
+    """Causal attention on the sentence with ALiBi instead of any position vector, for H heads.
+
+    A_h = softmax(Q Kᵀ/√d − m_h·|i − j| + M),  Q = X W_Q, K = X W_K, X = word vectors only,
+    M_ij = 0 for j ≤ i and −∞ for j > i (the causal mask).  Every head here shares W_Q and W_K, so the
+    heads differ only by their slope m_h (``alibi_slopes``).
+    For two copies j1 < j2 of one word (same vector, same key, same raw score), any later query gives
+    ln(w_j2 / w_j1) = m_h·(j2 − j1) exactly: ALiBi tells them apart by distance alone.
+    """
+    tokens = tokenize(sentence)
+    H = _whole(n_heads, "the number of heads", 1, 64)
+    n = len(tokens)
+    X = embed(tokens, d, seed)
+    W_q, W_k, _ = projections(d, seed)
+    Q, K = X @ W_q, X @ W_k
+    scores = Q @ K.T / math.sqrt(K.shape[-1])
+    slopes = alibi_slopes(H)
+    bias = np.stack([alibi_bias(n, m) for m in slopes])
+    mask = causal_mask(n)
+    weights = softmax(np.where(mask[None], scores[None] + bias, -np.inf), axis=-1)
+    plain = softmax(np.where(mask, scores, -np.inf), axis=-1)
+
+    copies = log_ratio = expected = None
+    first: dict[str, int] = {}
+    for j, w in enumerate(tokens):
+        if w in first:
+            copies = (first[w], j)
+            break
+        first[w] = j
+    if copies is not None:
+        j1, j2 = copies
+        q = n - 1
+        log_ratio = np.log(weights[:, q, j2]) - np.log(weights[:, q, j1])
+        expected = slopes * (j2 - j1)
+    return AlibiDemo(tokens=tokens, slopes=slopes, base_heads=1 << (H.bit_length() - 1), scores=scores,
+                     bias=bias, weights=weights, plain_weights=plain, copies=copies,
+                     copy_log_ratio=log_ratio, copy_expected=expected)
+
+
+# ---------------------------------------------------------------------------------------------- long-term decay
+@dataclass(frozen=True)
+class DecayDemo:
+    deltas: np.ndarray  # (n,) Δ = 0, step, 2·step, …
+    bound: np.ndarray  # B(Δ)
+    bound_rel: np.ndarray  # B(Δ)/B(0)
+    mean: np.ndarray  # mean score / d over the samples
+    p05: np.ndarray  # 5th percentile / d
+    p95: np.ndarray  # 95th percentile / d
+    single: np.ndarray  # one random (q, k), score / d
+    b0: float  # B(0) = (d/2 + 1)/2
+    rises: int  # how many steps Δ → Δ + step where B goes up
+    n_samples: int
+    largest_mean: float  # max_Δ |mean score / d|
+
+
+def decay_demo(d: int, base: float, correlation: float, seed: int, max_gap: int = 1000, step: int = 2,
+               n_samples: int = 256) -> DecayDemo:
+    """RoFormer's bound beside the actual RoPE score over random (q, k), on comparable scales.
+
+    bound_rel(Δ) = B(Δ)/B(0), B(Δ) = mean_j |Σ_{k<j} e^{iΔθ_k}|;  score(Δ)/d with k ~ N(0, I),
+    q = ρk + √(1−ρ²)ε (so E score(0) = ρ·d).  Both start at 1 for ρ = 1; they are different quantities:
+    B bounds |score| up to the factor max_i|h_{i+1} − h_i|·d/2, it is not the score of any given pair.
+    """
+    max_gap = _whole(max_gap, "the largest gap", 1, 10**6)
+    step = _whole(step, "the gap step", 1, max_gap)
+    deltas = np.arange(0, max_gap + 1, step, dtype=np.float64)
+    bound = decay_bound(deltas, d, base)
+    stats = mean_rope_score(deltas, d, n_samples=n_samples, seed=seed, base=base, correlation=correlation)
+    one = mean_rope_score(deltas, d, n_samples=1, seed=seed + 1, base=base, correlation=correlation)
+    return DecayDemo(deltas=deltas, bound=bound, bound_rel=bound / bound[0], mean=stats.mean / d,
+                     p05=stats.p05 / d, p95=stats.p95 / d, single=one.mean / d, b0=float(bound[0]),
+                     rises=int(np.sum(np.diff(bound) > 0)), n_samples=n_samples,
+                     largest_mean=float(np.max(np.abs(stats.mean))) / d)
+
+
+# ---------------------------------------------------------------------------------------------- precision
+@dataclass(frozen=True)
+class Bf16Positions:
+    positions: np.ndarray  # lo … hi
+    stored: np.ndarray  # bf16(p)
+    distinct: int  # how many different stored values
+    max_error: float  # max |bf16(p) − p|
+
+
+def bf16_positions(lo: int, hi: int) -> Bf16Positions:
+    """Positions lo … hi stored in bfloat16 (8-bit significand): bf16(257) = 256.
+
+    distinct = |{bf16(p) : lo ≤ p ≤ hi}|,  max_error = max_p |bf16(p) − p|.
+    """
+    lo = _whole(lo, "the first position", 0, 2**40)
+    hi = _whole(hi, "the last position", lo, 2**40)
+    if hi - lo > 10_000_000:
+        raise ValueError("at most 10,000,000 positions at a time")
+    p = np.arange(lo, hi + 1, dtype=np.float64)
+    stored = to_bf16(p)
+    distinct = 1 + int(np.count_nonzero(np.diff(stored)))  # rounding keeps the order: count the steps
+    return Bf16Positions(p, stored, distinct, float(np.max(np.abs(stored - p))))
+
+
+def bf16_bands(L: int) -> list[tuple[int, int, int, int, float]]:
+    """Positions 0 … L − 1 stored in bf16, by band: [0, 255], then [2^k, 2^(k+1) − 1] for k = 8, 9, …
+
+    Returns rows (first, last, positions, distinct stored values, largest |bf16(p) − p|).
+    Every integer up to 256 survives; from 2^k = 256 on, bf16 holds only multiples of 2^(k−7) in the band
+    (128 of them), plus 2^(k+1) itself, which the top positions round up to.
+    """
+    L = _whole(L, "the context length", 1, 10_000_000)
+    bounds = [(0, min(255, L - 1))]
+    k = 8
+    while 2**k < L:
+        bounds.append((2**k, min(2 ** (k + 1) - 1, L - 1)))
+        k += 1
+    rows = []
+    for a, b in bounds:
+        info = bf16_positions(a, b)
+        rows.append((a, b, b - a + 1, info.distinct, info.max_error))
+    return rows
+
+
+@dataclass(frozen=True)
+class PrecisionDemo:
+    positions: np.ndarray  # log-spaced whole positions 1 … 10^8
+    angle_error: np.ndarray  # float32 vs float64, clipped below at FLOOR
+    offset_error: dict  # dtype name → |score(m, m+gap) − score(0, gap)|, clipped below at FLOOR
+    probe: int  # the position the readouts are taken at (5,000,000)
+    probe_angle_error: float
+    probe_offset: dict  # dtype name → error at ``probe`` (unclipped)
+    probe_spacing: float  # gap between neighbouring float32 numbers at ``probe`` (= p·θ_0, since θ_0 = 1)
+    gap: int
+    floor: float
+
+
+FLOOR = 1e-17
+DTYPES = ("float64", "float32", "bfloat16")
+
+
+def precision_demo(d: int, base: float, seed: int, gap: int = 3, probe: int = 5_000_000) -> PrecisionDemo:
+    """float32/bfloat16 against float64 as the position grows.
+
+    angle_error(p) = max_i |fl32(p·θ_i) − p·θ_i|;  offset_error(m) = |score(m, m+gap) − score(0, gap)|
+    with the angles in each format (``rope_offset_error``; exact maths gives 0).  Curves are clipped
+    below at FLOOR = 1e-17 so that a log axis can show them; the readouts at ``probe`` are not clipped.
+    """
+    pos = np.unique(np.round(np.geomspace(1, 1e8, 161)))
+    pos = np.unique(np.concatenate([pos, [float(probe)]]))
+    angle = np.maximum(angle_error_f32(pos, d, base), FLOOR)
+    offset = {t: np.maximum(rope_offset_error(pos, gap, d, t, base, seed), FLOOR) for t in DTYPES}
+    probe_offset = {t: float(rope_offset_error(np.array([float(probe)]), gap, d, t, base, seed)[0])
+                    for t in DTYPES}
+    return PrecisionDemo(positions=pos, angle_error=angle, offset_error=offset, probe=probe,
+                         probe_angle_error=float(angle_error_f32(np.array([float(probe)]), d, base)[0]),
+                         probe_offset=probe_offset, probe_spacing=float(np.spacing(np.float32(probe))),
+                         gap=gap, floor=FLOOR)

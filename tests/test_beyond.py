@@ -1,0 +1,237 @@
+"""Tests for posenc.beyond: the page-level computations of "Stretching the context" (properties, hand values)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc.beyond import (
+    METHODS,
+    alibi_attention,
+    bf16_bands,
+    bf16_positions,
+    decay_demo,
+    precision_demo,
+    stretch_demo,
+    unseen_angle_pairs,
+)
+from posenc.core import attention, causal_mask, embed, projections, softmax, tokenize
+from posenc.stretch import alibi_slopes, rope_frequencies
+
+even_d = st.integers(min_value=2, max_value=128).map(lambda n: 2 * n)  # 4 … 256
+
+
+# ---------------------------------------------------------------- stretching
+def test_chapter_example_matches_the_published_yarn_values():
+    # d = 128, L_train = 4096, s = 16: low = 20, high = 46, factor 0.1·ln 16 + 1 (REFERENCES.md / HF)
+    res = stretch_demo(128, 4096, 16, 8192)
+    assert (res.low, res.high) == (20, 46)
+    assert res.attention_factor == pytest.approx(0.1 * math.log(16) + 1)
+    assert round(res.attention_factor, 4) == 1.2773
+
+
+def test_unseen_angle_pairs_by_hand():
+    theta = np.array([1.0, 2 * np.pi / 100, 2 * np.pi / 1000])  # wavelengths 2π, 100, 1000
+    # L_train = 500: pair 0 and 1 complete turns, pair 2 reaches half a turn
+    assert unseen_angle_pairs(theta, theta, 500, 500).tolist() == [False, False, False]
+    assert unseen_angle_pairs(theta, theta, 500, 501).tolist() == [False, False, True]
+    assert unseen_angle_pairs(theta, theta / 2, 500, 1000).tolist() == [False, False, False]  # PI, exactly
+    assert unseen_angle_pairs(theta, theta / 2, 500, 1001).tolist() == [False, False, True]
+
+
+@settings(max_examples=40, deadline=None)
+@given(d=even_d, L_train=st.sampled_from([64, 512, 4096, 32768]), s=st.integers(1, 64),
+       base=st.sampled_from([500.0, 10000.0, 500000.0]))
+def test_stretch_demo_properties(d, L_train, s, base):
+    res = stretch_demo(d, L_train, s, s * L_train, base)
+    theta = rope_frequencies(d, base)
+    slow = L_train * theta < 2 * np.pi
+    f = res.frequencies
+    assert list(f) == list(METHODS)
+    # PI never overreaches; unchanged RoPE overreaches every slow pair as soon as s > 1, by exactly s
+    assert not res.unseen["PI"].any()
+    assert res.unseen["RoPE as trained"].tolist() == (slow & (s > 1)).tolist()
+    if slow.any():
+        assert res.overreach["RoPE as trained"] == pytest.approx(s)
+        assert res.overreach["PI"] == pytest.approx(1.0)
+    # NTK keeps the fastest pair and divides the slowest by s
+    assert f["NTK-aware"][0] == pytest.approx(theta[0])
+    assert f["NTK-aware"][-1] == pytest.approx(theta[-1] / s, rel=1e-9)
+    # YaRN: ramp 0 keeps θ, ramp 1 divides by s
+    assert np.allclose(f["YaRN"][res.ramp == 0], theta[res.ramp == 0])
+    assert np.allclose(f["YaRN"][res.ramp == 1], theta[res.ramp == 1] / s)
+    # every pair that never turned within L_train sits at or past `high`, so YaRN interpolates it fully
+    if res.high <= d // 2 - 1:
+        assert not res.unseen["YaRN"].any()
+    # every method only slows pairs down, never speeds them up
+    for m in METHODS:
+        assert np.all(f[m] <= theta * (1 + 1e-12))
+
+
+@pytest.mark.parametrize("s", [1, 2, 16, 64])
+def test_nothing_changes_at_s_1_and_dynamic_ntk_waits_for_L_train(s):
+    res = stretch_demo(128, 4096, s, 4096)  # seq_len = L_train: dynamic NTK changes nothing
+    theta = rope_frequencies(128)
+    assert res.dynamic_scale == pytest.approx(1.0)
+    assert np.allclose(res.frequencies["Dynamic NTK"], theta)
+    if s == 1:
+        for m in METHODS:
+            assert np.allclose(res.frequencies[m], theta)
+            assert not res.unseen[m].any()
+        assert res.attention_factor == 1.0
+
+
+def test_dynamic_scale_formula():
+    res = stretch_demo(64, 1000, 4, 3000)  # s·L/L_train − (s − 1) = 4·3 − 3 = 9
+    assert res.dynamic_scale == pytest.approx(9.0)
+    assert res.dynamic_base == pytest.approx(10000.0 * 9.0 ** (64 / 62))
+
+
+@pytest.mark.parametrize("args", [(7, 4096, 16, 8192), (2, 4096, 16, 8192), (128, 4, 16, 8192),
+                                  (128, 4096, 0, 8192), (128, 4096, 16, 0), (128.0, 4096, 16, 8192)])
+def test_bad_stretch_input_is_a_readable_valueerror(args):
+    with pytest.raises(ValueError):
+        stretch_demo(*args)
+
+
+# ---------------------------------------------------------------- ALiBi
+@pytest.mark.parametrize("heads", [1, 3, 8, 12, 16])
+def test_alibi_attention_rows_and_mask(heads):
+    res = alibi_attention("the dog bit the man", 16, 0, heads)
+    n = 5
+    assert res.weights.shape == (heads, n, n)
+    assert np.allclose(res.weights.sum(axis=-1), 1.0, atol=1e-12)
+    assert np.all(res.weights[:, ~causal_mask(n)] == 0.0)
+    assert np.array_equal(res.slopes, alibi_slopes(heads))
+    assert res.base_heads == 2 ** int(math.floor(math.log2(heads)))
+
+
+def test_alibi_copies_differ_by_exactly_the_slope_times_the_distance():
+    res = alibi_attention("the dog bit the man", 32, 3, 8)
+    assert res.copies == (0, 3)
+    assert np.allclose(res.copy_expected, res.slopes * 3)
+    assert np.max(np.abs(res.copy_log_ratio - res.copy_expected)) < 1e-12
+    # the nearer copy (position 4) gets more weight from the last word, in every head with a slope > 0
+    assert np.all(res.weights[:, 4, 3] > res.weights[:, 4, 0])
+    # without a bias the two copies get exactly equal weight
+    assert res.plain_weights[4, 3] == res.plain_weights[4, 0]
+
+
+def test_alibi_matches_a_direct_computation():
+    tokens = tokenize("a cat saw a big dog")
+    d, seed = 24, 5
+    res = alibi_attention("a cat saw a big dog", d, seed, 4)
+    X = embed(tokens, d, seed)
+    Wq, Wk, Wv = projections(d, seed)
+    n = len(tokens)
+    _, plain = attention(X, Wq, Wk, Wv, mask=causal_mask(n))
+    assert np.allclose(res.plain_weights, plain, atol=1e-14)
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    for h, m in enumerate(res.slopes):
+        s = (X @ Wq) @ (X @ Wk).T / math.sqrt(d) - m * (i - j)
+        s = np.where(j <= i, s, -np.inf)
+        assert np.allclose(res.weights[h], softmax(s), atol=1e-14)
+
+
+def test_alibi_without_repeats_and_bad_input():
+    res = alibi_attention("one two three", 8, 0, 2)
+    assert res.copies is None and res.copy_log_ratio is None
+    with pytest.raises(ValueError):
+        alibi_attention("one two", 8, 0, 0)
+    with pytest.raises(ValueError):
+        alibi_attention("   ", 8, 0, 2)
+
+
+# ---------------------------------------------------------------- decay
+@pytest.mark.parametrize("d", [4, 64, 128])
+def test_decay_demo_bound_and_score(d):
+    res = decay_demo(d, 10000.0, 1.0, 0, max_gap=200, step=1)
+    assert res.b0 == pytest.approx((d / 2 + 1) / 2, abs=1e-12)
+    assert res.bound_rel[0] == 1.0
+    assert np.all(res.bound_rel <= 1.0 + 1e-12)  # |S_j(Δ)| ≤ j = |S_j(0)|
+    assert res.mean[0] == pytest.approx(1.0, abs=0.05 + 3 * math.sqrt(2 / d) / 16)  # E‖k‖²/d = 1
+    assert np.all(res.p05 <= res.mean + 1e-12) and np.all(res.mean <= res.p95 + 1e-12)
+    assert 0 <= res.rises < res.deltas.size
+
+
+def test_decay_demo_unrelated_q_and_k_average_to_zero():
+    res = decay_demo(128, 10000.0, 0.0, 1, max_gap=100, step=5)
+    assert np.max(np.abs(res.mean)) < 0.1  # each sample's score/d has std ≈ 1/√d; 256 samples
+    assert np.all(res.p05 < 0) and np.all(res.p95 > 0)
+
+
+# ---------------------------------------------------------------- precision
+def test_bf16_positions_by_hand():
+    # 250 … 256 are exact (7 values); above 256 only even numbers exist: 258, 260, …, 270 (7 more)
+    info = bf16_positions(250, 270)
+    assert info.distinct == 14
+    assert info.max_error == 1.0
+    assert bf16_positions(257, 257).stored.tolist() == [256.0]
+    assert bf16_positions(0, 256).distinct == 257
+
+
+def test_bf16_bands():
+    rows = bf16_bands(4096)
+    assert rows[0] == (0, 255, 256, 256, 0.0)
+    for k, (a, b, count, distinct, err) in zip(range(8, 12), rows[1:]):
+        assert (a, b, count) == (2**k, 2 ** (k + 1) - 1, 2**k)
+        # 128 multiples of 2^(k−7) inside the band, plus 2^(k+1) that the top positions round up to
+        assert distinct == 129
+        assert err == 2.0 ** (k - 8)
+    assert sum(r[2] for r in rows) == 4096
+    assert bf16_bands(100) == [(0, 99, 100, 100, 0.0)]
+
+
+def test_precision_demo():
+    res = precision_demo(128, 10000.0, 0)
+    assert res.probe == 5_000_000 and res.probe in res.positions
+    assert res.probe_offset["float64"] < 1e-6  # float64 holds
+    assert res.probe_offset["float32"] > 1e3 * res.probe_offset["float64"]  # float32 does not
+    assert res.probe_spacing == 0.5  # 2^22 ≤ 5e6 < 2^23: float32 numbers are 2^(22−23) apart
+    assert res.probe_angle_error > 0.01
+    assert np.all(res.angle_error >= res.floor)
+    for t in res.offset_error:
+        assert np.all(res.offset_error[t] >= res.floor)
+    # the float32 angle error grows with the position (compare decades, not neighbours)
+    e = dict(zip(res.positions.tolist(), res.angle_error.tolist()))
+    assert e[100.0] < e[100000.0] < e[100000000.0]
+
+
+# ---------------------------------------------------------------- chart builders (validated against the schema)
+@pytest.mark.parametrize("d, L_train, s, heads, sentence", [
+    (128, 4096, 16, 8, "the dog bit the man"),
+    (4, 16, 1, 1, "one"),
+    (512, 1_000_000, 64, 16, " ".join(f"w{i % 40}" for i in range(64))),
+])
+def test_chart_builders_validate_and_stay_small(d, L_train, s, heads, sentence):
+    from posenc.charts import beyond as bc
+
+    res = stretch_demo(d, L_train, s, 2 * L_train)
+    al = alibi_attention(sentence, 16, 0, heads)
+    dec = decay_demo(d, 10000.0, 0.5, 0)
+    pr = precision_demo(d, 10000.0, 0)
+    win = bf16_positions(248, 272)
+    shown = bc.alibi_heads_to_show(heads, len(al.tokens))
+    charts = [
+        bc.rotations_chart(res.theta, res.rotations, L_train),
+        bc.wavelength_chart(res.theta, res.frequencies, res.ramp, L_train, res.L_new),
+        bc.ratio_chart(res.theta, res.frequencies, res.ramp, res.low, res.high, s),
+        bc.ramp_chart(res.ramp, res.low, res.high),
+        bc.slopes_chart(al.slopes, al.base_heads),
+        bc.alibi_chart(al.tokens, al.slopes, al.bias, al.weights, al.plain_weights, shown),
+        bc.bound_chart(dec.deltas, dec.bound),
+        bc.score_chart(dec.deltas, dec.mean, dec.p05, dec.p95, dec.single, dec.n_samples),
+        bc.angle_error_chart(pr.positions, pr.angle_error, pr.probe),
+        bc.bf16_chart(win.positions, win.stored),
+        bc.offset_error_chart(pr.positions, pr.offset_error, pr.gap, pr.probe, pr.floor),
+    ]
+    for chart in charts:
+        spec = chart.to_dict()  # validates against the Vega-Lite schema
+        rows = sum(len(v) for v in spec.get("datasets", {}).values())
+        assert rows <= 5000, rows
+        assert "tooltip" in str(spec)
+    assert 1 <= len(shown) <= heads and shown[0] == 0
