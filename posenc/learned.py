@@ -1,0 +1,227 @@
+"""Page 3, a learned table: one trainable vector per position, looked up and added to the word vector.
+
+numpy only. Positions on screen are 1-based: row p of the table belongs to the p-th word, p = 1 … N_max,
+and is stored at array index p − 1. There is no row N_max + 1.
+
+The training here is a cheap, honest *simulation*, not a model: each training sentence of length L updates
+rows 1 … L (the positions it fills) by a small step in a random direction. Lengths are log-normal
+(median ``median``, σ = 1 in log space: many short sentences, a long thin tail), clipped to [1, N_max]
+(longer texts are cut to the table, as real models truncate). Only the *count* of updates per row and the
+resulting random walk are modelled; real gradients also pull neighbouring rows together, which this
+simulation does not do (the trained MiniLM table on the page shows that part).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core import check_d_model, embed
+from .trained import cosine_matrix
+
+N_MAX_DEFAULT = 1024
+N_MAX_LIMIT = 4096
+LENGTH_SIGMA = 1.0  # spread of ln L
+STEP = 0.01  # each update: a random vector with entries ~ N(0, STEP²), 1% of a starting row's size
+MAX_SENTENCES = 2_000_000
+
+
+def _check_n_max(n_max: int) -> int:
+    if isinstance(n_max, bool) or not isinstance(n_max, (int, np.integer)):
+        raise ValueError(f"N_max (the number of rows) must be a whole number; got {n_max!r}.")
+    n = int(n_max)
+    if n < 1 or n > N_MAX_LIMIT:
+        raise ValueError(f"N_max must be between 1 and {N_MAX_LIMIT}; got {n}.")
+    return n
+
+
+def init_table(n_max: int, d_model: int, seed: int = 0) -> np.ndarray:
+    """P⁽⁰⁾ ∈ ℝ^{N_max × d}, every entry ~ N(0, 1): random at the start, one row per position.
+
+    Rows are drawn in order from one stream seeded by (d, seed), so row p is the same for every N_max ≥ p.
+    (Same scale as this app's word vectors; real models use a small scale such as 0.02 for both.)
+    """
+    n = _check_n_max(n_max)
+    d = check_d_model(d_model)
+    rng = np.random.default_rng([0x7AB1E, d, int(seed)])
+    return rng.standard_normal((n, d))
+
+
+def lookup(table: np.ndarray, positions) -> np.ndarray:
+    """P[p] for 1-based positions p = 1 … N_max (row p is array index p − 1).
+
+    A position past the table has no row: ValueError (the model cannot read that word at all).
+    """
+    p = np.atleast_1d(np.asarray(positions))
+    n = table.shape[0]
+    if p.size and not np.issubdtype(p.dtype, np.integer):
+        if not np.all(np.isfinite(p)) or not np.all(p == np.round(p)):
+            raise ValueError("Positions are whole numbers 1, 2, 3, …")
+        p = p.astype(np.int64)
+    if np.any(p < 1):
+        raise ValueError(f"Positions start at 1 (the first word); got {int(p.min())}.")
+    if np.any(p > n):
+        raise ValueError(
+            f"There is no row {int(p.max())}: the table has rows 1 … {n} and nothing after them."
+        )
+    return table[p - 1]
+
+
+@dataclass(frozen=True)
+class TwoLookups:
+    tokens: list[str]
+    n_used: int  # words that got a row: min(n, N_max)
+    word_rows: np.ndarray  # E[w_p], shape (n_used, d)
+    position_rows: np.ndarray  # P[p], p = 1 … n_used
+    inputs: np.ndarray  # x_p = E[w_p] + P[p]
+    max_error: float  # max |x_p − (E[w_p] + P[p])| recomputed row by row
+
+
+def two_lookups(tokens: list[str], n_max: int, d_model: int, seed: int = 0) -> TwoLookups:
+    """x_p = E[w_p] + P[p]: look the word up in E, the position up in P, add.  p = 1 … min(n, N_max).
+
+    Words past N_max get no row (they are cut, as real models truncate).
+    """
+    table = init_table(n_max, d_model, seed)
+    used = min(len(tokens), table.shape[0])
+    words = embed(list(tokens[:used]), d_model, seed)
+    pos = lookup(table, np.arange(1, used + 1)) if used else np.zeros((0, table.shape[1]))
+    x = words + pos
+    err = max((float(np.max(np.abs(x[i] - (words[i] + table[i])))) for i in range(used)), default=0.0)
+    return TwoLookups(list(tokens), used, words, pos, x, err)
+
+
+def _raw_lengths(n_sentences: int, median: float, seed: int) -> np.ndarray:
+    k = int(n_sentences)
+    if k < 1 or k > MAX_SENTENCES:
+        raise ValueError(f"Use between 1 and {MAX_SENTENCES:,} training sentences; got {k}.")
+    if not (np.isfinite(median) and median >= 1):
+        raise ValueError(f"The median sentence length must be at least 1; got {median}.")
+    z = np.random.default_rng([0x1E9, k, int(seed)]).standard_normal(k)
+    return np.rint(np.exp(np.log(float(median)) + LENGTH_SIGMA * z))
+
+
+def sentence_lengths(n_sentences: int, median: float, n_max: int, seed: int = 0) -> np.ndarray:
+    """L = clip(round(exp(ln(median) + σ·z)), 1, N_max), z ~ N(0, 1), σ = 1: a skewed, log-normal length mix."""
+    n = _check_n_max(n_max)
+    return np.clip(_raw_lengths(n_sentences, median, seed), 1, n).astype(np.int64)
+
+
+def updates_per_row(lengths: np.ndarray, n_max: int) -> np.ndarray:
+    """n_r = #{sentences with L ≥ r}, r = 1 … N_max: a sentence of length L updates rows 1 … L once each."""
+    n = _check_n_max(n_max)
+    hist = np.bincount(np.asarray(lengths, dtype=np.int64), minlength=n + 1)[: n + 1]
+    return np.cumsum(hist[::-1])[::-1][1:]
+
+
+@dataclass(frozen=True)
+class Training:
+    n_max: int
+    d: int
+    n_sentences: int
+    median: float
+    step: float
+    length_counts: np.ndarray  # length_counts[L − 1] = sentences of length L, L = 1 … N_max
+    truncated: int  # sentences longer than N_max, cut to N_max
+    updates: np.ndarray  # n_r, r = 1 … N_max
+    moved: np.ndarray  # ‖P_r − P_r⁽⁰⁾‖
+    start_norm: np.ndarray  # ‖P_r⁽⁰⁾‖
+    relative: np.ndarray  # moved / start_norm
+
+
+def simulate_training(n_max: int, d_model: int, seed: int = 0, n_sentences: int = 100_000,
+                      median: float = 32.0, step: float = STEP) -> Training:
+    """Rows 1 … L move by one random step g ~ N(0, η² I_d) per training sentence of length L.
+
+    After n_r updates, P_r − P_r⁽⁰⁾ is a sum of n_r independent steps, i.e. one draw of N(0, n_r η² I_d),
+    so ‖P_r − P_r⁽⁰⁾‖ ≈ η √(n_r d): rows that are rarely reached barely move.
+    """
+    n = _check_n_max(n_max)
+    d = check_d_model(d_model)
+    if not (np.isfinite(step) and step > 0):
+        raise ValueError(f"The step size must be positive; got {step}.")
+    k = int(n_sentences)
+    raw = _raw_lengths(k, median, seed)
+    lengths = np.clip(raw, 1, n).astype(np.int64)
+    truncated = int(np.sum(raw > n))
+    counts = updates_per_row(lengths, n)
+    start = init_table(n, d, seed)
+    drift = np.random.default_rng([0xD21F7, n, d, k, int(seed)]).standard_normal((n, d))
+    drift *= float(step) * np.sqrt(counts)[:, None]
+    moved = np.linalg.norm(drift, axis=1)
+    start_norm = np.linalg.norm(start, axis=1)
+    return Training(n, d, k, float(median), float(step), np.bincount(lengths, minlength=n + 1)[1:],
+                    truncated, counts, moved, start_norm, moved / start_norm)
+
+
+@dataclass(frozen=True)
+class Independence:
+    a: int
+    b: int
+    c: int  # 1-based rows compared: cos(P_a, P_b) with b = a + 1, cos(P_a, P_c) far away
+    cos_ab: float
+    cos_ac: float
+    by_offset: np.ndarray  # mean cos(P_p, P_{p+k}) over p, k = 0 … N_max − 1
+    spread: float  # 1/√d: the typical |cos| between two independent random vectors in ℝ^d
+
+    def mean_spread(self, k: int) -> float:
+        """Typical size of c(k) for independent rows: 1/√(d · pairs), pairs = N_max − k."""
+        return self.spread / np.sqrt(max(1, self.by_offset.size - int(k)))
+
+
+def mean_cosine_by_offset(table: np.ndarray) -> np.ndarray:
+    """c(k) = mean_{p} cos(P_p, P_{p+k}) for every offset k = 0 … N − 1 (the same numbers as
+    ``posenc.trained.cosine_by_offset``), computed with FFTs instead of the N × N Gram matrix:
+
+    Σ_p u_p · u_{p+k} = Σ_c R_c(k), with u_p = P_p / ‖P_p‖ and R_c the autocorrelation of column c,
+    R_c(k) = Σ_p u_{p,c} u_{p+k,c} = IFFT(|FFT(u_{·,c})|²)(k) (zero-padded to 2N, so nothing wraps around).
+    """
+    t = np.asarray(table, dtype=np.float64)
+    n = t.shape[0]
+    norms = np.linalg.norm(t, axis=1)
+    if np.any(norms == 0):
+        raise ValueError("A row of zeros has no direction, so its cosine is undefined.")
+    u = t / norms[:, None]
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    f = np.fft.rfft(u, n=size, axis=0)
+    auto = np.fft.irfft(np.sum(f * np.conj(f), axis=1), n=size)[:n]
+    return auto / (n - np.arange(n))
+
+
+def independence(n_max: int, d_model: int, seed: int = 0, a: int = 3, far: int = 900) -> Independence:
+    """At the start rows are independent draws: cos(P_a, P_{a+1}) and cos(P_a, P_far) are both ~ ±1/√d.
+
+    cos(u, v) = u·v / (‖u‖ ‖v‖); c(k) = mean_p cos(P_p, P_{p+k}).  ``far`` is cut to N_max if the table is shorter.
+    """
+    table = init_table(n_max, d_model, seed)
+    n = table.shape[0]
+    if n < 2:
+        raise ValueError("A table of one row has no neighbours to compare.")
+    a = min(max(1, int(a)), n - 1)
+    b = a + 1
+    c = min(max(int(far), b), n)
+    m = cosine_matrix(table, np.array([a, b, c]) - 1)
+    by = mean_cosine_by_offset(table)
+    return Independence(a, b, c, float(m[0, 1]), float(m[0, 2]), by, 1.0 / np.sqrt(table.shape[1]))
+
+
+def downsample_index(n: int, max_points: int = 512) -> np.ndarray:
+    """At most ``max_points`` evenly spread indices of 0 … n−1, always keeping the first and the last."""
+    if n <= max_points:
+        return np.arange(n)
+    return np.unique(np.rint(np.linspace(0, n - 1, max_points)).astype(np.int64))
+
+
+def log2_bins(counts: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Group counts[L − 1] (L = 1 … N) into bins 1, 2–3, 4–7, …: (labels, starts, sums)."""
+    n = len(counts)
+    labels, starts, sums = [], [], []
+    lo = 1
+    while lo <= n:
+        hi = min(2 * lo - 1, n)
+        labels.append(str(lo) if hi == lo else f"{lo}–{hi}")
+        starts.append(lo)
+        sums.append(int(np.sum(counts[lo - 1:hi])))
+        lo *= 2
+    return labels, np.array(starts), np.array(sums)

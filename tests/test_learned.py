@@ -1,0 +1,184 @@
+"""Math of the learned-table page: lookups, the training simulation, independence of rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc.core import embed
+from posenc.learned import (
+    LENGTH_SIGMA,
+    N_MAX_LIMIT,
+    downsample_index,
+    independence,
+    init_table,
+    log2_bins,
+    lookup,
+    mean_cosine_by_offset,
+    sentence_lengths,
+    simulate_training,
+    two_lookups,
+    updates_per_row,
+)
+from posenc.trained import cosine_by_offset
+
+
+# ---------------------------------------------------------------- the table and its lookups
+def test_table_shape_and_determinism():
+    t = init_table(16, 8, seed=3)
+    assert t.shape == (16, 8)
+    assert np.array_equal(t, init_table(16, 8, seed=3))
+    assert not np.array_equal(t, init_table(16, 8, seed=4))
+
+
+@given(st.integers(1, 64), st.integers(1, 64), st.integers(2, 16))
+@settings(max_examples=30, deadline=None)
+def test_row_p_does_not_depend_on_table_size(a, b, d):
+    small, big = sorted((a, b))
+    assert np.array_equal(init_table(small, d, 0), init_table(big, d, 0)[:small])
+
+
+def test_lookup_is_one_based():
+    t = init_table(10, 4, 0)
+    assert np.array_equal(lookup(t, [1]), t[:1])
+    assert np.array_equal(lookup(t, [10]), t[9:10])
+    assert np.array_equal(lookup(t, [3, 1, 3]), t[[2, 0, 2]])
+    assert np.array_equal(lookup(t, [2.0]), t[1:2])
+
+
+@pytest.mark.parametrize("bad", [[11], [0], [-3], [1.5], [1, 1025]])
+def test_lookup_past_the_table_or_invalid_is_a_message(bad):
+    with pytest.raises(ValueError) as err:
+        lookup(init_table(10, 4, 0), bad)
+    assert "Traceback" not in str(err.value) and len(str(err.value)) > 10
+
+
+def test_no_row_after_n_max_names_the_missing_row():
+    with pytest.raises(ValueError, match="no row 1025.*1 … 1024"):
+        lookup(init_table(1024, 2, 0), [1025])
+
+
+@pytest.mark.parametrize("n_max", [0, N_MAX_LIMIT + 1])
+def test_bad_table_size(n_max):
+    with pytest.raises(ValueError):
+        init_table(n_max, 4, 0)
+
+
+def test_two_lookups_add_word_and_position_rows():
+    tokens = ["the", "cat", "chased", "the", "mouse"]
+    res = two_lookups(tokens, 1024, 6, seed=2)
+    E, P = embed(tokens, 6, 2), init_table(1024, 6, 2)
+    assert res.n_used == 5
+    assert np.array_equal(res.inputs, E + P[:5])
+    assert res.max_error == 0.0
+    # the two copies of "the" share a word row but not a position row
+    assert np.array_equal(res.word_rows[0], res.word_rows[3])
+    assert not np.array_equal(res.inputs[0], res.inputs[3])
+
+
+def test_two_lookups_cut_at_n_max():
+    res = two_lookups(list("abcdefghij"), 8, 4, 0)
+    assert res.n_used == 8 and res.inputs.shape == (8, 4)
+
+
+# ---------------------------------------------------------------- the training simulation
+def test_updates_per_row_by_hand():
+    # lengths 1, 3, 3, 5: row 1 is in all 4 sentences, rows 2–3 in 3, rows 4–5 in 1, row 6 in none
+    assert updates_per_row(np.array([1, 3, 3, 5]), 6).tolist() == [4, 3, 3, 1, 1, 0]
+
+
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=200))
+@settings(max_examples=50, deadline=None)
+def test_updates_are_a_survival_count(lengths):
+    L = np.array(lengths)
+    u = updates_per_row(L, 40)
+    assert u[0] == len(L)  # every sentence has a first word
+    assert np.all(np.diff(u) <= 0)  # a row is reached only if every earlier row is
+    assert u.sum() == L.sum()  # a sentence of length L sends exactly L updates
+
+
+def test_sentence_lengths_are_clipped_and_skewed():
+    L = sentence_lengths(200_000, 32, 1024, seed=0)
+    assert L.min() >= 1 and L.max() <= 1024
+    assert abs(np.median(L) - 32) <= 1
+    assert np.mean(L) > np.median(L)  # a long right tail: the mean sits above the median
+    # log-normal: ln L has spread σ (rounding and clipping aside)
+    assert abs(np.std(np.log(L[(L > 4) & (L < 1024)])) - LENGTH_SIGMA) < 0.1
+
+
+@pytest.mark.parametrize("args", [(0, 32, 8), (10, 0.5, 8), (10, float("nan"), 8), (10, 32, 0)])
+def test_sentence_lengths_bad_input(args):
+    with pytest.raises(ValueError):
+        sentence_lengths(*args)
+
+
+def test_training_counts_and_distances():
+    tr = simulate_training(1024, 64, seed=0, n_sentences=100_000, median=32)
+    assert tr.updates[0] == 100_000
+    assert np.all(np.diff(tr.updates) <= 0)
+    assert tr.length_counts.sum() == 100_000
+    assert tr.updates[-1] == tr.length_counts[-1]  # only sentences of length N_max reach row N_max
+    # a sum of n_r steps N(0, η² I_d): E‖·‖² = n_r η² d
+    hit = tr.updates > 0
+    ratio = tr.moved[hit] ** 2 / (tr.updates[hit] * tr.step**2 * tr.d)
+    assert abs(np.mean(ratio) - 1) < 0.02
+    assert np.all(tr.moved[~hit] == 0)
+    assert np.mean(tr.relative[:100]) > 10 * np.mean(tr.relative[-100:])  # the last rows barely move
+
+
+def test_truncation_is_counted():
+    tr = simulate_training(8, 4, seed=0, n_sentences=1000, median=512)
+    assert tr.truncated > 900  # nearly every sentence is longer than 8 words
+    assert tr.length_counts[-1] >= tr.truncated
+
+
+# ---------------------------------------------------------------- rows are independent
+@given(st.integers(2, 70), st.integers(2, 12), st.integers(0, 5))
+@settings(max_examples=30, deadline=None)
+def test_fft_cosine_by_offset_matches_the_gram_version(n, d, seed):
+    t = init_table(n, d, seed)
+    assert np.max(np.abs(mean_cosine_by_offset(t) - cosine_by_offset(t, n - 1))) < 1e-12
+
+
+def test_cosine_by_offset_of_identical_rows_is_one():
+    t = np.tile(np.array([[1.0, 2.0, -1.0]]), (6, 1))
+    assert np.allclose(mean_cosine_by_offset(t), 1.0)
+
+
+def test_random_rows_have_no_neighbours():
+    ind = independence(1024, 64, seed=0)
+    t = init_table(1024, 64, 0)
+    cos = lambda u, v: u @ v / np.linalg.norm(u) / np.linalg.norm(v)  # noqa: E731
+    assert ind.cos_ab == pytest.approx(cos(t[2], t[3]))
+    assert ind.cos_ac == pytest.approx(cos(t[2], t[899]))
+    assert (ind.a, ind.b, ind.c) == (3, 4, 900)
+    assert ind.by_offset[0] == pytest.approx(1.0)
+    # averages over many independent pairs: within 5 standard errors of 0 at every offset with ≥ 100 pairs
+    k = np.arange(1, 1024 - 100)
+    assert np.all(np.abs(ind.by_offset[k]) < 5 * ind.spread / np.sqrt(1024 - k))
+
+
+def test_independence_small_table_uses_its_last_row():
+    ind = independence(8, 4, 0)
+    assert ind.c == 8
+    with pytest.raises(ValueError):
+        independence(1, 4, 0)
+
+
+# ---------------------------------------------------------------- helpers
+@given(st.integers(1, 5000), st.integers(2, 600))
+@settings(max_examples=50, deadline=None)
+def test_downsample_keeps_ends_and_bound(n, m):
+    idx = downsample_index(n, m)
+    assert idx[0] == 0 and idx[-1] == n - 1
+    assert len(idx) <= max(m, 1) or n <= m
+    assert np.all(np.diff(idx) > 0)
+
+
+def test_log2_bins():
+    labels, starts, sums = log2_bins(np.arange(1, 11))  # counts 1 … 10 for lengths 1 … 10
+    assert labels == ["1", "2–3", "4–7", "8–10"]
+    assert starts.tolist() == [1, 2, 4, 8]
+    assert sums.tolist() == [1, 2 + 3, 4 + 5 + 6 + 7, 8 + 9 + 10]
