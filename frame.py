@@ -104,9 +104,27 @@ def _url_value(key: str, parse: Callable[[str], Any], default: Any, explain: str
         if len(raw) > 1:
             st.info(f"The link gave “{key}” {len(raw)} times; using the last.", icon=":material/link:")
         if value != _try(parse, raw[-1], strict=True):
-            st.info(f"The link's value for “{key}” was outside its range; using {value}. {explain}",
+            shown = f"its first {len(value)} characters" if isinstance(value, str) else value
+            st.info(f"The link's value for “{key}” was outside its range; using {shown}. {explain}",
                     icon=":material/link:")
     st.session_state[key] = value
+    _seed_url(key, value)
+
+
+def _seed_url(key: str, value: Any) -> None:
+    """Make Streamlit's own URL seeding of the bound widget agree with the frame's clean value.
+
+    Streamlit seeds a ``bind="query-params"`` widget from the link on the first run and overrides
+    ``st.session_state`` when it does (``?i=2.5`` → 2 on an int slider while the notice said 5), and it lets an
+    OverflowError escape for ``?d=inf`` on an int number_input. So the frame hands it the value it chose.
+    """
+    from streamlit.runtime.state import get_session_state
+
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    with get_session_state().query_params() as qp:
+        initial = getattr(qp, "_initial_query_params", None)  # private: tests/test_frame.py guards it
+        if initial is not None and key in initial:
+            initial[key] = [text]
 
 
 def _try(parse: Callable[[str], Any], raw: str, strict: bool) -> Any:

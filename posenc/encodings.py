@@ -91,11 +91,11 @@ def binary(positions, n_bits: int) -> np.ndarray:
     if p.size and (not np.issubdtype(p.dtype, np.integer)):
         if not np.all(np.equal(np.mod(p, 1), 0)):
             raise ValueError("Binary codes are for whole-number positions.")
-        p = p.astype(np.int64)
     if np.any(p < 0):
         raise ValueError("Positions must be 0 or more for a binary code.")
     if np.any(p >= 2**n_bits):
         raise ValueError(
             f"{n_bits} bits hold positions 0 … {2**n_bits - 1}; position {int(p.max())} does not fit."
         )
+    p = p.astype(np.int64)
     return ((p[:, None].astype(np.int64) >> np.arange(n_bits)) & 1).astype(np.int8)
