@@ -111,3 +111,42 @@ def test_student_text_is_never_rendered_as_markup(server, page):
     assert page.evaluate("() => window.__pwned === undefined")
     assert not any("127.0.0.1:9" in u for u in requests)
     full_screenshot(page, "scramble-hostile-text")
+
+
+# One Streamlit slider per page that has one: (its label, its URL key).
+SLIDERS = {
+    "fixes": ("Position of the first word", "fx_start"),
+    "learned": ("Look up position p", "lt_pos"),
+    "binary": ("Number of bits n", "bn_bits"),
+    "sinusoids": ("Positions shown", "sn_len"),
+    "stretch": ("Stretch factor s", "st_s"),
+}
+SLIDER_PAGES = [p for p in PAGES if p.url_path in SLIDERS]
+
+
+def chart_pictures(page) -> list[bytes]:
+    """Pictures of the charts a student can see (charts in hidden tabs are skipped)."""
+    charts = page.locator("[data-testid=stVegaLiteChart]")
+    return [charts.nth(i).screenshot(animations="disabled") for i in range(charts.count())
+            if charts.nth(i).is_visible()]
+
+
+@pytest.mark.parametrize("info", SLIDER_PAGES, ids=[p.url_path for p in SLIDER_PAGES])
+def test_keyboard_slider_updates_chart_and_url(server, page, info):
+    label, key = SLIDERS[info.url_path]
+    page.goto(f"{server}/{info.url_path}")
+    wait_done(page)
+    slider = page.locator("[data-testid=stSlider]").filter(has_text=label).locator("input[type=range]")
+    before_value = slider.input_value()
+    before = chart_pictures(page)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "([k, v]) => new URL(location.href).searchParams.get(k) !== null", arg=[key, before_value], timeout=10_000)
+    wait_done(page)
+    after_value = slider.input_value()
+    assert after_value != before_value
+    assert f"{key}={after_value}" in page.url
+    assert page.locator("[data-testid=stException]").count() == 0
+    after = chart_pictures(page)
+    assert len(after) == len(before) and any(a != b for a, b in zip(after, before)), "no chart changed"
