@@ -1,0 +1,212 @@
+"""Page 6, RoPE: rotate the query and the key by their positions; the score depends on the gap alone.
+
+numpy only. θ_i = base^(−2i/d); ``posenc.encodings.rope`` turns the interleaved pairs (x_{2i}, x_{2i+1}) by p·θ_i.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core import check_d_model, embed, projections
+from .encodings import MAX_POSITION, _positions, frequencies, rope, rope_score, sinusoidal
+from .sinusoid_demo import CHAPTER_PAIRS, additive_scores, check_position
+
+WINDOW = 40
+
+
+def rope_half(x: np.ndarray, positions, base: float = 10000.0) -> np.ndarray:
+    """RoPE with half-split pairs (x_i, x_{i+d/2}), as in GPT-NeoX and Hugging Face's ``rotate_half``:
+
+    y_i = x_i cos θ − x_{i+d/2} sin θ,   y_{i+d/2} = x_i sin θ + x_{i+d/2} cos θ,   θ = p·base^(−2i/d).
+    x has shape (…, n, d) or (d,); angles are computed in float64.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    p = _positions(positions)
+    w = frequencies(x.shape[-1], base)
+    if x.ndim == 1:
+        x = x[None, :]
+    if p.size != x.shape[-2]:
+        raise ValueError(f"{p.size} positions for {x.shape[-2]} vectors.")
+    half = w.size
+    angles = np.outer(p, w)
+    c, s = np.cos(angles), np.sin(angles)
+    first, second = x[..., :half], x[..., half:]
+    return np.concatenate([first * c - second * s, first * s + second * c], axis=-1)
+
+
+def half_split_permutation(d: int) -> np.ndarray:
+    """perm = [0, 2, 4, …, d−2, 1, 3, …, d−1]: RoPE_half(x[perm]) = RoPE_interleaved(x)[perm]."""
+    d = check_d_model(d, even=True)
+    return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
+
+
+def diagonal_spread(S: np.ndarray) -> float:
+    """max over the diagonals of S (entries with the same n − m) of (max − min) along that diagonal."""
+    S = np.asarray(S, dtype=np.float64)
+    rows, cols = S.shape
+    worst = 0.0
+    for off in range(-(rows - 1), cols):
+        diag = np.diagonal(S, offset=off)
+        if diag.size > 1:
+            worst = max(worst, float(diag.max() - diag.min()))
+    return worst
+
+
+def wrap_angle(a: np.ndarray) -> np.ndarray:
+    """Angles wrapped to (−π, π]."""
+    return np.pi - np.mod(np.pi - np.asarray(a, dtype=np.float64), 2 * np.pi)
+
+
+def rope_qkv(X: np.ndarray, positions, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray,
+             base: float = 10000.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One RoPE attention layer's inputs: rows R_p (x W_Q), R_p (x W_K), and v = x W_V — v is never rotated."""
+    return rope(X @ W_q, positions, base), rope(X @ W_k, positions, base), X @ W_v
+
+
+def additive_qkv(X: np.ndarray, positions, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray,
+                 base: float = 10000.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The additive scheme: h = x + PE(p), then q = h W_Q, k = h W_K, v = h W_V (the position is in v too)."""
+    H = X + sinusoidal(positions, X.shape[-1], base)
+    return H @ W_q, H @ W_k, H @ W_v
+
+
+@dataclass(frozen=True)
+class RopeDemo:
+    query_word: str
+    key_word: str
+    d: int
+    base: float
+    m: int
+    n: int
+    q: np.ndarray  # x_q W_Q (no position)
+    k: np.ndarray  # x_k W_K
+    score: float  # (R_m q)·(R_n k)/√d
+    relative: float  # q·(R_{n−m} k)/√d
+    identity_error: float  # |score − relative|
+    pairs: tuple[tuple[int, int], ...]  # the chapter's (m, n) pairs
+    pair_scores: np.ndarray  # (R_m q)·(R_n k)/√d for each
+    pair_spread: float  # max − min over the chapter's pairs
+    # lengths: a rotation keeps them; adding PE does not
+    q_norm: float
+    rotated_q_norm: float
+    k_norm: float
+    rotated_k_norm: float
+    norm_error: float  # max(|‖R_m q‖ − ‖q‖|, |‖R_n k‖ − ‖k‖|)
+    x_norm: float  # ‖x_q‖
+    x_pe_norm: float  # ‖x_q + PE_m‖
+    norm_positions: np.ndarray  # p = 0 … 99
+    rope_norms: np.ndarray  # ‖R_p q‖ for those p
+    additive_norms: np.ndarray  # ‖x_q + PE_p‖ for those p
+    v_gap_rope: float  # max |v(key word at m) − v(key word at n)|, v = x W_V (RoPE leaves v alone)
+    v_gap_additive: float  # same with v = (x + PE) W_V
+    # each pair on its circle
+    thetas: np.ndarray  # θ_i
+    q_pairs: np.ndarray  # (d/2, 2) (q_{2i}, q_{2i+1})
+    k_pairs: np.ndarray
+    q_turned: np.ndarray  # pairs of R_m q
+    k_turned: np.ndarray  # pairs of R_n k
+    pair_gap_angles: np.ndarray  # angle from the turned q pair to the turned k pair, wrapped to (−π, π]
+
+
+@dataclass(frozen=True)
+class Window:
+    start: int
+    positions: np.ndarray  # start … start + WINDOW − 1 (used for m and for n)
+    rope_scores: np.ndarray  # S[a, b] = (R_{m_a} q)·(R_{n_b} k)/√d
+    additive_scores: np.ndarray  # ((x_q + PE_{m_a}) W_Q)·((x_k + PE_{n_b}) W_K)/√d
+    rope_diag_spread: float
+    additive_diag_spread: float
+    # pairing conventions
+    half_vector_error: float  # max |RoPE_half(q[perm]) − RoPE(q)[perm]| over the window
+    half_score_error: float  # max |S_interleaved − S_half(q[perm], k[perm])| over the window
+    half_unpermuted_gap: float  # max |S_interleaved − S_half(q, k)|: without the permutation the scores differ…
+    half_unpermuted_diag_spread: float  # …but still depend on the gap alone
+
+
+def _words(tokens: list[str], q_index: int, k_index: int, d: int, seed: int):
+    d = check_d_model(d, even=True)
+    if not (0 <= q_index < len(tokens) and 0 <= k_index < len(tokens)):
+        raise ValueError("Pick the query and key words by their positions in the sentence.")
+    X = embed(tokens, d, seed)
+    W_q, W_k, W_v = projections(d, seed)
+    return d, X[q_index], X[k_index], W_q, W_k, W_v
+
+
+def rope_demo(tokens: list[str], q_index: int, k_index: int, d: int, seed: int = 0, m: int = 10, n: int = 7,
+              base: float = 10000.0, pairs: tuple[tuple[int, int], ...] = CHAPTER_PAIRS) -> RopeDemo:
+    """The query word at position m, the key word at n: q = x_q W_Q, k = x_k W_K, then
+
+    score(m, n) = (R_m q)·(R_n k)/√d = q·(R_{n−m} k)/√d  (R_p turns pair i by p·θ_i; R_mᵀ R_n = R_{n−m});
+    lengths ‖R_m q‖ = ‖q‖, and v = x W_V with no position in it.
+    """
+    d, x_q, x_k, W_q, W_k, W_v = _words(tokens, q_index, k_index, d, seed)
+    m = check_position(m, "The query position m")
+    n = check_position(n, "The key position n")
+    root = np.sqrt(d)
+    q, k = x_q @ W_q, x_k @ W_k
+    Rq, Rk = rope(q, [m], base)[0], rope(k, [n], base)[0]
+    score = float(Rq @ Rk) / root
+    relative = float(q @ rope(k, [n - m], base)[0]) / root
+    pair_scores = np.array([rope_score(q, k, a, b, base) for a, b in pairs]) / root
+    # lengths and values
+    pe_m = sinusoidal([m], d, base)[0]
+    two = np.stack([x_k, x_k])  # the key word at positions m and n
+    _, _, v_rope = rope_qkv(two, [m, n], W_q, W_k, W_v, base)
+    _, _, v_add = additive_qkv(two, [m, n], W_q, W_k, W_v, base)
+    v_gap_rope = float(np.max(np.abs(v_rope[0] - v_rope[1])))
+    v_gap_add = float(np.max(np.abs(v_add[0] - v_add[1])))
+    ps = np.arange(100, dtype=np.float64)
+    w = frequencies(d, base)
+    qp, kp = q.reshape(-1, 2), k.reshape(-1, 2)
+    qt, kt = Rq.reshape(-1, 2), Rk.reshape(-1, 2)
+    return RopeDemo(
+        query_word=tokens[q_index], key_word=tokens[k_index], d=d, base=base, m=m, n=n, q=q, k=k,
+        score=score, relative=relative, identity_error=abs(score - relative), pairs=tuple(pairs),
+        pair_scores=pair_scores, pair_spread=float(pair_scores.max() - pair_scores.min()),
+        q_norm=float(np.linalg.norm(q)), rotated_q_norm=float(np.linalg.norm(Rq)),
+        k_norm=float(np.linalg.norm(k)), rotated_k_norm=float(np.linalg.norm(Rk)),
+        norm_error=max(abs(float(np.linalg.norm(Rq) - np.linalg.norm(q))),
+                       abs(float(np.linalg.norm(Rk) - np.linalg.norm(k)))),
+        x_norm=float(np.linalg.norm(x_q)), x_pe_norm=float(np.linalg.norm(x_q + pe_m)),
+        norm_positions=ps.astype(np.int64),
+        rope_norms=np.linalg.norm(rope(np.tile(q, (ps.size, 1)), ps, base), axis=1),
+        additive_norms=np.linalg.norm(x_q[None, :] + sinusoidal(ps, d, base), axis=1),
+        v_gap_rope=v_gap_rope, v_gap_additive=v_gap_add,
+        thetas=w, q_pairs=qp, k_pairs=kp, q_turned=qt, k_turned=kt,
+        pair_gap_angles=wrap_angle(np.arctan2(kt[:, 1], kt[:, 0]) - np.arctan2(qt[:, 1], qt[:, 0])),
+    )
+
+
+def score_window(tokens: list[str], q_index: int, k_index: int, d: int, seed: int = 0, start: int = 1,
+                 base: float = 10000.0) -> Window:
+    """S[a, b] = (R_{m_a} q)·(R_{n_b} k)/√d for m, n = start … start + WINDOW − 1 (constant along diagonals),
+    beside the additive scheme ((x_q + PE_m) W_Q)·((x_k + PE_n) W_K)/√d; and the half-split convention:
+    RoPE_half(q[π])·RoPE_half(k[π]) = (R_m q)·(R_n k) with π = [0, 2, …, d−2, 1, 3, …, d−1]."""
+    d, x_q, x_k, W_q, W_k, _ = _words(tokens, q_index, k_index, d, seed)
+    start = check_position(start, "The window start")
+    if start + WINDOW - 1 > MAX_POSITION:
+        raise ValueError(f"The window must end by position {MAX_POSITION:,}: start at most "
+                         f"{MAX_POSITION - WINDOW + 1:,}.")
+    root = np.sqrt(d)
+    q, k = x_q @ W_q, x_k @ W_k
+    pos = np.arange(start, start + WINDOW, dtype=np.float64)
+    Q = rope(np.tile(q, (WINDOW, 1)), pos, base)
+    K = rope(np.tile(k, (WINDOW, 1)), pos, base)
+    S = Q @ K.T / root
+    A = additive_scores(x_q, x_k, W_q, W_k, pos, pos, base)
+    perm = half_split_permutation(d)
+    Qh = rope_half(np.tile(q[perm], (WINDOW, 1)), pos, base)
+    Kh = rope_half(np.tile(k[perm], (WINDOW, 1)), pos, base)
+    S_unperm = rope_half(np.tile(q, (WINDOW, 1)), pos, base) @ rope_half(np.tile(k, (WINDOW, 1)), pos, base).T / root
+    return Window(
+        start=start, positions=pos.astype(np.int64), rope_scores=S, additive_scores=A,
+        rope_diag_spread=diagonal_spread(S), additive_diag_spread=diagonal_spread(A),
+        half_vector_error=float(np.max(np.abs(Qh - Q[:, perm]))),
+        half_score_error=float(np.max(np.abs(S - Qh @ Kh.T / root))),
+        half_unpermuted_gap=float(np.max(np.abs(S - S_unperm))),
+        half_unpermuted_diag_spread=diagonal_spread(S_unperm),
+    )
+
+

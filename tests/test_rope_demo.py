@@ -1,0 +1,191 @@
+"""Properties of posenc.rope_demo: the half-split convention, the gap-only score, lengths, values, the window."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc.core import embed, projections, tokenize
+from posenc.encodings import MAX_POSITION, rope
+from posenc.rope_demo import (
+    WINDOW,
+    additive_qkv,
+    diagonal_spread,
+    half_split_permutation,
+    rope_demo,
+    rope_half,
+    rope_qkv,
+    score_window,
+    wrap_angle,
+)
+from posenc.sinusoid_demo import CHAPTER_PAIRS, angle_tolerance
+
+SENT = tokenize("The cat chased the mouse")
+even_d = st.integers(min_value=1, max_value=64).map(lambda h: 2 * h)
+positions = st.integers(0, 100_000)
+
+
+def vec(d: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(d)
+
+
+# ---------------------------------------------------------------- half-split pairs
+def test_permutation_small():
+    assert half_split_permutation(4).tolist() == [0, 2, 1, 3]
+    assert half_split_permutation(2).tolist() == [0, 1]
+    with pytest.raises(ValueError):
+        half_split_permutation(7)
+
+
+@settings(max_examples=40, deadline=None)
+@given(even_d, positions, st.integers(0, 10**6))
+def test_half_split_is_interleaved_permuted(d, p, seed):
+    x = vec(d, seed)
+    perm = half_split_permutation(d)
+    assert sorted(perm.tolist()) == list(range(d))
+    assert np.allclose(rope_half(x[perm], [p])[0], rope(x, [p])[0][perm], atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(even_d, positions, positions, st.integers(0, 10**6))
+def test_half_split_is_a_rotation_group(d, a, b, seed):
+    x = vec(d, seed)
+    once = rope_half(x, [a + b])[0]
+    twice = rope_half(rope_half(x, [a]), [b])[0]
+    assert np.allclose(once, twice, atol=angle_tolerance(a + b))
+    assert np.linalg.norm(once) == pytest.approx(np.linalg.norm(x))
+    assert np.array_equal(rope_half(x, [0])[0], x)
+
+
+def test_half_split_pairs_by_hand():
+    # d = 4: pairs (0, 2) and (1, 3); at p = π/2 pair 0 (θ = 1) turns a quarter: (x0, x2) → (−x2, x0)
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    y = rope_half(x, [np.pi / 2])[0]
+    assert y[0] == pytest.approx(-3.0) and y[2] == pytest.approx(1.0)
+
+
+def test_rope_half_rejects():
+    with pytest.raises(ValueError):
+        rope_half(np.ones(5), [1])
+    with pytest.raises(ValueError):
+        rope_half(np.ones((2, 4)), [1])
+
+
+# ---------------------------------------------------------------- helpers
+def test_diagonal_spread():
+    c = np.arange(-5, 6, dtype=float)
+    toeplitz = c[np.subtract.outer(np.arange(6), np.arange(6)) + 5]
+    assert diagonal_spread(toeplitz) == 0.0
+    assert diagonal_spread(np.diag([1.0, 3.0])) == 2.0
+
+
+@given(st.floats(-1e6, 1e6))
+def test_wrap_angle(a):
+    w = float(wrap_angle(np.array([a]))[0])
+    assert -np.pi < w <= np.pi + 1e-12
+    assert np.cos(w) == pytest.approx(np.cos(a), abs=1e-9)
+
+
+# ---------------------------------------------------------------- the demo
+def test_defaults_reproduce_the_chapter():
+    r = rope_demo(SENT, 2, 1, 64, 0, 10, 7)
+    assert (r.query_word, r.key_word) == ("chased", "cat")
+    X = embed(SENT, 64, 0)
+    Wq, Wk, _ = projections(64, 0)
+    assert np.allclose(r.q, X[2] @ Wq) and np.allclose(r.k, X[1] @ Wk)
+    assert r.pairs == CHAPTER_PAIRS
+    assert r.pair_spread < angle_tolerance(4000)
+    assert r.score == pytest.approx(r.pair_scores[0], abs=1e-12)
+    assert r.identity_error < 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(positions, positions, st.integers(0, 10**6), st.sampled_from([2, 8, 64]), st.integers(0, 20))
+def test_score_depends_on_the_gap_only(m, n, shift, d, seed):
+    a = rope_demo(SENT, 0, 4, d, seed, m, n)
+    b = rope_demo(SENT, 0, 4, d, seed, m + shift, n + shift)
+    tol = angle_tolerance(max(m, n) + shift) * 10
+    assert abs(a.score - b.score) < tol
+    assert a.identity_error < tol and b.identity_error < tol
+    # each pair's angle from q to k is the same too
+    diff = wrap_angle(a.pair_gap_angles - b.pair_gap_angles)
+    assert np.all(np.abs(diff) < 1e-6)
+
+
+@settings(max_examples=20, deadline=None)
+@given(positions, positions, st.sampled_from([2, 8, 64]), st.integers(0, 20))
+def test_lengths_and_values(m, n, d, seed):
+    r = rope_demo(SENT, 2, 1, d, seed, m, n)
+    assert r.norm_error < 1e-12
+    assert np.allclose(r.rope_norms, r.q_norm)
+    assert r.v_gap_rope == 0.0
+    if m == n:
+        assert r.v_gap_additive == 0.0
+    assert np.allclose(np.hypot(*r.q_turned.T), np.hypot(*r.q_pairs.T))
+    assert np.allclose(r.q_turned.ravel(), rope(r.q, [m])[0])
+
+
+def test_additive_moves_lengths_and_values():
+    r = rope_demo(SENT, 2, 1, 64, 0, 10, 7)
+    assert r.v_gap_additive > 0.1
+    assert np.ptp(r.additive_norms) > 1e-3
+    X = embed(SENT, 64, 0)
+    W = projections(64, 0)
+    _, _, v = rope_qkv(X, np.arange(1, 6), *W)
+    assert np.array_equal(v, X @ W[2])
+    q, _, v_add = additive_qkv(X, np.arange(1, 6), *W)
+    assert not np.allclose(v_add, X @ W[2])
+
+
+def test_far_positions_work():
+    r = rope_demo(SENT, 2, 1, 64, 0, MAX_POSITION, MAX_POSITION - 3)
+    near = rope_demo(SENT, 2, 1, 64, 0, 10, 7)
+    assert abs(r.score - near.score) < angle_tolerance(MAX_POSITION)
+    for bad in [(MAX_POSITION + 1, 7), (-1, 7), (10, 2.5)]:
+        with pytest.raises(ValueError):
+            rope_demo(SENT, 2, 1, 64, 0, *bad)
+    with pytest.raises(ValueError):
+        rope_demo(SENT, 2, 1, 63, 0, 10, 7)
+    with pytest.raises(ValueError):
+        rope_demo(SENT, 9, 1, 64, 0, 10, 7)
+
+
+# ---------------------------------------------------------------- the window
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 50_000), st.sampled_from([2, 4, 64]), st.integers(0, 20))
+def test_window(start, d, seed):
+    w = score_window(SENT, 2, 1, d, seed, start)
+    assert w.rope_scores.shape == (WINDOW, WINDOW)
+    assert w.positions[0] == start and w.positions[-1] == start + WINDOW - 1
+    tol = angle_tolerance(start + WINDOW) * 10
+    assert w.rope_diag_spread < tol
+    assert w.half_vector_error < tol and w.half_score_error < tol
+    assert w.half_unpermuted_diag_spread < tol  # the other pairing is relative too
+
+
+def test_window_additive_is_not_relative():
+    w = score_window(SENT, 2, 1, 64, 0, 1)
+    assert w.additive_diag_spread > 0.1
+    assert w.half_unpermuted_gap > 1e-3  # without the permutation the conventions disagree
+
+
+def test_window_extremes():
+    w = score_window(SENT, 2, 1, 64, 0, MAX_POSITION - WINDOW + 1)
+    assert w.positions[-1] == MAX_POSITION
+    assert w.rope_diag_spread < angle_tolerance(MAX_POSITION)
+    with pytest.raises(ValueError):
+        score_window(SENT, 2, 1, 64, 0, MAX_POSITION - WINDOW + 2)
+
+
+def test_speed():
+    t0 = time.process_time()
+    rope_demo(SENT, 2, 1, 64, 0, 10, 7), score_window(SENT, 2, 1, 64, 0, 1)
+    assert time.process_time() - t0 < 0.1
+    t0 = time.process_time()
+    long = tokenize(" ".join(f"w{i}" for i in range(64)))
+    rope_demo(long, 63, 0, 512, 0, MAX_POSITION, 0), score_window(long, 63, 0, 512, 0, MAX_POSITION - WINDOW + 1)
+    assert time.process_time() - t0 < 0.3

@@ -1,0 +1,214 @@
+"""Properties of posenc.sinusoid_demo: the table, any position, the shift rule, the catch."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc.core import embed, projections, tokenize
+from posenc.encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
+from posenc.sinusoid_demo import (
+    CHAPTER_PAIRS,
+    COLOUR_STOPS,
+    additive_scores,
+    angle_tolerance,
+    any_position,
+    block_mean,
+    catch,
+    check_position,
+    diverging_rgb,
+    shift_rule,
+    table,
+    wave_pairs,
+)
+
+SENT = tokenize("The cat chased the mouse")
+even_d = st.integers(min_value=1, max_value=64).map(lambda h: 2 * h)
+bases = st.sampled_from([2.0, 100.0, 10000.0, 500000.0])
+
+
+# ---------------------------------------------------------------- colour map and block means
+def test_colour_map_ends_and_middle():
+    rgb = diverging_rgb(np.array([-1.0, 0.0, 1.0, np.nan, -5.0, 5.0]))
+    assert rgb.dtype == np.uint8 and rgb.shape == (6, 3)
+    assert tuple(rgb[0]) == COLOUR_STOPS[0][1]
+    assert tuple(rgb[1]) == COLOUR_STOPS[2][1]
+    assert tuple(rgb[2]) == COLOUR_STOPS[-1][1]
+    assert tuple(rgb[3]) == (128, 128, 128)
+    assert tuple(rgb[4]) == tuple(rgb[0]) and tuple(rgb[5]) == tuple(rgb[2])  # clipped
+
+
+def test_colour_map_is_halfway_between_stops():
+    (a, ca), (b, cb) = COLOUR_STOPS[0], COLOUR_STOPS[1]
+    mid = diverging_rgb(np.array([(a + b) / 2]))[0]
+    assert np.all(np.abs(mid.astype(int) - (np.array(ca) + np.array(cb)) / 2) <= 0.5)
+
+
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 12), st.integers(1, 12))
+def test_block_mean_bounds_and_constant(rows, cols, max_r, max_c):
+    m = np.full((rows, cols), 3.25)
+    small, r, c = block_mean(m, max_r, max_c)
+    assert small.shape[0] <= max_r and small.shape[1] <= max_c
+    assert np.allclose(small, 3.25)
+    assert r == math.ceil(rows / max_r) and c == math.ceil(cols / max_c)
+
+
+def test_block_mean_averages_blocks():
+    m = np.arange(16, dtype=float).reshape(4, 4)
+    small, r, c = block_mean(m, 2, 2)
+    assert (r, c) == (2, 2)
+    assert small[0, 0] == (0 + 1 + 4 + 5) / 4
+    assert small.mean() == m.mean()
+
+
+# ---------------------------------------------------------------- the table
+def test_table_defaults():
+    t = table(64, 10000.0, 100)
+    assert t.image.shape == (100, 64, 3) and t.rows_per_pixel == 1 and t.cols_per_pixel == 1
+    assert np.array_equal(t.image, diverging_rgb(sinusoidal(np.arange(1, 101), 64, 10000.0)))
+    assert t.wavelengths[0] == pytest.approx(2 * np.pi)
+    assert np.all(np.diff(t.wavelengths) > 0)
+    assert t.wavelengths[-1] < 2 * np.pi * 10000
+    assert t.wave_pairs[0] == 0 and t.wave_pairs[-1] == 31
+
+
+@settings(max_examples=25, deadline=None)
+@given(even_d, bases, st.integers(2, 400))
+def test_waves_are_the_sine_columns(d, base, length):
+    t = table(d, base, length)
+    pe = sinusoidal(t.dot_positions, d, base)
+    for row, i in enumerate(t.wave_pairs):
+        assert np.allclose(t.dots[row], pe[:, 2 * i], atol=1e-12)
+    assert t.image.shape[0] <= 300 and t.image.shape[1] <= 256
+    assert np.all(t.wavelengths < 2 * np.pi * base + 1e-9)
+
+
+def test_big_table_is_downsampled():
+    t = table(512, 10000.0, 2000)
+    assert t.image.shape[0] <= 300 and t.image.shape[1] <= 256
+    assert t.rows_per_pixel * t.image.shape[0] >= 2000 and t.cols_per_pixel * t.image.shape[1] >= 512
+
+
+@pytest.mark.parametrize("args", [(63, 10000, 100), (64, 1.0, 100), (64, 10000, 1), (64, 10000, 2001)])
+def test_table_rejects(args):
+    with pytest.raises(ValueError):
+        table(*args)
+
+
+def test_wave_pairs_small_d():
+    assert wave_pairs(2) == (0,)
+    assert wave_pairs(4) == (0, 1)
+
+
+# ---------------------------------------------------------------- any position
+def test_position_zero_is_sin0_cos0():
+    a = any_position(0, 8)
+    assert np.array_equal(a.pe64, [0, 1, 0, 1, 0, 1, 0, 1])
+    assert a.max_diff == 0.0
+
+
+@given(st.integers(0, MAX_POSITION), st.sampled_from([2, 8, 64, 128]))
+@settings(max_examples=40, deadline=None)
+def test_any_position_float32_is_a_float32_pipeline(p, d):
+    a = any_position(p, d)
+    assert np.array_equal(a.pe64, sinusoidal([p], d)[0])
+    a32 = np.float32(p) * frequencies(d).astype(np.float32)
+    assert a32.dtype == np.float32
+    assert np.array_equal(a.angles32, a32.astype(np.float64))
+    assert np.array_equal(a.pe32[0::2], np.sin(a32).astype(np.float64))
+    assert a.max_diff == pytest.approx(np.max(np.abs(a.pe32 - a.pe64)))
+    assert np.all(np.abs(a.pe32) <= 1) and np.all(np.abs(a.pe64) <= 1)
+
+
+def test_float32_breaks_at_five_million_but_not_at_five():
+    assert any_position(5, 64).max_diff < 1e-6
+    far = any_position(5_000_000, 64)
+    # ulp of float32 near 5e6·0.75 is 0.25: the angles are off by a good fraction of a radian
+    assert far.max_angle_error > 1e-2 and far.max_diff > 1e-3
+    if np.isfinite(far.float64_error):
+        assert far.float64_error < 1e-8
+
+
+@pytest.mark.parametrize("bad", [-1, MAX_POSITION + 1, 2.5, float("nan"), float("inf")])
+def test_bad_positions(bad):
+    with pytest.raises(ValueError):
+        check_position(bad)
+
+
+# ---------------------------------------------------------------- the shift rule
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 5000), even_d, bases, st.integers(1, 300))
+def test_shift_rule_holds_everywhere(k, d, base, length):
+    sh = shift_rule(k, d, base, length)
+    tol = angle_tolerance(length + k)
+    assert sh.shift_error < tol
+    assert sh.dot_spread < tol * d
+    assert sh.toeplitz_error < tol * d
+    M = shift_matrix(k, d, base)
+    assert np.array_equal(sh.M_shown, M[: sh.M_shown.shape[0], : sh.M_shown.shape[1]])
+    assert np.allclose(M @ M.T, np.eye(d), atol=1e-12)  # a rotation
+
+
+def test_dot_closed_form_and_self_similarity():
+    sh = shift_rule(3, 64, 10000.0, 100)
+    assert 3 in sh.dot_ks
+    # k = 0 would give Σ cos 0 = d/2; the diagonal of S is ‖PE(p)‖² = d/2
+    assert np.allclose(np.diag(sh.similarity), 32.0)
+    w = frequencies(64)
+    for kk, c in zip(sh.dot_ks, sh.dot_closed_form):
+        assert c == pytest.approx(np.sum(np.cos(w * kk)))
+    assert np.allclose(sh.dots, sh.dot_closed_form[:, None], atol=1e-12)
+
+
+def test_shift_rule_extremes_and_rejects():
+    sh = shift_rule(100_000, 512, 10000.0, 2000)
+    assert sh.shift_error < angle_tolerance(102_000)
+    for bad in [(-1, 64), (100_001, 64), (3, 63)]:
+        with pytest.raises(ValueError):
+            shift_rule(*bad)
+
+
+# ---------------------------------------------------------------- the catch
+def test_catch_terms_add_up_and_scores_differ():
+    c = catch(SENT, 2, 1, 64, 0)
+    assert c.pairs == CHAPTER_PAIRS and c.gap == 3
+    assert c.terms_error < 1e-12
+    assert np.allclose(c.terms[:, 0], c.terms[0, 0])  # the words-only term has no position
+    assert c.spread > 1e-3  # same gap, different scores
+    assert c.query_word == "chased" and c.key_word == "cat"
+    assert np.allclose(c.sweep_scores[[6, 36]], c.scores[:2])  # m = 10 and 40 are on the sweep
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 100), st.integers(0, 100), st.sampled_from([2, 8, 64]), st.integers(0, 50))
+def test_additive_scores_by_hand(m, n, d, seed):
+    X = embed(SENT, d, seed)
+    Wq, Wk, _ = projections(d, seed)
+    s = additive_scores(X[2], X[1], Wq, Wk, [m], [n])[0, 0]
+    hand = ((X[2] + sinusoidal([m], d)[0]) @ Wq) @ ((X[1] + sinusoidal([n], d)[0]) @ Wk) / np.sqrt(d)
+    assert s == pytest.approx(hand, abs=1e-12)
+
+
+def test_catch_rejects():
+    with pytest.raises(ValueError):
+        catch(SENT, 2, 1, 63, 0)
+    with pytest.raises(ValueError):
+        catch(SENT, 5, 1, 64, 0)
+    with pytest.raises(ValueError):
+        catch(SENT, 2, 1, 64, 0, pairs=((10, 7), (40, 38)))
+
+
+def test_speed():
+    """CPU time of one page's computations (process time: other jobs on the machine do not count)."""
+    t0 = time.process_time()
+    table(64, 10000.0, 100), any_position(5, 64), shift_rule(3, 64, 10000.0, 100), catch(SENT, 2, 1, 64, 0)
+    assert time.process_time() - t0 < 0.1
+    t0 = time.process_time()
+    table(512, 10000.0, 2000), any_position(MAX_POSITION, 512), shift_rule(100_000, 512, 10000.0, 2000)
+    catch(tokenize(" ".join(["w"] * 64)), 63, 0, 512, 0)
+    assert time.process_time() - t0 < 0.3
