@@ -172,3 +172,20 @@ def duplicate_groups(tokens: list[str]) -> dict[str, list[int]]:
     for i, w in enumerate(tokens):
         groups.setdefault(w, []).append(i)
     return {w: ix for w, ix in groups.items() if len(ix) > 1}
+
+
+def block_average(matrix: np.ndarray, max_rows: int, max_cols: int) -> tuple[np.ndarray, int, int]:
+    """Average r×c blocks so that the result has at most max_rows × max_cols cells.
+
+    Returns (smaller matrix, r, c); r = c = 1 means nothing was averaged.
+    """
+    m = np.asarray(matrix, dtype=float)
+    r = max(1, -(-m.shape[0] // max_rows))
+    c = max(1, -(-m.shape[1] // max_cols))
+    if r == 1 and c == 1:
+        return m, 1, 1
+    rows, cols = -(-m.shape[0] // r) * r, -(-m.shape[1] // c) * c
+    padded = np.full((rows, cols), np.nan)
+    padded[: m.shape[0], : m.shape[1]] = m
+    blocks = padded.reshape(rows // r, r, cols // c, c)
+    return np.nanmean(blocks, axis=(1, 3)), r, c

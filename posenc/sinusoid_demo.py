@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import check_d_model, embed, projections
+from .core import block_average, check_d_model, embed, projections
 from .encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
 
 #: The chapter's (query position, key position) pairs: the same gap, far apart.
@@ -55,19 +55,6 @@ def check_position(p: float, name: str = "The position") -> int:
     if x < 0 or x > MAX_POSITION:
         raise ValueError(f"{name} must be between 0 and {MAX_POSITION:,}; got {int(x):,}.")
     return int(x)
-
-
-def block_mean(matrix: np.ndarray, max_rows: int, max_cols: int) -> tuple[np.ndarray, int, int]:
-    """Average r×c blocks (r = ⌈rows/max_rows⌉, c = ⌈cols/max_cols⌉; ragged edge blocks average what they hold)."""
-    m = np.asarray(matrix, dtype=np.float64)
-    r = max(1, -(-m.shape[0] // max_rows))
-    c = max(1, -(-m.shape[1] // max_cols))
-    if r == 1 and c == 1:
-        return m, 1, 1
-    rows, cols = -(-m.shape[0] // r) * r, -(-m.shape[1] // c) * c
-    padded = np.full((rows, cols), np.nan)
-    padded[: m.shape[0], : m.shape[1]] = m
-    return np.nanmean(padded.reshape(rows // r, r, cols // c, c), axis=(1, 3)), r, c
 
 
 def diverging_rgb(values: np.ndarray, lo: float = -1.0, hi: float = 1.0) -> np.ndarray:
@@ -117,7 +104,7 @@ def table(d: int, base: float = 10000.0, length: int = 100, max_rows: int = 300,
     if length < 2 or length > MAX_LENGTH:
         raise ValueError(f"Show between 2 and {MAX_LENGTH:,} positions; got {length:,}.")
     pe = sinusoidal(np.arange(1, length + 1), d, base)
-    small, r, c = block_mean(pe, max_rows, max_cols)
+    small, r, c = block_average(pe, max_rows, max_cols)
     w = frequencies(d, base)
     pairs = wave_pairs(d)
     span = min(length, WAVE_SPAN)

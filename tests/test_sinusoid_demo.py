@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -12,13 +11,13 @@ from hypothesis import strategies as st
 
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
+from posenc.core import block_average
 from posenc.sinusoid_demo import (
     CHAPTER_PAIRS,
     COLOUR_STOPS,
     additive_scores,
     angle_tolerance,
     any_position,
-    block_mean,
     catch,
     check_position,
     diverging_rgb,
@@ -50,17 +49,17 @@ def test_colour_map_is_halfway_between_stops():
 
 
 @given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 12), st.integers(1, 12))
-def test_block_mean_bounds_and_constant(rows, cols, max_r, max_c):
+def test_block_average_bounds_and_constant(rows, cols, max_r, max_c):
     m = np.full((rows, cols), 3.25)
-    small, r, c = block_mean(m, max_r, max_c)
+    small, r, c = block_average(m, max_r, max_c)
     assert small.shape[0] <= max_r and small.shape[1] <= max_c
     assert np.allclose(small, 3.25)
     assert r == math.ceil(rows / max_r) and c == math.ceil(cols / max_c)
 
 
-def test_block_mean_averages_blocks():
+def test_block_average_averages_blocks():
     m = np.arange(16, dtype=float).reshape(4, 4)
-    small, r, c = block_mean(m, 2, 2)
+    small, r, c = block_average(m, 2, 2)
     assert (r, c) == (2, 2)
     assert small[0, 0] == (0 + 1 + 4 + 5) / 4
     assert small.mean() == m.mean()
@@ -203,12 +202,13 @@ def test_catch_rejects():
         catch(SENT, 2, 1, 64, 0, pairs=((10, 7), (40, 38)))
 
 
-def test_speed():
-    """CPU time of one page's computations (process time: other jobs on the machine do not count)."""
-    t0 = time.process_time()
-    table(64, 10000.0, 100), any_position(5, 64), shift_rule(3, 64, 10000.0, 100), catch(SENT, 2, 1, 64, 0)
-    assert time.process_time() - t0 < 0.1
-    t0 = time.process_time()
-    table(512, 10000.0, 2000), any_position(MAX_POSITION, 512), shift_rule(100_000, 512, 10000.0, 2000)
+def test_largest_settings_run():
+    """Timing lives in the benchmark (python -m bench); here the largest settings must run and stay exact."""
+    t = table(512, 10000.0, 2000)
+    assert t.image.dtype == np.uint8 and t.image.shape[0] * t.image.shape[1] <= 300 * 256
+    sh = shift_rule(100_000, 512, 10000.0, 2000)
+    assert sh.shift_error < angle_tolerance(100_000 + 2000) * 10
+    assert sh.toeplitz_error < 1e-9
+    any_position(MAX_POSITION, 512)
     catch(tokenize(" ".join(["w"] * 64)), 63, 0, 512, 0)
-    assert time.process_time() - t0 < 0.3
+

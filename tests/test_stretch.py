@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -306,19 +305,11 @@ def test_mean_rope_score_bound_is_not_a_promise():
     assert stats.mean[0] > stats.mean[-1]  # decays on average
 
 
-def test_mean_rope_score_reproducible_and_fast():
+def test_mean_rope_score_reproducible():
     deltas = np.arange(500)
     a = mean_rope_score(deltas, 128, n_samples=256, seed=7)
     b = mean_rope_score(deltas, 128, n_samples=256, seed=7)
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
-    best = min(_timed(lambda: mean_rope_score(deltas, 128, n_samples=256, seed=0)) for _ in range(5))
-    assert best < 0.05
-
-
-def _timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
 
 
 def test_mean_rope_score_bad_inputs():

@@ -10,6 +10,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ..core import block_average  # noqa: F401  (re-exported for pages)
+
 MAX_MARKS = 5000
 HIGHLIGHT = "#d62728"
 BASE = "#4c78a8"
@@ -18,23 +20,6 @@ BASE = "#4c78a8"
 def word_labels(tokens: list[str], start: int = 1) -> list[str]:
     """'1 the', '2 cat', … — position (1-based by default) and word."""
     return [f"{i + start} {w}" for i, w in enumerate(tokens)]
-
-
-def block_average(matrix: np.ndarray, max_rows: int, max_cols: int) -> tuple[np.ndarray, int, int]:
-    """Average r×c blocks so that the result has at most max_rows × max_cols cells.
-
-    Returns (smaller matrix, r, c); r = c = 1 means nothing was averaged.
-    """
-    m = np.asarray(matrix, dtype=float)
-    r = max(1, -(-m.shape[0] // max_rows))
-    c = max(1, -(-m.shape[1] // max_cols))
-    if r == 1 and c == 1:
-        return m, 1, 1
-    rows, cols = -(-m.shape[0] // r) * r, -(-m.shape[1] // c) * c
-    padded = np.full((rows, cols), np.nan)
-    padded[: m.shape[0], : m.shape[1]] = m
-    blocks = padded.reshape(rows // r, r, cols // c, c)
-    return np.nanmean(blocks, axis=(1, 3)), r, c
 
 
 def heatmap(
