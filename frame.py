@@ -285,6 +285,16 @@ def tokens_or_stop(sentence: str) -> list[str]:
     raise AssertionError  # unreachable
 
 
+def word_choice(label: str, key: str, tokens: list[str], default: int, help: str | None = None) -> int:
+    """A word of the sentence picked by its 1-based place (the label holds numbers, never the student's text);
+    a stored choice past a shortened sentence is clamped. Returns the 0-based index."""
+    n = len(tokens)
+    stored = st.session_state.get(key)
+    if isinstance(stored, (int, float)) and not 1 <= stored <= n:
+        st.session_state[key] = min(max(int(stored), 1), n)
+    return int(number(label, key, 1, n, default + 1, help=help)) - 1
+
+
 def require(condition: bool, message: str) -> None:
     """Show ``message`` and stop the page when ``condition`` fails (for values a student can reach)."""
     if not condition:

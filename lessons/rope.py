@@ -4,6 +4,7 @@ import streamlit as st
 import frame
 import posenc
 from posenc.charts import rope as rc
+from posenc.core import chapter_pair
 from posenc.charts import sinusoids as sc
 from posenc.encodings import MAX_POSITION, rope, rope_score
 from posenc.rope_demo import (
@@ -19,13 +20,6 @@ from posenc.rope_demo import (
 from posenc.sinusoid_demo import CHAPTER_PAIRS, angle_tolerance
 
 PATH = "lessons/rope.py"
-
-
-def word_choice(label: str, key: str, n: int, default: int, help: str) -> int:
-    """A word picked by its 1-based place in the sentence (numbers, never the student's text, in the label)."""
-    if isinstance(st.session_state.get(key), (int, float)) and not 1 <= st.session_state[key] <= n:
-        st.session_state[key] = min(max(int(st.session_state[key]), 1), n)
-    return int(frame.number(label, key, 1, n, default, help=help)) - 1
 
 
 def set_positions(m: int, n: int) -> None:
@@ -44,18 +38,17 @@ tokens = frame.tokens_or_stop(ex.sentence)
 frame.require(ex.d % 2 == 0, f"The sidebar's d = {ex.d} is odd: RoPE turns the coordinates in pairs, so d must "
                              "be even. Pick an even d in the sidebar.")
 n_words = len(tokens)
-q_def = tokens.index("chased") + 1 if "chased" in tokens else n_words
-k_def = tokens.index("cat") + 1 if "cat" in tokens else 1
+q_def, k_def = chapter_pair(tokens)
 
 c1, c2 = st.columns(2)
 with c1:
-    qi = word_choice("Query word: its place in the sentence", "rp_qw", n_words, q_def,
+    qi = frame.word_choice("Query word: its place in the sentence", "rp_qw", tokens, q_def,
                      "1 is the first word of the sidebar's sentence. Its q = x W_Q.")
     st.text(f"query word: {tokens[qi]}")
     m = int(frame.number("Query position m", "rp_m", 0, MAX_POSITION, 10,
                          help=f"Where the query word sits: any whole number up to {MAX_POSITION:,}."))
 with c2:
-    ki = word_choice("Key word: its place in the sentence", "rp_kw", n_words, k_def,
+    ki = frame.word_choice("Key word: its place in the sentence", "rp_kw", tokens, k_def,
                      "1 is the first word of the sidebar's sentence. Its k = x W_K.")
     st.text(f"key word: {tokens[ki]}")
     n = int(frame.number("Key position n", "rp_n", 0, MAX_POSITION, 7,

@@ -6,6 +6,7 @@ import frame
 import posenc
 from posenc import charts
 from posenc.charts import sinusoids as sc
+from posenc.core import chapter_pair
 from posenc.encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
 from posenc.sinusoid_demo import (
     MAX_LENGTH,
@@ -22,13 +23,6 @@ PATH = "lessons/sinusoids.py"
 SHOWN_PAIRS = 4  # pairs listed in the float32/float64 table
 M_SHOWN = 16  # coordinates of M_k drawn
 SIM_SIZE = 60  # positions in the similarity matrix
-
-
-def word_choice(label: str, key: str, n: int, default: int, help: str) -> int:
-    """A word picked by its 1-based place in the sentence (numbers, never the student's text, in the label)."""
-    if isinstance(st.session_state.get(key), (int, float)) and not 1 <= st.session_state[key] <= n:
-        st.session_state[key] = min(max(int(st.session_state[key]), 1), n)
-    return int(frame.number(label, key, 1, n, default, help=help)) - 1
 
 
 def tex_num(x: float, fmt: str) -> str:
@@ -224,15 +218,14 @@ tokens = frame.tokens_or_stop(ex.sentence)
 frame.require(ex.d % 2 == 0, f"The sidebar's d = {ex.d} is odd: sines and cosines come in (sin, cos) pairs, "
                              "so d must be even. Pick an even d in the sidebar for this section.")
 n_words = len(tokens)
-q_def = tokens.index("chased") + 1 if "chased" in tokens else n_words
-k_def = tokens.index("cat") + 1 if "cat" in tokens else 1
+q_def, k_def = chapter_pair(tokens)
 w1, w2 = st.columns(2)
 with w1:
-    qi = word_choice("Query word: its place in the sentence", "sn_qw", n_words, q_def,
+    qi = frame.word_choice("Query word: its place in the sentence", "sn_qw", tokens, q_def,
                      "1 is the first word of the sidebar's sentence.")
     st.text(f"query word: {tokens[qi]}")
 with w2:
-    ki = word_choice("Key word: its place in the sentence", "sn_kw", n_words, k_def,
+    ki = frame.word_choice("Key word: its place in the sentence", "sn_kw", tokens, k_def,
                      "1 is the first word of the sidebar's sentence.")
     st.text(f"key word: {tokens[ki]}")
 ca = run_catch(ex.sentence, qi, ki, ex.d, ex.seed)

@@ -166,6 +166,13 @@ def equivariance_error(
     return float(np.max(np.abs(out_p - P @ out)))
 
 
+def chapter_pair(tokens: list[str]) -> tuple[int, int]:
+    """The chapter's query and key words as 0-based indices: "chased" (else the last word) and "cat" (else the first)."""
+    q = tokens.index("chased") if "chased" in tokens else len(tokens) - 1
+    k = tokens.index("cat") if "cat" in tokens else 0
+    return q, k
+
+
 def duplicate_groups(tokens: list[str]) -> dict[str, list[int]]:
     """Words that occur more than once → their 0-based indices."""
     groups: dict[str, list[int]] = {}

@@ -5,6 +5,8 @@ numpy only; angles are always computed in float64.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .core import check_d_model
@@ -12,12 +14,18 @@ from .core import check_d_model
 MAX_POSITION = 10_000_000
 
 
+def check_base(base: float) -> float:
+    """A usable base: a finite number > 1 (10000 in the paper)."""
+    b = float(base)
+    if not math.isfinite(b) or b <= 1:
+        raise ValueError(f"The base must be a number greater than 1 (the paper uses 10000); got {base}.")
+    return b
+
+
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     """ω_i = base^(−2i/d) for the pairs i = 0 … d/2 − 1."""
     d = check_d_model(d_model, even=True)
-    if not base > 1:
-        raise ValueError(f"The base must be greater than 1; got {base}.")
-    return np.asarray(base, dtype=np.float64) ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+    return np.float64(check_base(base)) ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 
 
 def _positions(positions) -> np.ndarray:
@@ -55,12 +63,8 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     return M
 
 
-def rope(x: np.ndarray, positions, base: float = 10000.0) -> np.ndarray:
-    """RoPE, interleaved pairs turned counter-clockwise by θ = p·base^(−2i/d):
-
-    y_{2i} = x_{2i} cos θ − x_{2i+1} sin θ,   y_{2i+1} = x_{2i} sin θ + x_{2i+1} cos θ.
-    x has shape (…, n, d); angles are computed in float64.
-    """
+def rope_angles(x: np.ndarray, positions, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """x as float64 of shape (…, n, d), and cos θ, sin θ of the angles θ[p, i] = p·base^(−2i/d) (float64)."""
     x = np.asarray(x, dtype=np.float64)
     p = _positions(positions)
     w = frequencies(x.shape[-1], base)
@@ -69,7 +73,16 @@ def rope(x: np.ndarray, positions, base: float = 10000.0) -> np.ndarray:
     if p.size != x.shape[-2]:
         raise ValueError(f"{p.size} positions for {x.shape[-2]} vectors.")
     angles = np.outer(p, w)
-    c, s = np.cos(angles), np.sin(angles)
+    return x, np.cos(angles), np.sin(angles)
+
+
+def rope(x: np.ndarray, positions, base: float = 10000.0) -> np.ndarray:
+    """RoPE, interleaved pairs turned counter-clockwise by θ = p·base^(−2i/d):
+
+    y_{2i} = x_{2i} cos θ − x_{2i+1} sin θ,   y_{2i+1} = x_{2i} sin θ + x_{2i+1} cos θ.
+    x has shape (…, n, d); angles are computed in float64.
+    """
+    x, c, s = rope_angles(x, positions, base)
     even, odd = x[..., 0::2], x[..., 1::2]
     y = np.empty_like(x)
     y[..., 0::2] = even * c - odd * s

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core import check_d_model, embed, projections
-from .encodings import MAX_POSITION, _positions, frequencies, rope, rope_score, sinusoidal
+from .encodings import MAX_POSITION, frequencies, rope, rope_angles, rope_score, sinusoidal
 from .sinusoid_demo import CHAPTER_PAIRS, additive_scores, check_position
 
 WINDOW = 40
@@ -22,16 +22,8 @@ def rope_half(x: np.ndarray, positions, base: float = 10000.0) -> np.ndarray:
     y_i = x_i cos θ − x_{i+d/2} sin θ,   y_{i+d/2} = x_i sin θ + x_{i+d/2} cos θ,   θ = p·base^(−2i/d).
     x has shape (…, n, d) or (d,); angles are computed in float64.
     """
-    x = np.asarray(x, dtype=np.float64)
-    p = _positions(positions)
-    w = frequencies(x.shape[-1], base)
-    if x.ndim == 1:
-        x = x[None, :]
-    if p.size != x.shape[-2]:
-        raise ValueError(f"{p.size} positions for {x.shape[-2]} vectors.")
-    half = w.size
-    angles = np.outer(p, w)
-    c, s = np.cos(angles), np.sin(angles)
+    x, c, s = rope_angles(x, positions, base)
+    half = c.shape[-1]
     first, second = x[..., :half], x[..., half:]
     return np.concatenate([first * c - second * s, first * s + second * c], axis=-1)
 

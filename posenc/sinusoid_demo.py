@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core import block_average, check_d_model, embed, projections
-from .encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
+from .encodings import MAX_POSITION, check_base, frequencies, shift_matrix, sinusoidal
 
 #: The chapter's (query position, key position) pairs: the same gap, far apart.
 CHAPTER_PAIRS: tuple[tuple[int, int], ...] = ((10, 7), (40, 37), (4000, 3997))
@@ -30,14 +30,6 @@ COLOUR_STOPS: tuple[tuple[float, tuple[int, int, int]], ...] = (
 
 
 # ---------------------------------------------------------------- helpers
-def check_base(base: float) -> float:
-    """A usable base: a finite number > 1 (10000 in the paper)."""
-    b = float(base)
-    if not math.isfinite(b) or b <= 1:
-        raise ValueError(f"The base must be a number greater than 1 (the paper uses 10000); got {base}.")
-    return b
-
-
 def angle_tolerance(largest_position: float) -> float:
     """Allowance for float64 rounding in checks at positions up to P: 1e-13·max(P, 100).
 

@@ -13,6 +13,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .encodings import check_base
+
 __all__ = [
     "rope_frequencies",
     "wavelengths",
@@ -47,13 +49,6 @@ def _check_d(d: int, minimum: int = 2) -> int:
     return d
 
 
-def _check_base(base: float) -> float:
-    base = float(base)
-    if not math.isfinite(base) or base <= 1.0:
-        raise ValueError(f"base must be a number greater than 1 (10000 is usual), got {base}")
-    return base
-
-
 def _check_s(s: float) -> float:
     s = float(s)
     if not math.isfinite(s) or s < 1.0:
@@ -83,7 +78,7 @@ def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     θ_i = base^(−2i/d), i = 0 … d/2 − 1.  Shape (d/2,).
     """
     d = _check_d(d)
-    base = _check_base(base)
+    base = check_base(base)
     i = np.arange(d // 2, dtype=np.float64)
     return base ** (-2.0 * i / d)
 
@@ -129,7 +124,7 @@ def ntk_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
     """
     d = _check_d(d, minimum=4)  # d/(d−2) needs d > 2
     s = _check_s(s)
-    base = _check_base(base)
+    base = check_base(base)
     new_base = base * s ** (d / (d - 2))
     return rope_frequencies(d, new_base)
 
@@ -143,7 +138,7 @@ def dynamic_ntk_frequencies(
     """
     d = _check_d(d, minimum=4)
     s = _check_s(s)
-    base = _check_base(base)
+    base = check_base(base)
     seq_len = _check_length(seq_len, "seq_len (the current sequence length)")
     L_train = _check_length(L_train, "L_train (the trained context length)")
     L = max(seq_len, L_train)
@@ -184,7 +179,7 @@ def yarn_correction_range(
     """
     d = _check_d(d)
     L_train = _check_length(L_train, "L_train (the trained context length)")
-    base = _check_base(base)
+    base = check_base(base)
     beta_fast, beta_slow = _check_betas(beta_fast, beta_slow)
     low = math.floor(_yarn_correction_dim(beta_fast, d, L_train, base))
     high = math.ceil(_yarn_correction_dim(beta_slow, d, L_train, base))
