@@ -5,6 +5,7 @@ import streamlit as st
 import frame
 import posenc
 from posenc.charts import fixes as fx_charts
+from posenc.charts import to_spec
 from posenc.fixes import (
     fixes_demo,
     index_over_length,
@@ -53,11 +54,11 @@ def raw_specs(sentence: str, d: int, seed: int, start: int, _res) -> dict:
     tokens, raw = _res.tokens, _res.raw
     first = int(raw.positions[0])
     return {
-        "without": fx_charts.as_spec(fx_charts.weights_heatmap(
+        "without": to_spec(fx_charts.weights_heatmap(
             raw.weights_without, tokens, first, "Without the index: weights follow the words")),
-        "with": fx_charts.as_spec(fx_charts.weights_heatmap(
+        "with": to_spec(fx_charts.weights_heatmap(
             raw.weights_with, tokens, first, "With the index: weights follow the position")),
-        "sweep": fx_charts.as_spec(fx_charts.share_sweep(raw.sweep_starts, raw.sweep_rho, raw.sweep_share, first)),
+        "sweep": to_spec(fx_charts.share_sweep(raw.sweep_starts, raw.sweep_rho, raw.sweep_share, first)),
     }
 
 
@@ -65,24 +66,24 @@ def raw_specs(sentence: str, d: int, seed: int, start: int, _res) -> dict:
 def ratio_specs(sentence: str, length: int, _res) -> dict:
     r = _res.ratio
     return {
-        "strip": fx_charts.as_spec(fx_charts.ratio_strip(r.codes_sentence, r.codes_long, _res.tokens, r.tracked)),
-        "gap": fx_charts.as_spec(fx_charts.previous_gap_chart(r.lengths, r.previous_gap, r.n, r.length)),
+        "strip": to_spec(fx_charts.ratio_strip(r.codes_sentence, r.codes_long, _res.tokens, r.tracked)),
+        "gap": to_spec(fx_charts.previous_gap_chart(r.lengths, r.previous_gap, r.n, r.length)),
     }
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def multiply_specs(sentence: str, d: int, seed: int, position: int, _res) -> dict:
     m = _res.multiply
-    return {"lines": fx_charts.as_spec(fx_charts.multiply_lines(m.grid, m.grid_scores, _res.tokens, m.query_index,
+    return {"lines": to_spec(fx_charts.multiply_lines(m.grid, m.grid_scores, _res.tokens, m.query_index,
                                                                 m.position))}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def onehot_specs(sentence: str, width: int, _res) -> dict:
     oh = _res.onehot
-    specs = {"distances": fx_charts.as_spec(fx_charts.distance_heatmap(oh.distances))}
+    specs = {"distances": to_spec(fx_charts.distance_heatmap(oh.distances))}
     if oh.sentence_codes is not None:
-        specs["codes"] = fx_charts.as_spec(fx_charts.onehot_codes(oh.sentence_codes, _res.tokens))
+        specs["codes"] = to_spec(fx_charts.onehot_codes(oh.sentence_codes, _res.tokens))
     return specs
 
 

@@ -6,6 +6,7 @@ import frame
 from posenc import beyond
 from posenc import stretch as sx
 from posenc.charts import beyond as bc
+from posenc.charts import to_spec
 from posenc.precision import angle_error_f32, rope_offset_error, to_bf16
 
 PATH = "lessons/stretch.py"
@@ -62,50 +63,43 @@ def run_bf16(L_train: int):
             beyond.bf16_positions(0, L_train - 1))
 
 
-def _spec(chart) -> dict:
-    """The chart as a Vega-Lite dict (altair's default 300×300 view size dropped, as st.altair_chart does)."""
-    spec = chart.to_dict(validate=False)  # every builder is validated in tests/test_beyond.py
-    spec.get("config", {}).pop("view", None)
-    return spec
-
-
 # Building and validating altair charts costs ~15–30 ms each: the specs are cached on the scalar inputs
 # and drawn with st.vega_lite_chart, so a rerun with the same settings costs almost nothing.
 @st.cache_data(max_entries=32, show_spinner=False)
 def stretch_specs(d: int, L_train: int, s: int, seq_len: int, base: int) -> list[dict]:
     r = run_stretch(d, L_train, s, seq_len, base)
-    return [_spec(bc.rotations_chart(r.theta, r.rotations, L_train)),
-            _spec(bc.wavelength_chart(r.theta, r.frequencies, r.ramp, L_train, r.L_new)),
-            _spec(bc.ratio_chart(r.theta, r.frequencies, r.ramp, r.low, r.high, s)),
-            _spec(bc.ramp_chart(r.ramp, r.low, r.high))]
+    return [to_spec(bc.rotations_chart(r.theta, r.rotations, L_train)),
+            to_spec(bc.wavelength_chart(r.theta, r.frequencies, r.ramp, L_train, r.L_new)),
+            to_spec(bc.ratio_chart(r.theta, r.frequencies, r.ramp, r.low, r.high, s)),
+            to_spec(bc.ramp_chart(r.ramp, r.low, r.high))]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def alibi_specs(sentence: str, d: int, seed: int, heads: int) -> list[dict]:
     al = run_alibi(sentence, d, seed, heads)
     shown = bc.alibi_heads_to_show(heads, len(al.tokens))
-    return [_spec(bc.alibi_chart(al.tokens, al.slopes, al.bias, al.weights, al.plain_weights, shown))]
+    return [to_spec(bc.alibi_chart(al.tokens, al.slopes, al.bias, al.weights, al.plain_weights, shown))]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def slopes_spec(heads: int) -> dict:
-    return _spec(bc.slopes_chart(sx.alibi_slopes(heads), 1 << (heads.bit_length() - 1)))
+    return to_spec(bc.slopes_chart(sx.alibi_slopes(heads), 1 << (heads.bit_length() - 1)))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def decay_specs(d: int, base: int, rho: float, seed: int) -> list[dict]:
     r = run_decay(d, base, rho, seed)
-    return [_spec(bc.bound_chart(r.deltas, r.bound)),
-            _spec(bc.score_chart(r.deltas, r.mean, r.p05, r.p95, r.single, r.n_samples))]
+    return [to_spec(bc.bound_chart(r.deltas, r.bound)),
+            to_spec(bc.score_chart(r.deltas, r.mean, r.p05, r.p95, r.single, r.n_samples))]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def precision_specs(d: int, base: int, seed: int) -> list[dict]:
     pr = run_precision(d, base, seed)
     window = beyond.bf16_positions(*BF16_WINDOW)
-    return [_spec(bc.angle_error_chart(pr.positions, pr.angle_error, pr.probe)),
-            _spec(bc.bf16_chart(window.positions, window.stored)),
-            _spec(bc.offset_error_chart(pr.positions, pr.offset_error, pr.gap, pr.probe, pr.floor))]
+    return [to_spec(bc.angle_error_chart(pr.positions, pr.angle_error, pr.probe)),
+            to_spec(bc.bf16_chart(window.positions, window.stored)),
+            to_spec(bc.offset_error_chart(pr.positions, pr.offset_error, pr.gap, pr.probe, pr.floor))]
 
 
 def draw(spec: dict, width: str = "stretch") -> None:

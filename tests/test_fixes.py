@@ -314,7 +314,7 @@ def _all_charts(tokens, **kw):
     dict(start=2000, length=1000, position=1000, width=1000, past=2000),
 ])
 def test_every_chart_is_a_valid_spec_with_tooltips_and_few_marks(kw):
-    from posenc.charts import MAX_MARKS
+    from posenc.charts import MAX_MARKS, to_spec
     from posenc.charts import fixes as C
 
     tokens = [f"w{i}" for i in range(64)] if kw["length"] == 1000 else TOKENS
@@ -325,7 +325,7 @@ def test_every_chart_is_a_valid_spec_with_tooltips_and_few_marks(kw):
         rows = sum(len(v) for v in spec["datasets"].values())
         assert rows <= 2 * MAX_MARKS
         assert all(len(v) <= MAX_MARKS for v in spec["datasets"].values())
-        plain = C.as_spec(chart)
+        plain = to_spec(chart)
         assert plain["datasets"] == spec["datasets"] and "view" not in plain.get("config", {})
 
 

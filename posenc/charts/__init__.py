@@ -17,6 +17,20 @@ HIGHLIGHT = "#d62728"
 BASE = "#4c78a8"
 
 
+def to_spec(chart: alt.TopLevelMixin) -> dict:
+    """The chart's Vega-Lite spec as a plain dict for ``st.vega_lite_chart``, so a page can cache it on its scalar
+    settings instead of having Streamlit re-validate the chart on every rerun. Schema validation is skipped here
+    (it walks every data row); the tests validate every chart builder. Altair's default 300×300 view is dropped,
+    as ``st.altair_chart`` does."""
+    spec = chart.to_dict(validate=False)
+    view = spec.get("config", {}).get("view", {})
+    if view == {"continuousWidth": 300, "continuousHeight": 300}:
+        del spec["config"]["view"]
+        if not spec["config"]:
+            del spec["config"]
+    return spec
+
+
 def word_labels(tokens: list[str], start: int = 1) -> list[str]:
     """'1 the', '2 cat', … — position (1-based by default) and word."""
     return [f"{i + start} {w}" for i, w in enumerate(tokens)]

@@ -288,16 +288,3 @@ def summary_frame(verdicts: list, short: int, length: int, p: int = 3, far: int 
     df = pd.DataFrame.from_dict(table, orient="index")
     df.index.name = "wish (the computed test)"
     return df
-
-
-def as_spec(chart: alt.TopLevelMixin) -> dict:
-    """The chart's Vega-Lite spec as a plain dict with its data inline, ready for ``st.vega_lite_chart``: a page
-    can cache it instead of having Streamlit re-validate the chart on every rerun. Schema validation walks every
-    data row, so it is skipped here; tests/test_fixes.py validates every chart builder's spec."""
-    spec = chart.to_dict(validate=False)
-    view = spec.get("config", {}).get("view", {})
-    if view == {"continuousWidth": 300, "continuousHeight": 300}:  # Altair's default theme, not ours
-        del spec["config"]["view"]
-        if not spec["config"]:
-            del spec["config"]
-    return spec
