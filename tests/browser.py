@@ -29,16 +29,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class Server(str):
+    """The server's base URL (a str), with the pid of its process."""
+
+    pid: int
+
+
 @contextmanager
-def streamlit_server(timeout: float = 60.0) -> Iterator[str]:
-    """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it afterwards."""
+def streamlit_server(script: str = "app.py", extra_args: tuple[str, ...] = (),
+                     timeout: float = 60.0) -> Iterator[Server]:
+    """Start ``streamlit run <script>`` on a free loopback port; yield its base URL (with ``.pid``); stop it after."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
-           "--browser.gatherUsageStats", "false"]
+           "--browser.gatherUsageStats", "false", *extra_args]
     log = open(ROOT / "artifacts" / f"server-{port}.log", "w") if (ROOT / "artifacts").is_dir() else subprocess.DEVNULL
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    base = Server(f"http://127.0.0.1:{port}")
+    base.pid = proc.pid
     try:
         deadline = time.monotonic() + timeout
         while True:
