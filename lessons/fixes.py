@@ -5,9 +5,11 @@ import streamlit as st
 import frame
 import posenc
 from posenc.charts import fixes as fx_charts
-from posenc.charts import to_spec
+from posenc.charts.fixes import vega_spec
 from posenc.fixes import (
-    fixes_demo,
+    SHORT,
+    compare_length,
+    fixes_inputs,
     index_over_length,
     index_scores,
     multiply_code,
@@ -41,50 +43,62 @@ n = len(tokens)
 frame.require(n >= 2, "Type at least two words: attention needs something to compare.")
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def run(sentence: str, d: int, seed: int, start: int, length: int, position: int, width: int, past: int):
-    return fixes_demo(posenc.tokenize(sentence), d, seed, start, length, position, width, past)
+# One cached computation per section, keyed only on the scalars that section depends on, so moving one
+# tab's control recomputes that tab alone. Each returns its posenc result together with its charts as
+# ready Vega-Lite specs (data already in Arrow form: fx_charts.vega_spec), so a rerun neither rebuilds nor
+# re-serialises a chart. ``_inp`` (the cached word vectors and projections) is not hashed: the sentence,
+# d and seed identify it.
+@st.cache_resource(max_entries=32, show_spinner=False)
+def inputs(sentence: str, d: int, seed: int):
+    return fixes_inputs(posenc.tokenize(sentence), d, seed)
 
 
-# Charts are validated once per setting and cached as plain Vega-Lite specs (Altair's validation of eight
-# charts on every rerun would cost more than the whole computation). Each section is keyed on the scalars its
-# charts depend on; ``_res`` (the cached result) is not hashed.
 @st.cache_data(max_entries=32, show_spinner=False)
-def raw_specs(sentence: str, d: int, seed: int, start: int, _res) -> dict:
-    tokens, raw = _res.tokens, _res.raw
-    first = int(raw.positions[0])
-    return {
-        "without": to_spec(fx_charts.weights_heatmap(
-            raw.weights_without, tokens, first, "Without the index: weights follow the words")),
-        "with": to_spec(fx_charts.weights_heatmap(
-            raw.weights_with, tokens, first, "With the index: weights follow the position")),
-        "sweep": to_spec(fx_charts.share_sweep(raw.sweep_starts, raw.sweep_rho, raw.sweep_share, first)),
+def raw_section(sentence: str, d: int, seed: int, start: int, _inp):
+    raw = raw_index_demo(_inp.X, _inp.W, start)
+    first, n_words = int(raw.positions[0]), len(_inp.tokens)
+    specs = {
+        "without": vega_spec(fx_charts.weights_heatmap(
+            raw.weights_without, _inp.tokens, first, "Without the index: weights follow the words")),
+        "with": vega_spec(fx_charts.weights_heatmap(
+            raw.weights_with, _inp.tokens, first, "With the index: weights follow the position")),
+        "sweep": vega_spec(fx_charts.share_sweep(raw.sweep_starts, raw.sweep_rho, raw.sweep_share, first)),
     }
+    readout = fx_charts.raw_readout(raw.rho_without, raw.rho_with, raw.share_without, raw.share_with,
+                                    raw.last_wins, n_words)
+    return raw, specs, readout
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def ratio_specs(sentence: str, length: int, _res) -> dict:
-    r = _res.ratio
-    return {
-        "strip": to_spec(fx_charts.ratio_strip(r.codes_sentence, r.codes_long, _res.tokens, r.tracked)),
-        "gap": to_spec(fx_charts.previous_gap_chart(r.lengths, r.previous_gap, r.n, r.length)),
-    }
+def ratio_section(sentence: str, length: int):
+    words = posenc.tokenize(sentence)
+    r = ratio_demo(len(words), length)
+    return r, {"strip": vega_spec(fx_charts.ratio_strip(r.codes_sentence, r.codes_long, words, r.tracked)),
+               "gap": vega_spec(fx_charts.previous_gap_chart(r.lengths, r.previous_gap, r.n, r.length))}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def multiply_specs(sentence: str, d: int, seed: int, position: int, _res) -> dict:
-    m = _res.multiply
-    return {"lines": to_spec(fx_charts.multiply_lines(m.grid, m.grid_scores, _res.tokens, m.query_index,
-                                                                m.position))}
+def multiply_section(sentence: str, d: int, seed: int, position: int, _inp):
+    m = multiply_demo(_inp.X, _inp.W, _inp.word, _inp.query, position)
+    lines = vega_spec(fx_charts.multiply_lines(m.grid, m.grid_scores, _inp.tokens, m.query_index, m.position))
+    table = fx_charts.multiply_table(_inp.tokens, m.scores_at_1, m.scores_at_m, m.cos_at_1, m.cos_at_m,
+                                     m.position)
+    return m, lines, table
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def onehot_specs(sentence: str, width: int, _res) -> dict:
-    oh = _res.onehot
-    specs = {"distances": to_spec(fx_charts.distance_heatmap(oh.distances))}
+def onehot_section(sentence: str, width: int, past: int):
+    words = posenc.tokenize(sentence)
+    oh = one_hot_demo(len(words), width, past)
+    specs = {"distances": vega_spec(fx_charts.distance_heatmap(oh.distances))}
     if oh.sentence_codes is not None:
-        specs["codes"] = to_spec(fx_charts.onehot_codes(oh.sentence_codes, _res.tokens))
-    return specs
+        specs["codes"] = vega_spec(fx_charts.onehot_codes(oh.sentence_codes, words))
+    return oh, specs
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def summary_section(sentence: str, d: int, seed: int, length: int, _inp):
+    return fx_charts.summary_frame(summary(_inp.X[_inp.word], SHORT, length), SHORT, length)
 
 
 def show(spec: dict) -> None:
@@ -94,7 +108,7 @@ def show(spec: dict) -> None:
 tabs = st.tabs(["1 · The raw index", "2 · Index ÷ length", "3 · Multiplying by p", "4 · One-hot",
                 "Summary: all four against the wishes"])
 
-# Controls first (they live in their tabs), then one cached computation.
+# Controls first (they live in their tabs), then the cached sections.
 with tabs[0]:
     start = frame.slider("Position of the first word", "fx_start", 1, 2000, 500,
                          help="Place the sentence deep in a document: the chapter's example is position 500.")
@@ -114,17 +128,18 @@ with tabs[3]:
                             help="Try a position past N: it has no column.")
 
 try:
-    res = run(ex.sentence, ex.d, ex.seed, int(start), int(length), int(m_pos), int(width), int(past))
+    inp = inputs(ex.sentence, ex.d, ex.seed)
+    L = compare_length(int(length))
+    raw, specs1, readout = raw_section(ex.sentence, ex.d, ex.seed, int(start), inp)
+    ratio, specs2 = ratio_section(ex.sentence, L)
+    mul, mul_lines, mul_table = multiply_section(ex.sentence, ex.d, ex.seed, int(m_pos), inp)
+    oh, specs4 = onehot_section(ex.sentence, int(width), int(past))
+    summary_table = summary_section(ex.sentence, ex.d, ex.seed, L, inp)
 except ValueError as err:
     st.error(str(err), icon=":material/error:")
     st.stop()
 
-d = res.d
-raw, ratio, mul, oh = res.raw, res.ratio, res.multiply, res.onehot
-specs1 = raw_specs(ex.sentence, ex.d, ex.seed, int(start), res)
-specs2 = ratio_specs(ex.sentence, int(length), res)
-specs3 = multiply_specs(ex.sentence, ex.d, ex.seed, int(m_pos), res)
-specs4 = onehot_specs(ex.sentence, int(width), res)
+d = inp.X.shape[1]
 
 # ---------------------------------------------------------------- 1. the raw index
 with tabs[0]:
@@ -162,8 +177,7 @@ with tabs[0]:
         st.markdown("**How much of the ranking position explains** (ρ: rank correlation of each query's scores — "
                     "and so its weights — with the key positions; R²: share of the score spread a line in the "
                     "position explains; both averaged over the {} queries):".format(n))
-        st.dataframe(fx_charts.raw_readout(raw.rho_without, raw.rho_with, raw.share_without, raw.share_with,
-                                           raw.last_wins, n), width="stretch")
+        st.dataframe(readout, width="stretch")
         frame.check("R² with the index", f"{raw.share_with:.4f}", raw.share_with > 0.99,
                     "(✓ when above 0.99: position explains {:.2%} of the score spread; without the index: "
                     "{:.1%})".format(raw.share_with, raw.share_without))
@@ -213,13 +227,12 @@ with tabs[2]:
     a.metric("‖x‖ at position 1", f"{mul.norm_at_1:.4g}")
     b.metric(f"‖x‖ at position {mul.position}", f"{mul.norm_at_m:.4g}")
     c.metric("Ratio", f"{mul.norm_at_m / mul.norm_at_1:.4g}")
-    st.dataframe(fx_charts.multiply_table(tokens, mul.scores_at_1, mul.scores_at_m, mul.cos_at_1, mul.cos_at_m,
-                                          mul.position), width="stretch")
+    st.dataframe(mul_table, width="stretch")
     frame.check(f"max |s(m) − m·s(1)| over the queries (m = {mul.position})", mul.score_ratio_error,
                 mul.score_ratio_error < 1e-9 * max(1.0, mul.position), "(every score × m)")
     frame.check("max |cos at m − cos at 1|", mul.cos_error, mul.cos_error < 1e-12,
                 "(the direction — the meaning — is unchanged)")
-    show(specs3["lines"])
+    show(mul_lines)
     if n > 16:
         st.caption("Hover a line to see its query word (no legend for long sentences).")
     st.markdown(
@@ -272,7 +285,7 @@ with tabs[3]:
     st.markdown(
         "The width is the length: a {}-word sentence needs {} columns, a {}-word one needs {} — {:.3g} times the "
         "model width d = {}. A position past the last column has no encoding at all.".format(
-            n, n, res.length, res.length, res.length / d, d)
+            n, n, L, L, L / d, d)
     )
     frame.show_code(one_hot_demo, one_hot)
 
@@ -281,9 +294,9 @@ with tabs[4]:
     st.subheader("All four against the wishes")
     st.markdown(
         "Each cell is a test run just now: lengths {} and {} words, the multiply fix on the key word's vector, "
-        "one-hot tables built for the longest sentence ({} columns).".format(res.short, res.length, res.length)
+        "one-hot tables built for the longest sentence ({} columns).".format(SHORT, L, L)
     )
-    st.table(fx_charts.summary_frame(res.verdicts, res.short, res.length))
+    st.table(summary_table)
     st.caption("Change the compare length on tab 2 and the table is recomputed.")
     frame.show_code(summary, wish_unique, wish_bounded, wish_same_meaning, wish_neighbours, wish_past)
 

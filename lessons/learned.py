@@ -6,6 +6,7 @@ import frame
 import posenc
 from posenc import charts
 from posenc.charts import learned as lc
+from posenc.charts.fixes import vega_spec
 from posenc.learned import (
     LENGTH_SIGMA,
     STEP,
@@ -14,18 +15,19 @@ from posenc.learned import (
     init_table,
     log2_bins,
     lookup,
+    mean_cosine_by_offset,
     simulate_training,
     two_lookups,
     updates_per_row,
 )
-from posenc.trained import cosine_by_offset, cosine_matrix, load_minilm_table, row_norms
+from posenc.trained import cosine_matrix, load_minilm_table, row_norms
 
 PATH = "lessons/learned.py"
 SHOWN_DIMS = 16
 N_MAX_OPTIONS = [8, 32, 128, 512, 1024, 2048]
 POS_MAX = 4096
 SENTENCE_OPTIONS = [1_000, 10_000, 100_000, 1_000_000]
-MAX_POINTS = 512
+MAX_POINTS = 300  # points per line chart over the rows: fewer marks for the browser to redraw
 
 frame.header(
     "A learned table",
@@ -45,12 +47,15 @@ with c2:
                            help="Row p belongs to the p-th word. Try one past the end of the table."))
 
 
-# Results and their charts are cached together (cache_resource: shared, read-only), so a rerun that only
-# moves the position slider rebuilds nothing but the small window chart.
+# Results and their charts are cached together, per section, on the scalars that section depends on
+# (cache_resource: shared, read-only), so a rerun that only moves the position slider rebuilds nothing but
+# the small window chart. Charts are cached as ready Vega-Lite specs with their data already in Arrow form
+# (vega_spec): a rerun neither validates nor re-serialises them.
 @st.cache_resource(max_entries=32, show_spinner=False)
 def lookups_view(sentence: str, n_max: int, d: int, seed: int, k: int):
     lk = two_lookups(posenc.tokenize(sentence), n_max, d, seed)
-    return lk, lc.two_lookups(lk.word_rows, lk.position_rows, charts.word_labels(lk.tokens[: lk.n_used]), k)
+    return lk, vega_spec(lc.two_lookups(lk.word_rows, lk.position_rows, charts.word_labels(lk.tokens[: lk.n_used]),
+                                        k))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -61,7 +66,7 @@ def window_view(n_max: int, d: int, seed: int, rows: tuple[int, ...], pos: int, 
     out = np.zeros((len(rows), k))
     if present:
         out[: len(present)] = lookup(table, present)[:, :k]
-    return lc.table_window(out, list(rows), n_max, pos, k)
+    return vega_spec(lc.table_window(out, list(rows), n_max, pos, k))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -70,7 +75,7 @@ def training_view(n_max: int, d: int, seed: int, n_sentences: int, median: int):
     labels, _, sums = log2_bins(tr.length_counts)
     idx = downsample_index(n_max, MAX_POINTS)
     top, bottom = lc.per_row(idx + 1, tr.updates[idx], tr.relative[idx], n_max)
-    return tr, lc.length_histogram(labels, sums), top, bottom, len(idx)
+    return tr, vega_spec(lc.length_histogram(labels, sums)), vega_spec(top), vega_spec(bottom), len(idx)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -78,7 +83,8 @@ def independence_view(n_max: int, d: int, seed: int):
     ind = independence(n_max, d, seed)
     oi = downsample_index(n_max, MAX_POINTS)
     df = pd.DataFrame({"offset k": oi, "mean cosine": ind.by_offset[oi], "table": "random table at the start"})
-    return ind, lc.cosine_offsets(df, "Cosine of rows k apart, averaged over all pairs (random start)")
+    return ind, vega_spec(lc.cosine_offsets(df, "Cosine of rows k apart, averaged over all pairs (random start)")), \
+        len(oi)
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -90,8 +96,8 @@ def minilm_view(grid_step: int):
     rows = np.arange(0, n, grid_step)
     mm = {
         "shape": (n, width),
-        "cos_trained": cosine_by_offset(trained, n - 1),
-        "cos_start": cosine_by_offset(start, n - 1),
+        "cos_trained": mean_cosine_by_offset(trained),
+        "cos_start": mean_cosine_by_offset(start),
         "grid_rows": (rows + 1).tolist(),
         "last_row_ok": lookup(trained, [n]).shape == (1, width),
     }
@@ -102,12 +108,12 @@ def minilm_view(grid_step: int):
                       "table": "random, at initialisation"}),
     ])
     mm["max_offset"] = int(offsets[-1])
-    mm["charts"] = (
+    mm["charts"] = tuple(vega_spec(chart) for chart in (
         lc.cosine_offsets(df_cos, "Cosine of rows k apart: trained vs random"),
         lc.row_norms(np.arange(1, n + 1), row_norms(trained), n),
         lc.cosine_grid(cosine_matrix(trained, rows), mm["grid_rows"], "cos between rows, trained"),
         lc.cosine_grid(cosine_matrix(start, rows), mm["grid_rows"], "cos between rows, at initialisation"),
-    )
+    ))
     return mm
 
 
@@ -127,7 +133,7 @@ if lk.n_used < len(tokens):
                "they are cut off, as a real model truncates its input.".format(len(tokens), n_max, n_max + 1,
                                                                                  len(tokens)),
                icon=":material/content_cut:")
-st.altair_chart(lookups_chart, width="content")
+st.vega_lite_chart(lookups_chart, width="content")
 st.caption("The first {} of d = {} coordinates. Both tables start random (entries ~ N(0, 1) here).".format(k, ex.d))
 frame.check("max |x_p − (E[w_p] + P[p])|", lk.max_error, lk.max_error == 0.0,
             "(over {} words × {} coordinates: two lookups and one addition)".format(lk.n_used, ex.d))
@@ -141,7 +147,7 @@ else:
     rows = list(range(max(1, pos - 5), max(1, pos - 5) + 9))
 left, right = st.columns([3, 2])
 with left:
-    st.altair_chart(window_view(n_max, ex.d, ex.seed, tuple(rows), pos, k), width="content")
+    st.vega_lite_chart(window_view(n_max, ex.d, ex.seed, tuple(rows), pos, k), width="content")
 with right:
     try:
         lookup(np.empty((n_max, 0)), [pos])
@@ -181,13 +187,13 @@ frame.formula(
 )
 h1, h2 = st.columns([2, 3])
 with h1:
-    st.altair_chart(hist_chart, width="stretch")
+    st.vega_lite_chart(hist_chart, width="stretch")
     if tr.truncated:
         st.caption("{:,} of {:,} sentences were longer than {} words and were cut to {}.".format(
             tr.truncated, n_sent, n_max, n_max))
 with h2:
-    st.altair_chart(top, width="stretch")
-    st.altair_chart(bottom, width="stretch")
+    st.vega_lite_chart(top, width="stretch")
+    st.vega_lite_chart(bottom, width="stretch")
     if n_drawn < n_max:
         st.caption("{} of the {} rows drawn (evenly spaced, first and last included); hover for values."
                    .format(n_drawn, n_max))
@@ -212,7 +218,7 @@ st.markdown(
 
 # ---------------------------------------------------------------- independence
 st.subheader("Rows are independent parameters")
-ind, ind_chart = independence_view(n_max, ex.d, ex.seed)
+ind, ind_chart, n_offsets = independence_view(n_max, ex.d, ex.seed)
 st.markdown(
     "Nothing ties row {} to row {}: each row is its own set of d numbers, drawn at random. At the start, "
     "row {} is no closer to row {} than to row {}.".format(ind.a, ind.b, ind.a, ind.b, ind.c)
@@ -221,7 +227,10 @@ frame.formula(r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert}, \
               r"c(k) = \operatorname{mean}_p \cos(P_p, P_{p+k})")
 i1, i2 = st.columns([3, 2])
 with i1:
-    st.altair_chart(ind_chart, width="stretch")
+    st.vega_lite_chart(ind_chart, width="stretch")
+    if n_offsets < n_max:
+        st.caption("{} of the {} offsets drawn (evenly spaced, 0 and {} included); hover for values."
+                   .format(n_offsets, n_max, n_max - 1))
 with i2:
     frame.check("cos(P{}, P{})".format(ind.a, ind.b), "{:+.3f}".format(ind.cos_ab),
                 abs(ind.cos_ab) < 4 * ind.spread, "(neighbours)")
@@ -255,11 +264,11 @@ else:
     cos_chart, norms_chart, grid_trained, grid_start = mm["charts"]
     m1, m2 = st.columns(2)
     with m1:
-        st.altair_chart(cos_chart, width="stretch")
+        st.vega_lite_chart(cos_chart, width="stretch")
         st.caption("Offsets 0 … {}: each point averages at least {} pairs of rows.".format(
             mm["max_offset"], n_rows - mm["max_offset"]))
     with m2:
-        st.altair_chart(norms_chart, width="stretch")
+        st.vega_lite_chart(norms_chart, width="stretch")
     frame.check("mean cos of neighbouring rows (k = 1), trained", "{:.3f}".format(mm["cos_trained"][1]),
                 mm["cos_trained"][1] > 0.5, "(training made neighbours similar)")
     frame.check("the same at initialisation", "{:+.4f}".format(mm["cos_start"][1]),
@@ -274,9 +283,9 @@ else:
     g1, g2 = st.columns(2)
     rows_g = mm["grid_rows"]
     with g1:
-        st.altair_chart(grid_trained, width="stretch")
+        st.vega_lite_chart(grid_trained, width="stretch")
     with g2:
-        st.altair_chart(grid_start, width="stretch")
+        st.vega_lite_chart(grid_start, width="stretch")
     st.caption("Every {}th row ({} rows: {}, {}, …, {}) so the grid stays small; the trained table shows a "
                "bright band along the diagonal, the random one only the diagonal itself."
                .format(GRID_STEP, len(rows_g), rows_g[0], rows_g[1], rows_g[-1]))
@@ -293,7 +302,7 @@ else:
                "shipped as `data/minilm_position_embeddings.npy` in float16; provenance and checksums in "
                "`data/PROVENANCE.md`.")
 
-frame.show_code(two_lookups, lookup, simulate_training, updates_per_row, independence, cosine_by_offset)
+frame.show_code(two_lookups, lookup, simulate_training, updates_per_row, independence, mean_cosine_by_offset)
 
 tail_share = tr.updates[-1] / n_sent
 frame.predict(

@@ -125,12 +125,14 @@ def _ranks(a: np.ndarray) -> np.ndarray:
 
 
 def _row_ranks(S: np.ndarray) -> np.ndarray:
-    """_ranks applied to every row of S (vectorised when no row has ties)."""
+    """_ranks applied to every row of S (vectorised; rows with ties are redone one by one)."""
     S = np.atleast_2d(np.asarray(S, dtype=np.float64))
     srt = np.sort(S, axis=1)
-    if np.any(srt[:, 1:] == srt[:, :-1]):
-        return np.stack([_ranks(row) for row in S])
-    return np.argsort(np.argsort(S, axis=1, kind="mergesort"), axis=1).astype(np.float64) + 1.0
+    tied = np.flatnonzero(np.any(srt[:, 1:] == srt[:, :-1], axis=1))
+    ranks = np.argsort(np.argsort(S, axis=1, kind="mergesort"), axis=1).astype(np.float64) + 1.0
+    for i in tied:
+        ranks[i] = _ranks(S[i])
+    return ranks
 
 
 def _row_corr(A: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -149,6 +151,11 @@ def _row_corr(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _nanmean(v: np.ndarray) -> float:
     v = v[~np.isnan(v)]
     return float(np.mean(v)) if v.size else float("nan")
+
+
+def _row_nanmeans(M: np.ndarray) -> np.ndarray:
+    """_nanmean of every row of M."""
+    return np.array([_nanmean(row) for row in M])
 
 
 def rank_correlation(scores: np.ndarray, positions) -> float:
@@ -212,8 +219,8 @@ def raw_index_demo(X: np.ndarray, W: tuple[np.ndarray, np.ndarray, np.ndarray], 
     w_with = softmax(with_index)
     top = max(1000, start)
     starts = np.unique(np.concatenate([np.geomspace(1, top, 40).round().astype(int), [start]]))
-    sweep = [index_scores(content, np.arange(s, s + n), d) for s in starts]
     rel = np.arange(1, n + 1)
+    sweep_rho, sweep_share = _sweep(content, starts, d)
     return RawIndex(
         positions=positions,
         content=content,
@@ -229,9 +236,21 @@ def raw_index_demo(X: np.ndarray, W: tuple[np.ndarray, np.ndarray, np.ndarray], 
         last_wins=int(np.sum(np.argmax(w_with, axis=1) == n - 1)),
         last_weight=float(np.mean(w_with[:, -1])),
         sweep_starts=starts,
-        sweep_rho=np.array([rank_correlation(s, rel) for s in sweep]),
-        sweep_share=np.array([position_share(s, rel) for s in sweep]),
+        sweep_rho=sweep_rho,
+        sweep_share=sweep_share,
     )
+
+
+def _sweep(content: np.ndarray, starts: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """rank_correlation and position_share of index_scores(content, start … start + n − 1, d) for every start,
+    all starts in one batch: s_ij = (q_i·k_j + p_i p_j) / √d, ρ and R² against the key positions 1 … n."""
+    n = content.shape[0]
+    P = _positions((np.asarray(starts)[:, None] + np.arange(n)[None, :]).ravel()).reshape(len(starts), n)
+    S = ((content[None, :, :] + P[:, :, None] * P[:, None, :]) / math.sqrt(d)).reshape(-1, n)
+    rel = np.arange(1, n + 1, dtype=np.float64)
+    rho = _row_corr(_row_ranks(S), _ranks(rel)).reshape(len(starts), n)
+    share = (_row_corr(S, rel) ** 2).reshape(len(starts), n)
+    return _row_nanmeans(rho), _row_nanmeans(share)
 
 
 # ---------------------------------------------------------------- 2. index ÷ length
@@ -341,11 +360,31 @@ class OneHot:
     past_error: str | None  # the message when past > N
 
 
+def _gram(c: np.ndarray) -> np.ndarray:
+    """G = c cᵀ, G_pq = Σ_k c_pk c_qk. Codes that are mostly zeros (one-hot: a single 1 per row) are
+    multiplied through their nonzero entries only — the pairs of entries that share a column — which is
+    exact and takes time in proportion to those pairs instead of rows² × columns."""
+    rows, cols = np.nonzero(c)
+    order = np.argsort(cols, kind="stable")
+    rows, cols = rows[order], cols[order]
+    counts = np.bincount(cols, minlength=c.shape[1])
+    k = counts[cols]  # how many entries share each entry's column
+    if int(np.sum(k)) > 4 * c.shape[0]:
+        return c @ c.T  # dense codes: an ordinary matrix product
+    left = np.repeat(np.arange(rows.size), k)
+    first = np.repeat((np.cumsum(counts) - counts)[cols], k)  # where each entry's column group starts
+    right = first + np.arange(left.size) - np.repeat(np.cumsum(k) - k, k)
+    G = np.zeros((c.shape[0], c.shape[0]))
+    vals = c[rows, cols]
+    np.add.at(G, (rows[left], rows[right]), vals[left] * vals[right])
+    return G
+
+
 def pair_distances(codes: np.ndarray) -> np.ndarray:
     """D_pq = ‖c_p − c_q‖ for every pair of rows (via ‖a‖² + ‖b‖² − 2a·b, clipped at 0)."""
     c = np.asarray(codes, dtype=np.float64)
     sq = np.sum(c * c, axis=1)
-    d2 = sq[:, None] + sq[None, :] - 2.0 * (c @ c.T)
+    d2 = sq[:, None] + sq[None, :] - 2.0 * _gram(c)
     return np.sqrt(np.clip(d2, 0.0, None))
 
 
@@ -359,8 +398,8 @@ def one_hot_demo(n: int, width: int, past: int, shown: int = 40) -> OneHot:
     # Gram matrix of the whole table when it is small, otherwise on the shown block plus the last column.
     probe = np.unique(np.concatenate([np.arange(1, k + 1), [N]])) if N > 1000 else np.arange(1, N + 1)
     Dp = pair_distances(one_hot(probe, N))
-    off = ~np.eye(probe.size, dtype=bool)
-    err = float(np.max(np.abs(Dp[off] - math.sqrt(2)))) if probe.size > 1 else 0.0
+    np.fill_diagonal(Dp, math.sqrt(2))  # p = q is not a pair: leave the diagonal out of the check
+    err = float(np.max(np.abs(Dp - math.sqrt(2)))) if probe.size > 1 else 0.0
     a = 3 if N >= 5 else 1
     b, far = min(a + 1, N), N
     e = one_hot([a, b, far], N)
@@ -448,6 +487,34 @@ SHORT = 5  # the chapter's five-word sentence, for the summary's length comparis
 
 
 @dataclass(frozen=True)
+class Inputs:
+    tokens: list[str]
+    X: np.ndarray  # the word vectors, (n, d)
+    W: tuple[np.ndarray, np.ndarray, np.ndarray]  # W_Q, W_K, W_V
+    word: int  # the key word followed by the multiply demo and the summary ("mouse", else the last word)
+    query: int  # the query highlighted by the multiply demo ("chased", else the first word)
+
+
+def fixes_inputs(tokens: list[str], d_model: int, seed: int) -> Inputs:
+    """What every section starts from: x_p = embed(w_p) and the projections W_Q, W_K, W_V of the running
+    example, and the key and query words the demos follow. At least two words."""
+    if len(tokens) < 2:
+        raise ValueError("Type at least two words: attention needs something to compare.")
+    X = embed(tokens, d_model, seed)
+    n = len(tokens)
+    return Inputs(list(tokens), X, projections(d_model, seed), _pick(tokens, "mouse", n - 1),
+                  _pick(tokens, "chased", 0))
+
+
+def compare_length(length: int) -> int:
+    """The length L to compare with (index ÷ length, the summary): a whole number from SHORT to MAX_LENGTH."""
+    L = _length(length)
+    if L < SHORT:
+        raise ValueError(f"Compare with a sentence of at least {SHORT} words; got {L}.")
+    return L
+
+
+@dataclass(frozen=True)
 class Fixes:
     tokens: list[str]
     d: int
@@ -465,25 +532,18 @@ def fixes_demo(tokens: list[str], d_model: int, seed: int, start: int, length: i
     """All four fixes on the running sentence: the raw index with the sentence starting at ``start``,
     index ÷ length against a ``length``-word sentence, multiplying with the key word at ``position``,
     one-hot with width ``width`` asked for position ``past``; and the summary table."""
-    if len(tokens) < 2:
-        raise ValueError("Type at least two words: attention needs something to compare.")
-    X = embed(tokens, d_model, seed)
-    W = projections(d_model, seed)
-    n = len(tokens)
+    inp = fixes_inputs(tokens, d_model, seed)
+    X, W, n = inp.X, inp.W, len(tokens)
     start = int(_positions([start])[0])
-    L = _length(length)
-    if L < SHORT:
-        raise ValueError(f"Compare with a sentence of at least {SHORT} words; got {L}.")
-    word = _pick(tokens, "mouse", n - 1)
-    query = _pick(tokens, "chased", 0)
+    L = compare_length(length)
     return Fixes(
         tokens=list(tokens),
         d=X.shape[1],
         raw=raw_index_demo(X, W, start),
         ratio=ratio_demo(n, L),
-        multiply=multiply_demo(X, W, word, query, position),
+        multiply=multiply_demo(X, W, inp.word, inp.query, position),
         onehot=one_hot_demo(n, width, past),
-        verdicts=summary(X[word], SHORT, L),
+        verdicts=summary(X[inp.word], SHORT, L),
         short=SHORT,
         length=L,
     )

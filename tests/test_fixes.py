@@ -327,6 +327,72 @@ def test_every_chart_is_a_valid_spec_with_tooltips_and_few_marks(kw):
         assert all(len(v) <= MAX_MARKS for v in spec["datasets"].values())
         plain = to_spec(chart)
         assert plain["datasets"] == spec["datasets"] and "view" not in plain.get("config", {})
+        # what the page draws: the same spec, its tables as Arrow bytes holding the same rows
+        fast = C.vega_spec(chart)
+        assert all(isinstance(v, bytes) for v in fast["datasets"].values())
+        assert fast.pop("usermeta") == {"embedOptions": {"renderer": "canvas"}}
+        assert resolved(fast) == resolved(plain), spec.get("title")
+
+
+def resolved(spec: dict) -> dict:
+    """The spec with every named dataset written in place as rows (Arrow bytes decoded), names dropped."""
+    import pyarrow as pa
+
+    rows = {name: pa.ipc.open_stream(v).read_all().to_pylist() if isinstance(v, bytes) else v
+            for name, v in spec.get("datasets", {}).items()}
+
+    def walk(x):
+        if isinstance(x, dict):
+            return {k: rows[v["name"]] if k == "data" and isinstance(v, dict) and "name" in v else walk(v)
+                    for k, v in x.items() if k != "datasets"}
+        return [walk(v) for v in x] if isinstance(x, list) else x
+
+    return walk(spec)
+
+
+def test_moving_a_slider_changes_only_the_data():
+    """The start slider (tab 1) and the compare length (tab 2) leave every chart's spec as it was: the browser
+    swaps the data inside the charts it has instead of rebuilding them."""
+    from posenc.charts import fixes as C
+
+    def parts(start, length):
+        f = fixes_demo(TOKENS, 16, 0, start, length, 50, 8, 9)
+        r, ra = f.raw, f.ratio
+        first = int(r.positions[0])
+        return [C.vega_spec(c) for c in (
+            C.weights_heatmap(r.weights_without, TOKENS, first, "Without"),
+            C.weights_heatmap(r.weights_with, TOKENS, first, "With"),
+            C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, first),
+            C.ratio_strip(ra.codes_sentence, ra.codes_long, TOKENS, ra.tracked),
+            C.previous_gap_chart(ra.lengths, ra.previous_gap, ra.n, ra.length))]
+
+    for a, b in zip(parts(500, 100), parts(501, 101)):
+        data_a, data_b = a.pop("datasets"), b.pop("datasets")
+        assert a == b and list(data_a) == list(data_b) and data_a != data_b
+
+
+def test_vega_spec_data_is_what_streamlit_would_send():
+    """Arrow bytes byte-for-byte as Streamlit's own conversion makes them (so the browser reads them as
+    always), equal tables shared by name, and the cheap layer() the same spec as alt.layer()."""
+    import altair as alt
+    import pandas as pd
+    from streamlit import dataframe_util
+
+    from posenc.charts import to_spec
+    from posenc.charts import fixes as C
+
+    df = pd.DataFrame({"word": ["1 the", "2 cat"], "p": [1, 2], "v": [0.5, np.nan], "ok": [True, False]})
+    assert C.arrow_bytes(df) == dataframe_util.convert_anything_to_arrow_bytes(df)
+    a = alt.Chart(mark="point").encode(x=alt.X(field="p", type="quantitative"),
+                                       tooltip=[alt.Tooltip(field="word", type="nominal")])
+    b = alt.Chart(mark="line").encode(x=alt.X(field="p", type="quantitative"),
+                                      y=alt.Y(field="v", type="quantitative"))
+    cheap = C.layer(a, b, data=df, width="container", height=200, title="t")
+    assert to_spec(cheap) == to_spec(alt.layer(a, b, data=df, width="container", height=200, title="t"))
+    spec = C.vega_spec(C.layer(a, alt.Chart(df, mark="line").encode(x=alt.X(field="p", type="quantitative")),
+                               data=df))
+    assert len(spec["datasets"]) == 1  # the same table twice: one dataset
+    assert resolved(spec)["data"][1]["v"] is None  # NaN travels as a missing value
 
 
 def test_word_labels_keep_two_copies_of_a_word_apart():

@@ -182,3 +182,84 @@ def test_log2_bins():
     assert labels == ["1", "2–3", "4–7", "8–10"]
     assert starts.tolist() == [1, 2, 4, 8]
     assert sums.tolist() == [1, 2 + 3, 4 + 5 + 6 + 7, 8 + 9 + 10]
+
+
+# ---------------------------------------------------------------- the charts
+def _learned_charts():
+    import pandas as pd
+
+    from posenc.charts import learned as C
+    from posenc.charts import word_labels
+    from posenc.trained import cosine_matrix, load_minilm_table, row_norms
+
+    words = ["the", "cat", "sat", "the", "mat"]
+    lk = two_lookups(words, 1024, 64, 0)
+    table = init_table(1024, 64, 0)
+    rows = list(range(1020, 1026)) + [4096]
+    vals = np.zeros((len(rows), 16))
+    vals[:5] = lookup(table, rows[:5])[:, :16]
+    tr = simulate_training(1024, 64, 0, 10_000, 32.0)
+    labels, _, sums = log2_bins(tr.length_counts)
+    idx = downsample_index(1024, 512)
+    top, bottom = C.per_row(idx + 1, tr.updates[idx], tr.relative[idx], 1024)
+    ind = independence(1024, 64, 0)
+    df = pd.DataFrame({"offset k": idx, "mean cosine": ind.by_offset[idx], "table": "random table at the start"})
+    trained = load_minilm_table()
+    grid = np.arange(0, trained.shape[0], 16)
+    return [
+        C.two_lookups(lk.word_rows, lk.position_rows, word_labels(words), 16),
+        C.table_window(vals, rows, 1024, 1025, 16),
+        C.length_histogram(labels, sums),
+        top,
+        bottom,
+        C.cosine_offsets(df, "t"),
+        C.row_norms(np.arange(1, trained.shape[0] + 1), row_norms(trained), trained.shape[0]),
+        C.cosine_grid(cosine_matrix(trained, grid), (grid + 1).tolist(), "t"),
+    ]
+
+
+def test_every_chart_is_a_valid_spec_with_tooltips_and_draws_the_same_cheaply():
+    """Each builder validated once against the Vega-Lite schema (to_dict); what the page draws
+    (vega_spec: Arrow datasets, no validation) is the same spec with the same rows."""
+    import json
+
+    from test_fixes import resolved
+
+    from posenc.charts import to_spec
+    from posenc.charts.fixes import vega_spec
+
+    for chart in _learned_charts():
+        spec = chart.to_dict()  # validates
+        assert '"tooltip"' in json.dumps(spec)
+        assert sum(len(v) for v in spec["datasets"].values()) <= 5000
+        fast = vega_spec(chart)
+        assert fast.pop("usermeta") == {"embedOptions": {"renderer": "canvas"}}
+        assert resolved(fast) == resolved(to_spec(chart))
+
+
+def test_changing_the_table_size_changes_only_the_data():
+    """N_max (the page's first slider) leaves the specs of the charts it redraws as they were: the browser swaps
+    their data instead of rebuilding them."""
+    import pandas as pd
+
+    from posenc.charts import learned as C
+    from posenc.charts.fixes import vega_spec
+
+    def parts(n_max, pos=1025):
+        table = init_table(n_max, 64, 0)
+        rows = list(range(pos - 5, pos + 4))
+        vals = np.zeros((len(rows), 16))
+        present = [r for r in rows if r <= n_max]
+        vals[: len(present)] = lookup(table, present)[:, :16]
+        tr = simulate_training(n_max, 64, 0, 100_000, 32.0)
+        labels, _, sums = log2_bins(tr.length_counts)
+        idx = downsample_index(n_max, 300)
+        top, bottom = C.per_row(idx + 1, tr.updates[idx], tr.relative[idx], n_max)
+        ind = independence(n_max, 64, 0)
+        df = pd.DataFrame({"offset k": idx, "mean cosine": ind.by_offset[idx], "table": "random table at the start"})
+        return [vega_spec(c) for c in (C.table_window(vals, rows, n_max, pos, 16), C.length_histogram(labels, sums),
+                                       top, bottom, C.cosine_offsets(df, "t"))]
+
+    for a, b in zip(parts(1024), parts(2048)):
+        data_a, data_b = a.pop("datasets"), b.pop("datasets")
+        assert a == b and list(data_a) == list(data_b) and data_a != data_b

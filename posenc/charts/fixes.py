@@ -1,15 +1,110 @@
-"""Charts and tables for page 2, obvious fixes that fail (arrays in, ``alt.Chart``/``pd.DataFrame`` out)."""
+"""Charts and tables for page 2, obvious fixes that fail (arrays in, ``alt.Chart``/``pd.DataFrame`` out).
+
+Speed: the builders avoid the Altair calls that validate while the chart is built (``alt.value`` /
+``alt.condition`` dicts inside ``encode``, ``.properties``): typed values (``alt.StrokeWidthValue``,
+``alt.ColorValue`` with a condition) and constructor arguments cost a fraction of that. The tests still
+validate every builder's full spec (``chart.to_dict()``); pages draw ``vega_spec(chart)``.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import altair as alt
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+from altair.utils.schemapi import SchemaBase, Undefined
 
 from . import BASE, HIGHLIGHT, MAX_MARKS, word_labels
 
+
+# ---------------------------------------------------------------- a cheap spec for st.vega_lite_chart
+def arrow_bytes(df: pd.DataFrame) -> bytes:
+    """The table as Arrow IPC stream bytes, the form Streamlit sends chart data in (the same bytes as
+    Streamlit's own conversion: ``pa.Table.from_pandas`` with the default index handling)."""
+    table = pa.Table.from_pandas(df)
+    sink = pa.BufferOutputStream()
+    with pa.RecordBatchStreamWriter(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _shallow(chart):
+    """A shallow copy of an Altair object without re-running its constructor (``chart.copy(deep=False)``
+    re-runs it, and a layer chart's constructor deep-copies every layer)."""
+    c = object.__new__(type(chart))
+    object.__setattr__(c, "_args", chart._args)
+    object.__setattr__(c, "_kwds", dict(chart._kwds))
+    return c
+
+
+def _named_data(chart, datasets: dict[str, bytes], names: dict[bytes, str]):
+    """A shallow copy of ``chart`` (and of its layers / sub-charts) whose DataFrames are replaced by named
+    datasets holding their Arrow bytes. Names go by position (data-0, data-1, … in the order met), so the
+    spec stays the same when only the numbers change; equal tables share one name."""
+    c = _shallow(chart)
+    data = getattr(c, "data", Undefined)
+    if isinstance(data, pd.DataFrame):
+        raw = arrow_bytes(data)
+        key = hashlib.md5(raw).digest()
+        if key not in names:
+            names[key] = f"data-{len(names)}"
+            datasets[names[key]] = raw
+        c.data = alt.NamedData(name=names[key])
+    for attr in ("layer", "hconcat", "vconcat", "concat"):
+        subs = getattr(c, attr, Undefined)
+        if subs is not Undefined:
+            setattr(c, attr, [_named_data(sub, datasets, names) for sub in subs])
+    inner = getattr(c, "spec", Undefined)
+    if isinstance(inner, alt.TopLevelMixin):
+        c.spec = _named_data(inner, datasets, names)
+    return c
+
+
+def vega_spec(chart: alt.TopLevelMixin) -> dict:
+    """The chart as a Vega-Lite spec dict for ``st.vega_lite_chart``, with its tables already in Arrow form
+    (``datasets``: name → bytes, which Streamlit passes through unconverted). The same spec as
+    ``posenc.charts.to_spec`` except the data: Altair's row-by-row data preparation and its copies of the
+    chart are skipped, so this costs a fraction of ``to_spec`` and saves Streamlit's conversion on every
+    rerun. Not validated: the tests validate each builder with ``chart.to_dict()`` and compare the two.
+
+    Dataset names go by position, not content: when a slider changes only the numbers, the spec is
+    unchanged and the browser swaps the data inside the chart it already has, instead of rebuilding the
+    chart from scratch. (The builders keep the moving numbers — positions, lengths — in the data, not in
+    the spec: sort orders by a data field, scale domains from the data.)"""
+    datasets: dict[str, bytes] = {}
+    c = _named_data(chart, datasets, {})
+    # What chart.to_dict(validate=False) does at the top level, minus its defensive copy of the chart (for a
+    # layer chart that copy re-runs the constructor, which deep-copies every layer) and minus the default
+    # theme's 300 × 300 view, which to_spec drops too (Streamlit's own Altair path uses no theme).
+    context: dict = {"datasets": {}, "top_level": False, "pre_transform": False}
+    data = getattr(c, "data", Undefined)
+    if data is not Undefined:
+        context["data"] = data
+    spec = SchemaBase.to_dict(c, validate=False, context=context)
+    spec["$schema"] = alt.SCHEMA_URL
+    # Drawn on a canvas rather than as SVG nodes: a redraw after a slider move costs the browser less.
+    spec["usermeta"] = {"embedOptions": {"renderer": "canvas"}}
+    if datasets:
+        spec["datasets"] = datasets
+    return spec
+
+
+def layer(*charts, **properties) -> alt.LayerChart:
+    """``alt.layer(*charts, **properties)`` without its defensive deep copies of every layer (made to merge
+    the layers' parameters, which these charts do not have; each copy costs about a millisecond). Layers
+    with parameters or with their own width, height or view go through ``alt.layer``."""
+    if any(getattr(c, attr, Undefined) is not Undefined for c in charts
+           for attr in ("params", "width", "height", "view")):
+        return alt.layer(*charts, **properties)
+    chart = object.__new__(alt.LayerChart)
+    SchemaBase.__init__(chart, layer=list(charts), **properties)
+    return chart
+
+
+RULE = {"type": "rule", "color": HIGHLIGHT, "strokeDash": [4, 3]}
 
 
 def _check_marks(n: int) -> None:
@@ -29,22 +124,23 @@ def weights_heatmap(weights: np.ndarray, tokens: list[str], start: int, title: s
         "query": np.repeat(labels, n),
         "key": np.tile(labels, n),
         "weight": w.ravel(),
+        "qi": np.repeat(np.arange(n, dtype=np.int16), n),  # sentence order, kept in the data (not the spec)
+        "ki": np.tile(np.arange(n, dtype=np.int16), n),  # so that moving the sentence only changes the data
     })
     angle = -40 if n > 8 else 0
     return (
-        alt.Chart(df, title=title)
+        alt.Chart(df, title=title, width="container", height=alt.Step(max(6, min(36, 300 // max(n, 1)))))
         .mark_rect()
         .encode(
-            x=alt.X(field="key", type="nominal", sort=labels, title="key (position word)",
-                    axis=alt.Axis(labelAngle=angle, labelOverlap=True)),
-            y=alt.Y(field="query", type="nominal", sort=labels, title="query",
+            x=alt.X(field="key", type="nominal", sort=alt.EncodingSortField(field="ki", op="min"),
+                    title="key (position word)", axis=alt.Axis(labelAngle=angle, labelOverlap=True)),
+            y=alt.Y(field="query", type="nominal", sort=alt.EncodingSortField(field="qi", op="min"), title="query",
                     axis=alt.Axis(labelOverlap=True)),
             color=alt.Color(field="weight", type="quantitative", title="weight",
                             scale=alt.Scale(scheme="blues", domain=[0, 1])),
             tooltip=[alt.Tooltip(field="query", type="nominal"), alt.Tooltip(field="key", type="nominal"),
                      alt.Tooltip(field="weight", type="quantitative", format=".4f")],
         )
-        .properties(width="container", height=alt.Step(max(6, min(36, 300 // max(n, 1)))))
     )
 
 
@@ -58,8 +154,8 @@ def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: i
     })
     _check_marks(len(df))
     lines = (
-        alt.Chart(df, title="With the index: how much position explains, by where the sentence starts")
-        .mark_line(point=True)
+        alt.Chart(df, title="With the index: how much position explains, by where the sentence starts",
+                  mark={"type": "line", "point": True})
         .encode(
             x=alt.X(field="first position", type="quantitative", scale=alt.Scale(type="log"),
                     title="position of the first word"),
@@ -72,12 +168,11 @@ def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: i
         )
     )
     rule = (
-        alt.Chart(pd.DataFrame({"first position": [start], "label": [f"now: {start}"]}))
-        .mark_rule(color=HIGHLIGHT, strokeDash=[4, 3])
+        alt.Chart(pd.DataFrame({"first position": [start], "label": [f"now: {start}"]}), mark=RULE)
         .encode(x=alt.X(field="first position", type="quantitative"),
                 tooltip=[alt.Tooltip(field="label", type="nominal", title="start")])
     )
-    return (lines + rule).properties(width="container", height=300)
+    return layer(lines, rule, width="container", height=300)
 
 
 def raw_readout(rho_without: float, rho_with: float, share_without: float, share_with: float,
@@ -100,24 +195,26 @@ def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list
     rows = [f"your sentence ({n} words)", f"a {L}-word sentence"]
     df = pd.DataFrame({
         "sentence": [rows[0]] * n + [rows[1]] * L,
+        "row": np.repeat(np.array([0, 1], dtype=np.int8), [n, L]),  # strip order, in the data (labels hold L)
         "position p": np.concatenate([np.arange(1, n + 1), np.arange(1, L + 1)]),
         "word": list(tokens) + [""] * L,
         "code p/N": np.concatenate([codes_sentence, codes_long]),
         "tracked": np.concatenate([np.arange(1, n + 1) == tracked, np.arange(1, L + 1) == tracked]),
     })
     _check_marks(len(df))
-    base = alt.Chart(df, title=f"c(p) = p / N: word {tracked} (red) moves when the sentence grows")
     tip = [alt.Tooltip(field="sentence", type="nominal"), alt.Tooltip(field="position p", type="quantitative"),
            alt.Tooltip(field="word", type="nominal"),
            alt.Tooltip(field="code p/N", type="quantitative", format=".4f")]
-    y = alt.Y(field="sentence", type="nominal", sort=rows, title=None,
+    y = alt.Y(field="sentence", type="nominal", sort=alt.EncodingSortField(field="row", op="min"), title=None,
               axis=alt.Axis(labelLimit=220))
     x = alt.X(field="code p/N", type="quantitative", scale=alt.Scale(domain=[0, 1]), title="code c(p) = p / N")
-    dots = base.mark_tick(thickness=2, size=22).encode(
-        x=x, y=y, color=alt.condition(alt.datum.tracked, alt.value(HIGHLIGHT), alt.value(BASE)), tooltip=tip)
-    marks = base.transform_filter(alt.datum.tracked).mark_point(
-        shape="triangle-down", size=140, filled=True, color=HIGHLIGHT, yOffset=-20).encode(x=x, y=y, tooltip=tip)
-    return (dots + marks).properties(width="container", height=alt.Step(70))
+    dots = alt.Chart(mark={"type": "tick", "thickness": 2, "size": 22}).encode(
+        x=x, y=y, color=alt.ColorValue(BASE, condition={"test": "datum.tracked", "value": HIGHLIGHT}), tooltip=tip)
+    marks = alt.Chart(mark={"type": "point", "shape": "triangle-down", "size": 140, "filled": True,
+                            "color": HIGHLIGHT, "yOffset": -20}).transform_filter("datum.tracked").encode(
+        x=x, y=y, tooltip=tip)
+    return layer(dots, marks, data=df, width="container", height=alt.Step(70),
+                     title=f"c(p) = p / N: word {tracked} (red) moves when the sentence grows")
 
 
 def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int) -> alt.Chart:
@@ -129,17 +226,16 @@ def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int
     y = alt.Y(field="gap to the previous word 1/N", type="quantitative", title="c(p) − c(p−1)")
     tip = [alt.Tooltip(field="sentence length N", type="quantitative"),
            alt.Tooltip(field="gap to the previous word 1/N", type="quantitative", format=".4f")]
-    line = alt.Chart(df).mark_line(color=BASE).encode(x=x, y=y, tooltip=tip)
+    line = alt.Chart(df, mark={"type": "line", "color": BASE}).encode(x=x, y=y, tooltip=tip)
     pts = df[df["sentence length N"].isin([n, length])].copy()
     pts["which"] = [("your sentence" if v == n else "") + (" & " if v == n == length else "")
                     + ("compared" if v == length else "") for v in pts["sentence length N"]]
-    marks = alt.Chart(pts).mark_point(size=110, filled=True, color=HIGHLIGHT).encode(
+    marks = alt.Chart(pts, mark={"type": "point", "size": 110, "filled": True, "color": HIGHLIGHT}).encode(
         x=x, y=y, tooltip=tip + [alt.Tooltip(field="which", type="nominal")])
-    text = alt.Chart(pts).mark_text(align="left", dx=8, dy=-8, color=HIGHLIGHT).encode(
+    text = alt.Chart(pts, mark={"type": "text", "align": "left", "dx": 8, "dy": -8, "color": HIGHLIGHT}).encode(
         x=x, y=y, text=alt.Text(field="gap to the previous word 1/N", type="quantitative", format=".3g"))
-    return (line + marks + text).properties(
-        width="container", height=280,
-        title="“The previous word” as a code: a different number at every length")
+    return layer(line, marks, text, width="container", height=280,
+                     title="“The previous word” as a code: a different number at every length")
 
 
 # ---------------------------------------------------------------- 3. multiplying
@@ -165,20 +261,19 @@ def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str],
             x=alt.X(field="key position p", type="quantitative", title="position p of the key word"),
             y=alt.Y(field="score", type="quantitative", title="score s(p)"),
             color=alt.Color(field="query", type="nominal", sort=labels, title="query", legend=legend),
-            strokeWidth=alt.condition(alt.datum.highlight, alt.value(4), alt.value(1.5)),
+            strokeWidth=alt.StrokeWidthValue(1.5, condition={"test": "datum.highlight", "value": 4}),
             tooltip=[alt.Tooltip(field="query", type="nominal"),
                      alt.Tooltip(field="key position p", type="quantitative"),
                      alt.Tooltip(field="score", type="quantitative", format=".4g")],
         )
     )
     rule = (
-        alt.Chart(pd.DataFrame({"key position p": [position], "label": [f"m = {position}"]}))
-        .mark_rule(color=HIGHLIGHT, strokeDash=[4, 3])
+        alt.Chart(pd.DataFrame({"key position p": [position], "label": [f"m = {position}"]}), mark=RULE)
         .encode(x=alt.X(field="key position p", type="quantitative"),
                 tooltip=[alt.Tooltip(field="label", type="nominal", title="position")])
     )
-    return (lines + rule).properties(width="container", height=320,
-                                     title="Each query's score with the same key word, moved along the sentence")
+    return layer(lines, rule, width="container", height=320,
+                     title="Each query's score with the same key word, moved along the sentence")
 
 
 def multiply_table(tokens: list[str], scores_1: np.ndarray, scores_m: np.ndarray, cos_1: np.ndarray,
@@ -211,8 +306,9 @@ def onehot_codes(codes: np.ndarray, tokens: list[str]) -> alt.Chart:
     cols = [str(j) for j in range(1, k + 1)]
     df = pd.DataFrame({"word": np.repeat(labels, k), "column": np.tile(cols, n), "value": c.ravel()})
     return (
-        alt.Chart(df, title="The sentence in one-hot codes")
-        .mark_rect(stroke="white", strokeWidth=0.5)
+        alt.Chart(df, title="The sentence in one-hot codes", width="container",
+                  height=alt.Step(max(10, min(28, 240 // max(n, 1)))),
+                  mark={"type": "rect", "stroke": "white", "strokeWidth": 0.5})
         .encode(
             x=alt.X(field="column", type="nominal", sort=cols, title="column",
                     axis=alt.Axis(labelAngle=0, labelOverlap=True)),
@@ -222,7 +318,6 @@ def onehot_codes(codes: np.ndarray, tokens: list[str]) -> alt.Chart:
             tooltip=[alt.Tooltip(field="word", type="nominal"), alt.Tooltip(field="column", type="nominal"),
                      alt.Tooltip(field="value", type="quantitative", format=".0f")],
         )
-        .properties(width="container", height=alt.Step(max(10, min(28, 240 // max(n, 1)))))
     )
 
 
@@ -234,7 +329,8 @@ def distance_heatmap(distances: np.ndarray) -> alt.Chart:
     pos = [str(j) for j in range(1, k + 1)]
     df = pd.DataFrame({"p": np.repeat(pos, k), "q": np.tile(pos, k), "distance": D.ravel()})
     return (
-        alt.Chart(df, title="Distance between the codes of positions p and q")
+        alt.Chart(df, title="Distance between the codes of positions p and q", width="container",
+                  height=alt.Step(max(6, min(24, 260 // max(k, 1)))))
         .mark_rect()
         .encode(
             x=alt.X(field="q", type="nominal", sort=pos, title="position q",
@@ -245,7 +341,6 @@ def distance_heatmap(distances: np.ndarray) -> alt.Chart:
             tooltip=[alt.Tooltip(field="p", type="nominal"), alt.Tooltip(field="q", type="nominal"),
                      alt.Tooltip(field="distance", type="quantitative", format=".6f")],
         )
-        .properties(width="container", height=alt.Step(max(6, min(24, 260 // max(k, 1)))))
     )
 
 

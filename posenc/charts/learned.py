@@ -1,4 +1,9 @@
-"""Charts for the learned-table page (arrays in, ``alt.Chart`` out; altair + pandas, no streamlit)."""
+"""Charts for the learned-table page (arrays in, ``alt.Chart`` out; altair + pandas, no streamlit).
+
+Built with the cheap Altair calls (constructor arguments instead of ``.properties``, typed values with a
+condition instead of ``alt.condition``/``alt.value``, which validate while the chart is built); the page draws
+them through ``posenc.charts.fixes.vega_spec`` and the tests validate every builder's full spec.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,10 @@ import numpy as np
 import pandas as pd
 
 from . import BASE, HIGHLIGHT, MAX_MARKS
+from .fixes import layer
 
 MISSING = "#bdbdbd"
+WINDOW_LIMIT = 3.0  # colour scale of the table window: ±3 covers 99.7 % of N(0, 1) entries (beyond: full colour)
 
 
 def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[str], k: int) -> alt.FacetChart:
@@ -27,7 +34,7 @@ def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[s
     })
     lim = float(np.max(np.abs(df["value"]))) if len(df) else 1.0
     return (
-        alt.Chart(df)
+        alt.Chart(df, width=alt.Step(max(15, 130 // max(k, 1))), height=alt.Step(24))
         .mark_rect()
         .encode(
             x=alt.X(field="coordinate", type="ordinal", title="coordinate",
@@ -39,7 +46,6 @@ def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[s
                      alt.Tooltip(field="coordinate", type="ordinal"),
                      alt.Tooltip(field="value", type="quantitative", format=".3f")],
         )
-        .properties(width=alt.Step(max(15, 130 // max(k, 1))), height=alt.Step(24))
         .facet(column=alt.Column(field="panel", type="nominal", sort=panels, title=None,
                                  header=alt.Header(labelFontSize=13, labelFontWeight="bold")))
     )
@@ -58,26 +64,26 @@ def table_window(table_rows: np.ndarray, rows: list[int], n_max: int, position: 
              for r in rows]
     df = pd.DataFrame({
         "row": np.repeat(labels, k), "row number": np.repeat(rows, k), "coordinate": np.tile(np.arange(k), m),
+        "order": np.repeat(np.arange(m, dtype=np.int16), k),
         "value": vals, "shade": np.where(exists, vals, 0.0), "exists": exists,
         "asked": np.repeat([r == position for r in rows], k),
         "note": np.repeat(notes, k), "mark": np.where(exists, "", "×"),
     })
     x = alt.X(field="coordinate", type="ordinal", title="coordinate of the row", axis=alt.Axis(labelAngle=0))
-    y = alt.Y(field="row", type="nominal", sort=labels, title=None, axis=alt.Axis(labelOverlap=False))
+    y = alt.Y(field="row", type="nominal", sort=alt.EncodingSortField(field="order", op="min"), title=None,
+              axis=alt.Axis(labelOverlap=False))
     tip = [alt.Tooltip(field="row number", type="quantitative"), alt.Tooltip(field="coordinate", type="ordinal"),
            alt.Tooltip(field="value", type="quantitative", format=".3f"), alt.Tooltip(field="note", type="nominal")]
-    lim = float(np.nanmax(np.abs(vals))) if np.any(exists) else 1.0
-    cells = alt.Chart().mark_rect(strokeWidth=2).encode(
+    cells = alt.Chart(mark={"type": "rect", "strokeWidth": 2}).encode(
         x=x, y=y, tooltip=tip,
-        color=alt.condition(alt.datum.exists,
-                            alt.Color(field="shade", type="quantitative", title="value",
-                                      scale=alt.Scale(scheme="blueorange", domain=[-lim, lim])),
-                            alt.value(MISSING)),
-        stroke=alt.condition(alt.datum.asked, alt.value(HIGHLIGHT), alt.value(None)),
+        color=alt.ColorValue(MISSING, condition={
+            "test": "datum.exists", "field": "shade", "type": "quantitative", "title": "value",
+            "scale": {"scheme": "blueorange", "domain": [-WINDOW_LIMIT, WINDOW_LIMIT], "clamp": True}}),
+        stroke=alt.StrokeValue(None, condition={"test": "datum.asked", "value": HIGHLIGHT}),
     )
-    cross = alt.Chart().mark_text(color="#666", fontSize=12).encode(
+    cross = alt.Chart(mark={"type": "text", "color": "#666", "fontSize": 12}).encode(
         x=x, y=y, text=alt.Text(field="mark", type="nominal"), tooltip=tip)
-    return alt.layer(cells, cross, data=df).properties(width=alt.Step(22), height=alt.Step(22))
+    return layer(cells, cross, data=df, width=alt.Step(22), height=alt.Step(22))
 
 
 def length_histogram(labels: list[str], sums: np.ndarray) -> alt.Chart:
@@ -85,26 +91,29 @@ def length_histogram(labels: list[str], sums: np.ndarray) -> alt.Chart:
     total = max(int(np.sum(sums)), 1)
     df = pd.DataFrame({"length (words)": labels, "sentences": sums, "share": sums / total})
     return (
-        alt.Chart(df, title="Training sentences by length")
-        .mark_bar(color=BASE)
+        alt.Chart(df, title="Training sentences by length", width="container", height=330,
+                  mark={"type": "bar", "color": BASE})
         .encode(
-            x=alt.X(field="length (words)", type="ordinal", sort=labels,
+            x=alt.X(field="length (words)", type="ordinal", sort=None,  # the bins in data order
                     axis=alt.Axis(labelAngle=-50, labelOverlap=False)),
             y=alt.Y(field="sentences", type="quantitative"),
             tooltip=[alt.Tooltip(field="length (words)", type="ordinal"),
                      alt.Tooltip(field="sentences", type="quantitative", format=","),
                      alt.Tooltip(field="share", type="quantitative", format=".2%")],
         )
-        .properties(width="container", height=330)
     )
 
 
 def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray,
             n_max: int) -> tuple[alt.Chart, alt.Chart]:
-    """Two charts over the row axis: updates per row (symlog) and distance moved / starting length."""
+    """Two charts over the row axis: updates per row (symlog) and distance moved / starting length.
+
+    ``rows`` (1-based, possibly a subsample) run from 1 to ``n_max``: the x axis spans the data's own extent."""
+    if len(rows) and (int(rows[0]) != 1 or int(rows[-1]) != n_max):
+        raise ValueError(f"The rows drawn must run from 1 to N_max = {n_max}.")
     df = pd.DataFrame({"row": rows, "updates": updates, "moved": relative})
     x = alt.X(field="row", type="quantitative", title="row p (position)",
-              scale=alt.Scale(domain=[1, n_max], nice=False),
+              scale=alt.Scale(zero=False, nice=False),  # rows 1 … N_max: the data's own extent
               axis=alt.Axis(tickMinStep=1, format="d"))
     tip = [alt.Tooltip(field="row", type="quantitative"), alt.Tooltip(field="updates", type="quantitative", format=","),
            alt.Tooltip(field="moved", type="quantitative", format=".3f", title="moved (× starting length)")]
@@ -115,13 +124,14 @@ def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray,
                  axis=alt.Axis(values=ticks, labelExpr="format(datum.value, ',')"))
     ybot = alt.Y(field="moved", type="quantitative", title="moved / start length")
     size = dict(width="container", height=250)
-    hidden = alt.OverlayMarkDef(opacity=0, size=40)
-    top = (alt.Chart(df, title="How many updates each row got")
-           .mark_area(color=BASE, opacity=0.8, interpolate="step-after", point=hidden)
-           .encode(x=x, y=ytop, tooltip=tip).properties(**size))
-    bottom = (alt.Chart(df, title="How far each row moved from its random start")
-              .mark_line(color=HIGHLIGHT, strokeWidth=1, point=hidden)
-              .encode(x=x, y=ybot, tooltip=tip).properties(**size))
+    hidden = {"opacity": 0, "size": 40}
+    top = (alt.Chart(df, title="How many updates each row got", **size,
+                     mark={"type": "area", "color": BASE, "opacity": 0.8, "interpolate": "step-after",
+                           "point": hidden})
+           .encode(x=x, y=ytop, tooltip=tip))
+    bottom = (alt.Chart(df, title="How far each row moved from its random start", **size,
+                        mark={"type": "line", "color": HIGHLIGHT, "strokeWidth": 1, "point": hidden})
+              .encode(x=x, y=ybot, tooltip=tip))
     return top, bottom
 
 
@@ -141,10 +151,9 @@ def cosine_offsets(df: pd.DataFrame, title: str, max_offset: int | None = None) 
     )
     tip = [alt.Tooltip(field="table", type="nominal"), alt.Tooltip(field="offset k", type="quantitative"),
            alt.Tooltip(field="mean cosine", type="quantitative", format=".3f")]
-    return (alt.Chart(df, title=title)
-            .mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(opacity=0, size=30))
-            .encode(tooltip=tip, **enc)
-            .properties(width="container", height=330))
+    return (alt.Chart(df, title=title, width="container", height=330,
+                      mark={"type": "line", "strokeWidth": 1.5, "point": {"opacity": 0, "size": 30}})
+            .encode(tooltip=tip, **enc))
 
 
 def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> alt.LayerChart:
@@ -152,7 +161,7 @@ def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> alt.LayerChar
     df = pd.DataFrame({"row": rows, "length": norms})
     x = alt.X(field="row", type="quantitative", title="row p",
               scale=alt.Scale(domain=[1, n_rows + 40], nice=False))
-    line = alt.Chart(df).mark_line(color=BASE, point=alt.OverlayMarkDef(size=8)).encode(
+    line = alt.Chart(df, mark={"type": "line", "color": BASE, "point": {"size": 8}}).encode(
         x=x,
         y=alt.Y(field="length", type="quantitative", title="‖P[p]‖ (log)",
                 scale=alt.Scale(type="log", nice=False,
@@ -160,11 +169,11 @@ def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> alt.LayerChar
         tooltip=[alt.Tooltip(field="row", type="quantitative"),
                  alt.Tooltip(field="length", type="quantitative", format=".3f", title="‖P[p]‖")],
     )
-    edge = alt.Chart(pd.DataFrame({"row": [n_rows + 0.5], "end": [f"no row {n_rows + 1}: the table ends"]})).mark_rule(
-        color=HIGHLIGHT, strokeWidth=3).encode(x=x, tooltip=[alt.Tooltip(field="end", type="nominal")])
+    edge = alt.Chart(pd.DataFrame({"row": [n_rows + 0.5], "end": [f"no row {n_rows + 1}: the table ends"]}),
+                     mark={"type": "rule", "color": HIGHLIGHT, "strokeWidth": 3}).encode(
+        x=x, tooltip=[alt.Tooltip(field="end", type="nominal")])
     title = f"Length of each trained row (red line: the end, no row {n_rows + 1})"
-    return alt.layer(line, edge, title=title).properties(
-        width="container", height=330)
+    return layer(line, edge, title=title, width="container", height=330)
 
 
 def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> alt.Chart:
@@ -174,7 +183,7 @@ def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> alt.Chart:
         raise ValueError("Too many cells; pick fewer rows.")
     df = pd.DataFrame({"row a": np.repeat(rows, n), "row b": np.tile(rows, n), "cosine": np.asarray(matrix).ravel()})
     return (
-        alt.Chart(df, title=title)
+        alt.Chart(df, title=title, width="container", height=340)
         .mark_rect()
         .encode(
             x=alt.X(field="row b", type="ordinal", title="row", axis=alt.Axis(labelAngle=-90, values=rows[::4])),
@@ -183,5 +192,4 @@ def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> alt.Chart:
             tooltip=[alt.Tooltip(field="row a", type="ordinal"), alt.Tooltip(field="row b", type="ordinal"),
                      alt.Tooltip(field="cosine", type="quantitative", format=".3f")],
         )
-        .properties(width="container", height=340)
     )
