@@ -7,6 +7,7 @@ Student text never goes through Markdown: it is shown with ``st.text``/``st.code
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from dataclasses import dataclass
@@ -332,12 +333,17 @@ def formula(*latex: str) -> None:
         st.latex(expr)
 
 
+@functools.lru_cache(maxsize=256)
+def _source(fn: Callable[..., Any]) -> str:
+    return inspect.getsource(fn)
+
+
 def show_code(*functions: Callable[..., Any]) -> None:
     """An expander with the source of the ``posenc`` functions that just ran."""
     with st.expander("Show the code", icon=":material/code:"):
         for fn in functions:
             st.caption(f"{fn.__module__}.{fn.__qualname__}")
-            st.code(inspect.getsource(fn), language="python")
+            st.code(_source(fn), language="python")
 
 
 def predict(question: str, options: list[str], correct: int, explanation: str, key: str) -> None:
