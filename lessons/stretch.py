@@ -1,12 +1,12 @@
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 import frame
 from posenc import beyond
 from posenc import stretch as sx
 from posenc.charts import beyond as bc
-from posenc.charts import to_spec
 from posenc.precision import angle_error_f32, rope_offset_error, to_bf16
 
 PATH = "lessons/stretch.py"
@@ -59,47 +59,76 @@ def run_precision(d: int, base: int, seed: int):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def run_bf16(L_train: int):
-    return (beyond.bf16_positions(*BF16_WINDOW), beyond.bf16_bands(L_train),
-            beyond.bf16_positions(0, L_train - 1))
+    return beyond.bf16_positions(*BF16_WINDOW), beyond.bf16_context(L_train)
 
 
-# Building and validating altair charts costs ~15–30 ms each: the specs are cached on the scalar inputs
-# and drawn with st.vega_lite_chart, so a rerun with the same settings costs almost nothing.
-@st.cache_data(max_entries=32, show_spinner=False)
-def stretch_specs(d: int, L_train: int, s: int, seq_len: int, base: int) -> list[dict]:
-    r = run_stretch(d, L_train, s, seq_len, base)
-    return [to_spec(bc.rotations_chart(r.theta, r.rotations, L_train)),
-            to_spec(bc.wavelength_chart(r.theta, r.frequencies, r.ramp, L_train, r.L_new)),
-            to_spec(bc.ratio_chart(r.theta, r.frequencies, r.ramp, r.low, r.high, s)),
-            to_spec(bc.ramp_chart(r.ramp, r.low, r.high))]
+# Chart specs are plain Vega-Lite dicts (posenc.charts.beyond), cached per chart on exactly the scalars that
+# chart depends on, with their data already in Arrow: moving s rebuilds the two method charts and nothing else,
+# and a rerun that changes nothing only reads the caches. Big results go in as `_res` (not hashed) next to the
+# scalars that identify them.
+def _arrow(records: list[dict]) -> bytes:
+    table = pa.Table.from_pylist(records)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def alibi_specs(sentence: str, d: int, seed: int, heads: int) -> list[dict]:
-    al = run_alibi(sentence, d, seed, heads)
-    shown = bc.alibi_heads_to_show(heads, len(al.tokens))
-    return [to_spec(bc.alibi_chart(al.tokens, al.slopes, al.bias, al.weights, al.plain_weights, shown))]
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def slopes_spec(heads: int) -> dict:
-    return to_spec(bc.slopes_chart(sx.alibi_slopes(heads), 1 << (heads.bit_length() - 1)))
+def _ship(spec: dict) -> dict:
+    """The spec with every dataset as Arrow bytes, the form st.vega_lite_chart sends to the browser."""
+    return {**spec, "datasets": {name: _arrow(rows) for name, rows in spec["datasets"].items()}}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def decay_specs(d: int, base: int, rho: float, seed: int) -> list[dict]:
-    r = run_decay(d, base, rho, seed)
-    return [to_spec(bc.bound_chart(r.deltas, r.bound)),
-            to_spec(bc.score_chart(r.deltas, r.mean, r.p05, r.p95, r.single, r.n_samples))]
+def spec_pairs(_res, d: int, L_train: int, base: int) -> list[dict]:
+    # turns per pair and YaRN's ramp: neither depends on s or seq_len
+    return [_ship(bc.rotations_spec(_res.theta, _res.rotations, L_train)),
+            _ship(bc.ramp_spec(_res.ramp, _res.low, _res.high))]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def precision_specs(d: int, base: int, seed: int) -> list[dict]:
-    pr = run_precision(d, base, seed)
+def spec_methods(_res, d: int, L_train: int, s: int, seq_len: int, base: int) -> list[dict]:
+    return [_ship(bc.wavelength_spec(_res.theta, _res.frequencies, _res.ramp, L_train, _res.L_new)),
+            _ship(bc.ratio_spec(_res.theta, _res.frequencies, _res.ramp, _res.low, _res.high, s))]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def spec_slopes(heads: int) -> dict:
+    return _ship(bc.slopes_spec(sx.alibi_slopes(heads), 1 << (heads.bit_length() - 1)))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def spec_alibi(_al, sentence: str, d: int, seed: int, heads: int) -> dict:
+    shown = bc.alibi_heads_to_show(heads, len(_al.tokens))
+    return _ship(bc.alibi_spec(_al.tokens, _al.slopes, _al.bias, _al.weights, _al.plain_weights, shown))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def spec_bound(_dec, d: int, base: int) -> dict:
+    # RoFormer's bound depends on neither ρ nor the seed
+    return _ship(bc.bound_spec(_dec.deltas, _dec.bound))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def spec_score(_dec, d: int, base: int, rho: float, seed: int) -> dict:
+    return _ship(bc.score_spec(_dec.deltas, _dec.mean, _dec.p05, _dec.p95, _dec.single, _dec.n_samples))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def spec_angle(_pr, d: int, base: int) -> dict:
+    # the float32 angle error does not depend on the seed
+    return _ship(bc.angle_error_spec(_pr.positions, _pr.angle_error, _pr.probe))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def spec_offset(_pr, d: int, base: int, seed: int) -> dict:
+    return _ship(bc.offset_error_spec(_pr.positions, _pr.offset_error, _pr.gap, _pr.probe, _pr.floor))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def spec_bf16() -> dict:
     window = beyond.bf16_positions(*BF16_WINDOW)
-    return [to_spec(bc.angle_error_chart(pr.positions, pr.angle_error, pr.probe)),
-            to_spec(bc.bf16_chart(window.positions, window.stored)),
-            to_spec(bc.offset_error_chart(pr.positions, pr.offset_error, pr.gap, pr.probe, pr.floor))]
+    return _ship(bc.bf16_spec(window.positions, window.stored))
 
 
 def draw(spec: dict, width: str = "stretch") -> None:
@@ -125,8 +154,9 @@ with tab_stretch:
         "and RoPE go on forever — but a pair whose angle never completed a turn during training has only ever "
         "seen angles up to L_train·θ_i.".format(L_train, L_train + 1)
     )
-    specs = stretch_specs(d, L_train, s, int(seq_len), base)
-    draw(specs[0])
+    pair_specs = spec_pairs(res, d, L_train, base)
+    method_specs = spec_methods(res, d, L_train, s, int(seq_len), base)
+    draw(pair_specs[0])
     if n_slow:
         first = int(np.argmax(slow))
         st.markdown(
@@ -143,12 +173,12 @@ with tab_stretch:
                   r"\qquad \theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac d2 - 1")
 
     st.subheader("Four ways to slow the pairs down")
-    draw(specs[1])
+    draw(method_specs[0])
     left, right = st.columns([3, 2])
     with left:
-        draw(specs[2])
+        draw(method_specs[1])
     with right:
-        draw(specs[3])
+        draw(pair_specs[1])
     st.caption("Pick a method in the “Highlight” menu under a chart; hover any point for its numbers.")
 
     m1, m2, m3, m4 = st.columns(4)
@@ -238,8 +268,7 @@ with tab_alibi:
     except ValueError as err:
         st.error(str(err), icon=":material/edit_note:")
         al = None
-    slopes = sx.alibi_slopes(heads)
-    draw(slopes_spec(heads))
+    draw(spec_slopes(heads))
     if heads & (heads - 1):
         c = 1 << (heads.bit_length() - 1)
         st.caption("{} is not a power of two: heads 1 … {} take the {}-head slopes, heads {} … {} take every "
@@ -251,7 +280,7 @@ with tab_alibi:
                     .format(ex.d, ex.seed))
         frame.show_words(tokens)
         shown = bc.alibi_heads_to_show(heads, n)
-        draw(alibi_specs(ex.sentence, ex.d, ex.seed, heads)[0], width="content")
+        draw(spec_alibi(al, ex.sentence, ex.d, ex.seed, heads), width="content")
         if len(shown) < heads:
             st.caption("This sentence is long: the menu offers heads {} of {} to keep the chart light."
                        .format(", ".join(str(h + 1) for h in shown), heads))
@@ -292,9 +321,9 @@ with tab_decay:
     st.subheader("RoPE's long-term decay is a bound, not a promise")
     g1, g2 = st.columns(2)
     with g1:
-        draw(decay_specs(d, base, rho, ex.seed)[0])
+        draw(spec_bound(dec, d, base))
     with g2:
-        draw(decay_specs(d, base, rho, ex.seed)[1])
+        draw(spec_score(dec, d, base, rho, ex.seed))
     st.caption("Left: RoFormer's bound, in its own units. Right: the actual RoPE score divided by d (its mean at "
                "Δ = 0 is ρ·d) over {} random (q, k) drawn with the sidebar seed {}; grey: one of them. Two different "
                "quantities, so two axes: compare their shapes.".format(dec.n_samples, ex.seed))
@@ -325,10 +354,9 @@ with tab_decay:
 # ------------------------------------------------------------------------------------------------ precision
 with tab_prec:
     pr = run_precision(d, base, ex.seed)
-    window, bands, whole = run_bf16(L_train)
+    window, context = run_bf16(L_train)
     st.subheader("float32 angles drift as the position grows")
-    pspecs = precision_specs(d, base, ex.seed)
-    draw(pspecs[0])
+    draw(spec_angle(pr, d, base))
     frame.formula(r"\text{err}(p) = \max_i \big|\,\mathrm{fl}_{32}\big(\mathrm{fl}_{32}(p)\cdot"
                   r"\mathrm{fl}_{32}(\theta_i)\big) - p\,\theta_i\big|")
     st.markdown(
@@ -341,14 +369,14 @@ with tab_prec:
     st.subheader("Positions stored in bfloat16 collapse")
     b1, b2 = st.columns([3, 2])
     with b1:
-        draw(pspecs[1])
+        draw(spec_bf16())
     with b2:
         st.metric("257 stored in bf16", "{:g}".format(float(to_bf16(257.0))))
         st.metric("distinct positions kept, {} … {}".format(*BF16_WINDOW),
                   "{} of {}".format(window.distinct, window.positions.size))
         st.metric("distinct positions kept, 0 … {:,}".format(L_train - 1),
-                  "{:,} of {:,}".format(whole.distinct, L_train))
-    st.dataframe(pd.DataFrame(bands, columns=["first", "last", "positions", "distinct in bf16",
+                  "{:,} of {:,}".format(context.distinct, L_train))
+    st.dataframe(pd.DataFrame(context.bands, columns=["first", "last", "positions", "distinct in bf16",
                                               "largest error"]),
                  hide_index=True, width="stretch")
     st.caption("bfloat16 keeps 8 significant bits: every integer up to 256, then only every 2nd, 4th, 8th, … "
@@ -356,7 +384,7 @@ with tab_prec:
                "everything.".format(float(to_bf16(257.0))))
 
     st.subheader("RoPE's offset invariance, in finite precision")
-    draw(pspecs[2])
+    draw(spec_offset(pr, d, base, ex.seed))
     frame.formula(r"\text{drift}(m) = \big|\,\langle R_{m}q,\ R_{m+g}k\rangle - \langle R_0 q,\ R_g k\rangle\big|"
                   r"/\sqrt d \;=\; 0 \text{ in exact arithmetic}")
     for t in ("float64", "float32"):
@@ -390,3 +418,4 @@ frame.share_link(PATH)
 frame.bridge(PATH, "That is the end of the chapter: word order enters attention through the vectors (a table, "
              "sinusoids), the rotation of q and k (RoPE) or the scores themselves (ALiBi) — and every choice "
              "has a limit you can now see coming.")
+

@@ -43,6 +43,8 @@ __all__ = [
     "Bf16Positions",
     "bf16_positions",
     "bf16_bands",
+    "Bf16Context",
+    "bf16_context",
     "PrecisionDemo",
     "precision_demo",
 ]
@@ -260,8 +262,40 @@ def bf16_positions(lo: int, hi: int) -> Bf16Positions:
         raise ValueError("at most 10,000,000 positions at a time")
     p = np.arange(lo, hi + 1, dtype=np.float64)
     stored = to_bf16(p)
-    distinct = 1 + int(np.count_nonzero(np.diff(stored)))  # rounding keeps the order: count the steps
-    return Bf16Positions(p, stored, distinct, float(np.max(np.abs(stored - p))))
+    return Bf16Positions(p, stored, _distinct(stored), float(np.max(np.abs(stored - p))))
+
+
+def _distinct(stored: np.ndarray) -> int:
+    """How many different values a sorted run of stored positions holds (rounding keeps the order)."""
+    return 1 + int(np.count_nonzero(np.diff(stored))) if stored.size else 0
+
+
+@dataclass(frozen=True)
+class Bf16Context:
+    L: int
+    bands: list  # rows (first, last, positions, distinct stored values, largest |bf16(p) − p|), see bf16_bands
+    distinct: int  # distinct stored values over the whole context 0 … L − 1
+
+
+def bf16_context(L: int) -> Bf16Context:
+    """Positions 0 … L − 1 stored in bf16: by band (``bf16_bands``) and over the whole context.
+
+    distinct = |{bf16(p) : 0 ≤ p ≤ L − 1}|, the same number ``bf16_positions(0, L − 1).distinct`` gives.
+    Every position is rounded once; the bands are slices of that one array.
+    """
+    L = _whole(L, "the context length", 1, 10_000_000)
+    p = np.arange(L, dtype=np.float64)
+    stored = to_bf16(p)
+    bounds = [(0, min(255, L - 1))]
+    k = 8
+    while 2**k < L:
+        bounds.append((2**k, min(2 ** (k + 1) - 1, L - 1)))
+        k += 1
+    rows = []
+    for a, b in bounds:
+        band = stored[a:b + 1]
+        rows.append((a, b, b - a + 1, _distinct(band), float(np.max(np.abs(band - p[a:b + 1])))))
+    return Bf16Context(L=L, bands=rows, distinct=_distinct(stored))
 
 
 def bf16_bands(L: int) -> list[tuple[int, int, int, int, float]]:
@@ -271,17 +305,7 @@ def bf16_bands(L: int) -> list[tuple[int, int, int, int, float]]:
     Every integer up to 256 survives; from 2^k = 256 on, bf16 holds only multiples of 2^(k−7) in the band
     (128 of them), plus 2^(k+1) itself, which the top positions round up to.
     """
-    L = _whole(L, "the context length", 1, 10_000_000)
-    bounds = [(0, min(255, L - 1))]
-    k = 8
-    while 2**k < L:
-        bounds.append((2**k, min(2 ** (k + 1) - 1, L - 1)))
-        k += 1
-    rows = []
-    for a, b in bounds:
-        info = bf16_positions(a, b)
-        rows.append((a, b, b - a + 1, info.distinct, info.max_error))
-    return rows
+    return bf16_context(L).bands
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ from posenc.beyond import (
     METHODS,
     alibi_attention,
     bf16_bands,
+    bf16_context,
     bf16_positions,
     decay_demo,
     precision_demo,
@@ -186,6 +188,19 @@ def test_bf16_bands():
     assert bf16_bands(100) == [(0, 99, 100, 100, 0.0)]
 
 
+@pytest.mark.parametrize("L", [1, 100, 256, 257, 300, 4096, 5000, 65_537])
+def test_bf16_context_agrees_with_position_by_position(L):
+    # one rounding pass for the whole context gives what rounding each band (and the whole range) apart gives
+    ctx = bf16_context(L)
+    assert ctx.distinct == bf16_positions(0, L - 1).distinct
+    for a, b, count, distinct, err in ctx.bands:
+        band = bf16_positions(a, b)
+        assert (count, distinct, err) == (band.positions.size, band.distinct, band.max_error)
+    assert ctx.bands == bf16_bands(L)
+    # bands overlap in one stored value at most (the top of a band rounds up to the next band's first value)
+    assert ctx.distinct >= sum(r[3] for r in ctx.bands) - (len(ctx.bands) - 1)
+
+
 def test_precision_demo():
     res = precision_demo(128, 10000.0, 0)
     assert res.probe == 5_000_000 and res.probe in res.positions
@@ -202,12 +217,23 @@ def test_precision_demo():
 
 
 # ---------------------------------------------------------------- chart builders (validated against the schema)
-@pytest.mark.parametrize("d, L_train, s, heads, sentence", [
-    (128, 4096, 16, 8, "the dog bit the man"),
-    (4, 16, 1, 1, "one"),
-    (512, 1_000_000, 64, 16, " ".join(f"w{i % 40}" for i in range(64))),
-])
-def test_chart_builders_validate_and_stay_small(d, L_train, s, heads, sentence):
+def _data_names(node) -> set:
+    """Names in every {"data": {"name": …}} and lookup {"from": {"data": {"name": …}}} of a spec."""
+    names = set()
+    if isinstance(node, dict):
+        data = node.get("data")
+        if isinstance(data, dict) and "name" in data:
+            names.add(data["name"])
+        for k, v in node.items():
+            if k != "datasets":
+                names |= _data_names(v)
+    elif isinstance(node, list):
+        for v in node:
+            names |= _data_names(v)
+    return names
+
+
+def _all_specs(d, L_train, s, heads, sentence):
     from posenc.charts import beyond as bc
 
     res = stretch_demo(d, L_train, s, 2 * L_train)
@@ -216,22 +242,82 @@ def test_chart_builders_validate_and_stay_small(d, L_train, s, heads, sentence):
     pr = precision_demo(d, 10000.0, 0)
     win = bf16_positions(248, 272)
     shown = bc.alibi_heads_to_show(heads, len(al.tokens))
-    charts = [
-        bc.rotations_chart(res.theta, res.rotations, L_train),
-        bc.wavelength_chart(res.theta, res.frequencies, res.ramp, L_train, res.L_new),
-        bc.ratio_chart(res.theta, res.frequencies, res.ramp, res.low, res.high, s),
-        bc.ramp_chart(res.ramp, res.low, res.high),
-        bc.slopes_chart(al.slopes, al.base_heads),
-        bc.alibi_chart(al.tokens, al.slopes, al.bias, al.weights, al.plain_weights, shown),
-        bc.bound_chart(dec.deltas, dec.bound),
-        bc.score_chart(dec.deltas, dec.mean, dec.p05, dec.p95, dec.single, dec.n_samples),
-        bc.angle_error_chart(pr.positions, pr.angle_error, pr.probe),
-        bc.bf16_chart(win.positions, win.stored),
-        bc.offset_error_chart(pr.positions, pr.offset_error, pr.gap, pr.probe, pr.floor),
+    specs = [
+        bc.rotations_spec(res.theta, res.rotations, L_train),
+        bc.wavelength_spec(res.theta, res.frequencies, res.ramp, L_train, res.L_new),
+        bc.ratio_spec(res.theta, res.frequencies, res.ramp, res.low, res.high, s),
+        bc.ramp_spec(res.ramp, res.low, res.high),
+        bc.slopes_spec(al.slopes, al.base_heads),
+        bc.alibi_spec(al.tokens, al.slopes, al.bias, al.weights, al.plain_weights, shown),
+        bc.bound_spec(dec.deltas, dec.bound),
+        bc.score_spec(dec.deltas, dec.mean, dec.p05, dec.p95, dec.single, dec.n_samples),
+        bc.angle_error_spec(pr.positions, pr.angle_error, pr.probe),
+        bc.bf16_spec(win.positions, win.stored),
+        bc.offset_error_spec(pr.positions, pr.offset_error, pr.gap, pr.probe, pr.floor),
     ]
-    for chart in charts:
-        spec = chart.to_dict()  # validates against the Vega-Lite schema
+    return specs, shown
+
+
+@pytest.mark.parametrize("d, L_train, s, heads, sentence", [
+    (128, 4096, 16, 8, "the dog bit the man"),
+    (4, 16, 1, 1, "one"),
+    (512, 1_000_000, 64, 16, " ".join(f"w{i % 40}" for i in range(64))),
+])
+def test_chart_builders_validate_and_stay_small(d, L_train, s, heads, sentence):
+    from posenc.charts import beyond as bc
+
+    specs, shown = _all_specs(d, L_train, s, heads, sentence)
+    for spec in specs:
+        bc.validate(spec)  # against the Vega-Lite schema
         rows = sum(len(v) for v in spec.get("datasets", {}).values())
         assert rows <= 5000, rows
         assert "tooltip" in str(spec)
+        # every named data source a layer reads is one of the spec's datasets
+        assert _data_names(spec) <= set(spec["datasets"]), _data_names(spec)
     assert 1 <= len(shown) <= heads and shown[0] == 0
+
+
+def test_chart_builders_reject_bad_specs():
+    from posenc.charts import beyond as bc
+
+    specs, _ = _all_specs(8, 64, 2, 2, "a b a")
+    bad = copy.deepcopy(specs[0])
+    bad["layer"][0]["mark"]["type"] = "barr"  # a mark Vega-Lite does not know
+    with pytest.raises(Exception, match="barr"):
+        bc.validate(bad)
+    bad = copy.deepcopy(specs[1])
+    bad["layer"][0]["layer"][1]["encoding"]["x"]["type"] = "quantitive"
+    with pytest.raises(Exception, match="quantitive"):
+        bc.validate(bad)
+
+
+def test_moving_s_changes_only_the_method_charts_data():
+    # the two charts that depend on s keep their spec (only their datasets change), so the browser swaps data
+    # instead of redrawing from scratch; the other stretching charts do not depend on s at all
+    from posenc.charts import beyond as bc
+
+    def specs(s):
+        r = stretch_demo(128, 4096, s, 8192)
+        return [bc.wavelength_spec(r.theta, r.frequencies, r.ramp, 4096, r.L_new),
+                bc.ratio_spec(r.theta, r.frequencies, r.ramp, r.low, r.high, s),
+                bc.rotations_spec(r.theta, r.rotations, 4096), bc.ramp_spec(r.ramp, r.low, r.high)]
+
+    a, b = specs(16), specs(17)
+    for x, y in zip(a[:2], b[:2]):
+        assert {k: v for k, v in x.items() if k != "datasets"} == {k: v for k, v in y.items() if k != "datasets"}
+        assert x["datasets"] != y["datasets"]
+    assert a[2:] == b[2:]
+
+
+def test_method_records_derive_wavelength_and_ratio():
+    from posenc.charts import beyond as bc
+
+    r = stretch_demo(16, 64, 4, 64)
+    spec = bc.wavelength_spec(r.theta, r.frequencies, r.ramp, 64, r.L_new)
+    rows = spec["datasets"]["methods"]
+    assert len(rows) == len(METHODS) * 8
+    for row in rows:
+        assert math.isclose(row["wl"], 2 * math.pi / row["t"])
+        assert math.isclose(row["ratio"] * row["wl"], row["wl0"])  # θ'/θ · 2π/θ' = 2π/θ
+    pi = [row for row in rows if row["m"] == "PI"]
+    assert all(math.isclose(row["ratio"], 1 / 4) for row in pi)  # PI divides every pair by s

@@ -159,3 +159,23 @@ def test_student_text_never_rendered_as_markdown():
     _ok(at)
     for md in at.markdown:
         assert "![x]" not in md.value and "http://a/b.png" not in md.value
+
+
+def test_moving_s_redraws_only_the_charts_that_depend_on_it():
+    # The browser redraws a chart whose spec or data changed: after moving s only the wavelength and
+    # slow-down charts may change, and only their data (same spec: the browser swaps the data in place).
+    def snapshot(at):
+        return [(c.proto.spec, [(ds.name, ds.data.data) for ds in c.proto.datasets]) for c in charts_of(at)]
+
+    at = open_page(PAGE)
+    _ok(at)
+    before = snapshot(at)
+    at.slider(key="st_s").set_value(17).run()
+    _ok(at)
+    after = snapshot(at)
+    changed = [i for i, (x, y) in enumerate(zip(before, after)) if x != y]
+    assert changed == [1, 2]
+    for i in changed:
+        assert before[i][0] == after[i][0]  # the spec itself is unchanged
+    res = stretch_demo(128, 4096, 17, 8192)
+    assert "{:,}".format(res.L_new) in page_text(at)
