@@ -5,7 +5,7 @@ import streamlit as st
 import frame
 import posenc
 from posenc.charts import fixes as fx_charts
-from posenc.charts.fixes import vega_spec
+from posenc.charts import vega_spec
 from posenc.fixes import (
     SHORT,
     compare_length,

@@ -6,7 +6,7 @@ import frame
 import posenc
 from posenc import charts
 from posenc.charts import learned as lc
-from posenc.charts.fixes import vega_spec
+from posenc.charts import vega_spec
 from posenc.learned import (
     LENGTH_SIGMA,
     STEP,

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
+import posenc.charts as charts_mod
 from posenc.core import embed, projections, softmax
 from posenc.fixes import (
     FIXES,
@@ -315,7 +316,6 @@ def _all_charts(tokens, **kw):
 ])
 def test_every_chart_is_a_valid_spec_with_tooltips_and_few_marks(kw):
     from posenc.charts import MAX_MARKS, to_spec
-    from posenc.charts import fixes as C
 
     tokens = [f"w{i}" for i in range(64)] if kw["length"] == 1000 else TOKENS
     f, charts = _all_charts(tokens, **kw)
@@ -328,7 +328,7 @@ def test_every_chart_is_a_valid_spec_with_tooltips_and_few_marks(kw):
         plain = to_spec(chart)
         assert plain["datasets"] == spec["datasets"] and "view" not in plain.get("config", {})
         # what the page draws: the same spec, its tables as Arrow bytes holding the same rows
-        fast = C.vega_spec(chart)
+        fast = charts_mod.vega_spec(chart)
         assert all(isinstance(v, bytes) for v in fast["datasets"].values())
         assert fast.pop("usermeta") == {"embedOptions": {"renderer": "canvas"}}
         assert resolved(fast) == resolved(plain), spec.get("title")
@@ -359,7 +359,7 @@ def test_moving_a_slider_changes_only_the_data():
         f = fixes_demo(TOKENS, 16, 0, start, length, 50, 8, 9)
         r, ra = f.raw, f.ratio
         first = int(r.positions[0])
-        return [C.vega_spec(c) for c in (
+        return [charts_mod.vega_spec(c) for c in (
             C.weights_heatmap(r.weights_without, TOKENS, first, "Without"),
             C.weights_heatmap(r.weights_with, TOKENS, first, "With"),
             C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, first),
@@ -379,17 +379,16 @@ def test_vega_spec_data_is_what_streamlit_would_send():
     from streamlit import dataframe_util
 
     from posenc.charts import to_spec
-    from posenc.charts import fixes as C
 
     df = pd.DataFrame({"word": ["1 the", "2 cat"], "p": [1, 2], "v": [0.5, np.nan], "ok": [True, False]})
-    assert C.arrow_bytes(df) == dataframe_util.convert_anything_to_arrow_bytes(df)
+    assert charts_mod.arrow_bytes(df) == dataframe_util.convert_anything_to_arrow_bytes(df)
     a = alt.Chart(mark="point").encode(x=alt.X(field="p", type="quantitative"),
                                        tooltip=[alt.Tooltip(field="word", type="nominal")])
     b = alt.Chart(mark="line").encode(x=alt.X(field="p", type="quantitative"),
                                       y=alt.Y(field="v", type="quantitative"))
-    cheap = C.layer(a, b, data=df, width="container", height=200, title="t")
+    cheap = charts_mod.layer(a, b, data=df, width="container", height=200, title="t")
     assert to_spec(cheap) == to_spec(alt.layer(a, b, data=df, width="container", height=200, title="t"))
-    spec = C.vega_spec(C.layer(a, alt.Chart(df, mark="line").encode(x=alt.X(field="p", type="quantitative")),
+    spec = charts_mod.vega_spec(charts_mod.layer(a, alt.Chart(df, mark="line").encode(x=alt.X(field="p", type="quantitative")),
                                data=df))
     assert len(spec["datasets"]) == 1  # the same table twice: one dataset
     assert resolved(spec)["data"][1]["v"] is None  # NaN travels as a missing value

@@ -226,7 +226,7 @@ def test_every_chart_is_a_valid_spec_with_tooltips_and_draws_the_same_cheaply():
     from test_fixes import resolved
 
     from posenc.charts import to_spec
-    from posenc.charts.fixes import vega_spec
+    from posenc.charts import vega_spec
 
     for chart in _learned_charts():
         spec = chart.to_dict()  # validates
@@ -243,7 +243,7 @@ def test_changing_the_table_size_changes_only_the_data():
     import pandas as pd
 
     from posenc.charts import learned as C
-    from posenc.charts.fixes import vega_spec
+    from posenc.charts import vega_spec
 
     def parts(n_max, pos=1025):
         table = init_table(n_max, 64, 0)

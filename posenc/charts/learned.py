@@ -2,7 +2,7 @@
 
 Built with the cheap Altair calls (constructor arguments instead of ``.properties``, typed values with a
 condition instead of ``alt.condition``/``alt.value``, which validate while the chart is built); the page draws
-them through ``posenc.charts.fixes.vega_spec`` and the tests validate every builder's full spec.
+them through ``posenc.charts.vega_spec`` and the tests validate every builder's full spec.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from . import BASE, HIGHLIGHT, MAX_MARKS
-from .fixes import layer
+from . import layer
 
 MISSING = "#bdbdbd"
 WINDOW_LIMIT = 3.0  # colour scale of the table window: ±3 covers 99.7 % of N(0, 1) entries (beyond: full colour)
