@@ -102,7 +102,7 @@ def binary(positions, n_bits: int) -> np.ndarray:
         raise ValueError(f"Use between 1 and 62 bits; got {n_bits}.")
     p = np.atleast_1d(np.asarray(positions))
     if p.size and (not np.issubdtype(p.dtype, np.integer)):
-        if not np.all(np.equal(np.mod(p, 1), 0)):
+        if not np.all(np.isfinite(p.astype(float))) or not np.all(np.equal(np.mod(p, 1), 0)):
             raise ValueError("Binary codes are for whole-number positions.")
     if np.any(p < 0):
         raise ValueError("Positions must be 0 or more for a binary code.")
