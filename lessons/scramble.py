@@ -64,7 +64,7 @@ with right:
 st.subheader("Same vectors, other rows")
 k = min(SHOWN_DIMS, ex.d)
 a, b = st.columns(2)
-common = dict(row_title="word", col_title="coordinate", value_title="value")
+common = dict(row_title="word", col_title="coordinate", value_title="value", height=max(230, 22 * n + 110))
 with a:
     st.altair_chart(charts.heatmap(res.out_of_scrambled[:, :k], scrambled_labels, [str(j) for j in range(k)],
                                    title="Attn(PX): attention run on the scrambled sentence", **common),
