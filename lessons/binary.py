@@ -37,18 +37,23 @@ st.info("On this page positions start at **0**, as bit tables do: position 0 is 
         "numbers words from 1, so word p gets the code of p − 1.".format("0" * n), icon=":material/looks_one:")
 
 
-# Results and their charts are cached together (cache_resource: shared, read-only).
-@st.cache_resource(max_entries=16, show_spinner=False)
-def bits_view(n_bits: int):
+@st.cache_data(max_entries=32, show_spinner=False)
+def run_bits(n_bits: int):
     res = binary_demo(n_bits)
-    codes = code_strings(res.table)
-    runs = bit_runs(n_bits)
-    table_chart = bc.bit_table(*runs, n_bits, res.table if n_bits <= DIGITS_UP_TO else None)
-    hamming_chart = bc.hamming_vs_distance(res.hamming, res.distance, codes, res.near_pair, res.far_pair)
-    return res, codes, len(runs[0]), table_chart, hamming_chart
+    return res, code_strings(res.table), bit_runs(n_bits)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+# Charts are built once per setting and cached as Vega-Lite specs (data as Arrow bytes), keyed only on the scalars
+# they depend on; a chart that does not change is sent byte-identical (the browser does not redraw it).
+# ``_res`` arguments (cached results) are not hashed.
+@st.cache_data(max_entries=32, show_spinner=False)
+def bits_specs(n_bits: int, _res, _codes, _runs) -> tuple[dict, dict]:
+    table_spec = bc.bit_table(*_runs, n_bits, _res.table if n_bits <= DIGITS_UP_TO else None)
+    hamming_spec = bc.hamming_vs_distance(_res.hamming, _res.distance, _codes, _res.near_pair, _res.far_pair)
+    return table_spec, hamming_spec
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
 def waves_view(b: int):
     T = 2 ** (b + 1)
     x = np.linspace(0.0, 2.0 * T, WAVE_POINTS)
@@ -60,17 +65,19 @@ def waves_view(b: int):
     ]
     curves = [bit_of(x, b)] + [sums[K] for K in HARMONICS]
     whole = np.arange(0, 2 * T + 1)
-    wave_chart = bc.square_to_sine(x, curves, names, curves[0], sums[1], whole, bit_of(whole, b), b)
-    return sl, bc.step_and_slope(sl.x, sl.value, sl.slope, b), wave_chart
+    wave_spec = bc.square_to_sine(x, curves, names, curves[0], sums[1], whole, bit_of(whole, b), b)
+    return sl, bc.step_and_slope(sl.x, sl.value, sl.slope, b), wave_spec
 
 
-res, codes, n_runs, table_chart, hamming_chart = bits_view(n)
+res, codes, runs = run_bits(n)
+n_runs = len(runs[0])
+table_spec, hamming_spec = bits_specs(n, res, codes, runs)
 
 # ---------------------------------------------------------------- the bit table
 st.subheader("The bit table: bits that flip every step, every two, every four")
 frame.formula(r"\mathrm{bit}_b(p) = \left\lfloor p / 2^{b} \right\rfloor \bmod 2, \qquad b = 0, \dots, n-1,"
               r"\qquad p = 0, \dots, 2^{n}-1")
-st.altair_chart(table_chart, width="stretch")
+st.vega_lite_chart(table_spec, width="stretch")
 if n > DIGITS_UP_TO:
     st.caption("All {:,} positions, drawn as runs of equal bits ({:,} runs). Scroll on the chart to zoom in, "
                "drag to pan, double-click to reset; hover a run for its positions.".format(res.positions, n_runs))
@@ -115,7 +122,7 @@ st.subheader("Neighbours can be strangers")
 frame.formula(r"H(i, j) = \sum_{b=0}^{n-1} \left|\mathrm{bit}_b(i) - \mathrm{bit}_b(j)\right| "
               r"= \operatorname{popcount}(i \oplus j) \qquad\text{vs}\qquad |i - j|")
 near, far = res.near_pair, res.far_pair
-st.altair_chart(hamming_chart, width="content")
+st.vega_lite_chart(hamming_spec, width="content")
 if res.shown < res.positions:
     st.caption("Positions 0 … {} of 0 … {:,} (the first {} only, so the heatmaps stay small); hover a cell for "
                "both codes.".format(res.shown - 1, res.positions - 1, SHOWN_MAX))
@@ -149,7 +156,7 @@ else:
 
 # ---------------------------------------------------------------- no gradient
 bw = min(2, n - 1)
-sl, (top, bottom), wave_chart = waves_view(bw)
+sl, (top, bottom), wave_spec = waves_view(bw)
 st.subheader("No gradient: a bit is a step")
 frame.formula(r"\frac{d}{dx}\,\mathrm{bit}_b(x) = 0 \quad\text{between jumps}, "
               r"\qquad \text{undefined at } x = k\cdot 2^{b}")
@@ -161,9 +168,9 @@ st.markdown(
 )
 s1, s2 = st.columns(2)
 with s1:
-    st.altair_chart(top, width="stretch")
+    st.vega_lite_chart(top, width="stretch")
 with s2:
-    st.altair_chart(bottom, width="stretch")
+    st.vega_lite_chart(bottom, width="stretch")
 frame.check("share of the grid where the slope is exactly 0", "{:.1%}".format(sl.flat_share), sl.flat_share > 0.9,
             "({:,} points, step h = 1/{:g})".format(sl.x.size, 1 / sl.h))
 frame.check("steepest slope (at a jump)", "{:g} = 1/h".format(sl.steepest), sl.steepest == 1 / sl.h,
@@ -175,7 +182,7 @@ T = 2 ** (bw + 1)
 frame.formula(r"\mathrm{bit}_b(x) = \frac12 - \frac{2}{\pi} \sum_{k = 1, 3, 5, \dots} \frac{1}{k}"
               r"\sin\!\left(\frac{2\pi k x}{T}\right), \qquad T = 2^{b+1}",
               r"\text{keep only } k = 1: \quad \frac12 - \frac{2}{\pi}\sin\!\left(\frac{2\pi x}{T}\right)")
-st.altair_chart(wave_chart, width="stretch")
+st.vega_lite_chart(wave_spec, width="stretch")
 st.markdown(
     "Bit {b} is a square wave of wavelength T = {T}: 0 for {w}, then 1 for {w}. Its Fourier series is "
     "a sum of sines; drag the slider under the chart to drop the sharp harmonics one by one. What is left is "

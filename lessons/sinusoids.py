@@ -74,6 +74,56 @@ def run_catch(sentence: str, qi: int, ki: int, d: int, seed: int):
     return catch(posenc.tokenize(sentence), qi, ki, d, seed)
 
 
+# Each chart is built once per setting and cached as a Vega-Lite spec (data as Arrow bytes), keyed only on the
+# scalars it depends on: moving one control rebuilds only the charts that change, and a chart that does not change
+# is sent byte-identical (the browser does not redraw it). ``_res`` arguments (cached results) are not hashed.
+@st.cache_data(max_entries=32, show_spinner=False)
+def table_spec(d: int, base: int, length: int, _tab) -> dict:
+    # the same size and title for every length: moving the slider only swaps the data in the browser
+    return sc.table_heatmap(_tab.image, length, _tab.omegas, width=420, height=400,
+                            title=f"PE(p, j): one row per position, d = {d} columns")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def waves_spec(d: int, base: int, span: int, _tab) -> dict:
+    return sc.waves(_tab.wave_positions, _tab.waves, _tab.wave_pairs, _tab.omegas, _tab.dot_positions, _tab.dots,
+                    title="sin(p·ω_i) for a few pairs (dots: whole positions)")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def position_spec(p: int, d: int, base: int, _pos) -> dict:
+    return sc.position_vector(_pos.pe64, _pos.pe32, p, title=f"PE({p:,}): float64 bars, float32 diamonds")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def m_spec(k: int, d: int, base: int, _sh) -> dict:
+    n_sh = _sh.M_shown.shape[0]
+    lab = [str(i) for i in range(n_sh)]
+    return sc.arrow_spec(charts.heatmap(_sh.M_shown, lab, lab, row_title="row", col_title="column",
+                                        value_title="M_k entry", height=400,
+                                        title=f"M_k for k = {k:,}: the top-left {n_sh} × {n_sh}"))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def dots_spec(k: int, d: int, base: int, shown: int, _sh) -> dict:
+    return sc.dot_lines(_sh.dot_positions, _sh.dots, _sh.dot_ks, k, title="PE(p)·PE(p+k): one flat line per k")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def similarity_spec(d: int, base: int, size: int, _sh) -> dict:
+    sim_pos = np.arange(1, size + 1)
+    return sc.arrow_spec(sc.position_heatmap(_sh.similarity, sim_pos, sim_pos, row_title="position p",
+                                             col_title="position q", value_title="PE(p)·PE(q)", width=460,
+                                             height=440, title=f"Similarity PE(p)·PE(q), p, q = 1 … {size}"))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def catch_spec(sentence: str, qi: int, ki: int, d: int, seed: int, _ca) -> dict:
+    marks = [(m, float(v)) for (m, _), v in zip(_ca.pairs, _ca.scores) if m <= _ca.sweep_m[-1]]
+    return sc.catch_sweep(_ca.sweep_m, _ca.sweep_scores, _ca.gap, marks,
+                          title=f"The additive score with the gap fixed at {_ca.gap}: it wanders with m")
+
+
 tab = run_table(d, base, length)
 
 # ---------------------------------------------------------------- the table
@@ -86,8 +136,7 @@ frame.formula(
 )
 left, right = st.columns([3, 2])
 with left:
-    st.altair_chart(sc.table_heatmap(tab.image, length, tab.omegas, width=420, height=min(420, max(220, 4 * length)),
-                                     title=f"PE(p, j) for p = 1 … {length:,}, d = {d}"), width="content")
+    st.vega_lite_chart(table_spec(d, base, length, tab), width="content")
     if tab.rows_per_pixel > 1 or tab.cols_per_pixel > 1:
         st.caption("{:,} × {} values, drawn as {} × {} pixels: each pixel averages {} position(s) × {} "
                    "dimension(s). The fast columns average out to white when a pixel holds many positions."
@@ -110,8 +159,7 @@ with right:
 
 # ---------------------------------------------------------------- waves
 st.subheader("Fast pairs and slow pairs")
-st.altair_chart(sc.waves(tab.wave_positions, tab.waves, tab.wave_pairs, tab.omegas, tab.dot_positions, tab.dots,
-                         title="sin(p·ω_i) for a few pairs (dots: whole positions)"), width="content")
+st.vega_lite_chart(waves_spec(d, base, len(tab.dot_positions), tab), width="content")
 if length > len(tab.dot_positions):
     st.caption("Positions 0 … {} of the table's {:,}: drawn over more positions, the fastest waves would be "
                "too dense to see.".format(len(tab.dot_positions), length))
@@ -136,8 +184,7 @@ with b3:
     st.button("p = 5,000,000", on_click=set_state, args=("sn_pos", 5_000_000), width="stretch",
               key="sn_pos_big")
 pos = run_position(p, d, base)
-st.altair_chart(sc.position_vector(pos.pe64, pos.pe32, p,
-                                   title=f"PE({p:,}): float64 bars, float32 diamonds"), width="stretch")
+st.vega_lite_chart(position_spec(p, d, base, pos), width="stretch")
 rows = min(2 * SHOWN_PAIRS, d)
 j = np.arange(rows)
 st.dataframe(
@@ -183,15 +230,10 @@ frame.check("max |PE(p+k) − M_k PE(p)|", sh.shift_error, sh.shift_error < tol,
             "(every p = 1 … {:,}, all {} coordinates, one M_k; < {:.0e})".format(length, d, tol))
 m1, m2 = st.columns([2, 3])
 with m1:
-    n_sh = sh.M_shown.shape[0]
-    lab = [str(i) for i in range(n_sh)]
-    st.altair_chart(charts.heatmap(sh.M_shown, lab, lab, row_title="row", col_title="column",
-                                   value_title="M_k entry", height=400,
-                                   title=f"M_k for k = {k:,}: the top-left {n_sh} × {n_sh}"), width="stretch")
+    st.vega_lite_chart(m_spec(k, d, base, sh), width="stretch")
     st.caption("Outside the 2 × 2 blocks every entry is 0. No p anywhere: one matrix serves every position.")
 with m2:
-    st.altair_chart(sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, k,
-                                 title="PE(p)·PE(p+k): one flat line per k"), width="stretch")
+    st.vega_lite_chart(dots_spec(k, d, base, len(sh.dot_positions), sh), width="stretch")
     st.caption(f"Positions 1 … {len(sh.dot_positions):,} drawn; the check covers 1 … {length:,}.")
 frame.formula(r"PE(p)\cdot PE(p+k) = \sum_i \big(\sin\omega_i p\,\sin\omega_i(p+k) + \cos\omega_i p\,"
               r"\cos\omega_i(p+k)\big) = \sum_i \cos(\omega_i k)")
@@ -200,11 +242,7 @@ frame.check("max |PE(p)·PE(p+k) − Σᵢ cos(ωᵢk)|", sh.dot_spread, sh.dot_
 s_n = sh.similarity.shape[0]
 t1, t2 = st.columns([3, 2])
 with t1:
-    sim_pos = np.arange(1, s_n + 1)
-    st.altair_chart(sc.position_heatmap(sh.similarity, sim_pos, sim_pos, row_title="position p",
-                                        col_title="position q", value_title="PE(p)·PE(q)", width=460,
-                                        height=440, title=f"Similarity PE(p)·PE(q), p, q = 1 … {s_n}"),
-                    width="content")
+    st.vega_lite_chart(similarity_spec(d, base, s_n, sh), width="content")
 with t2:
     st.markdown("Every diagonal (same gap q − p) holds one value: the matrix is **Toeplitz**. "
                 "Similarity between positions depends on how far apart they are, not where they are.")
@@ -259,10 +297,7 @@ frame.formula(
     r"\big[\,x_q A x_k^\top + x_q A\,PE_n^\top + PE_m A\,x_k^\top + PE_m A\,PE_n^\top\big]/\sqrt d",
     r"A = W_Q W_K^\top \quad\text{(words only} = x_q A x_k^\top/\sqrt d\text{, the one term with no position)}"
 )
-marks = [(m, float(s)) for (m, _), s in zip(ca.pairs, ca.scores) if m <= ca.sweep_m[-1]]
-st.altair_chart(sc.catch_sweep(ca.sweep_m, ca.sweep_scores, ca.gap, marks,
-                               title=f"The additive score with the gap fixed at {ca.gap}: it wanders with m"),
-                width="stretch")
+st.vega_lite_chart(catch_spec(ex.sentence, qi, ki, ex.d, ex.seed, ca), width="stretch")
 st.markdown(
     r"$PE(p)\cdot PE(p+k)$ depends on k alone, but the score never computes it: it sees $PE_m\,A\,PE_n^\top$ "
     r"with $A = W_Q W_K^\top$ in between, plus two cross terms with the words. A learned $A$ need not commute "

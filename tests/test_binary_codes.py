@@ -140,3 +140,67 @@ def test_partial_sums_approach_the_bit_away_from_jumps():
     # at a jump every partial sum sits at the midpoint 1/2
     at_jump = np.isclose(dist_to_jump, 0)
     assert np.allclose(sums[63][at_jump], 0.5, atol=1e-9)
+
+
+# ---------------------------------------------------------------- the page's charts (Vega-Lite specs)
+def _specs(n: int) -> list[dict]:
+    from posenc.charts import binary_codes as bc
+
+    res = binary_demo(n)
+    codes = code_strings(res.table)
+    b = min(2, n - 1)
+    T = 2 ** (b + 1)
+    x = np.linspace(0, 2 * T, 480)
+    sums = square_wave_sums(b, x, [15, 7, 3, 1])
+    sl = step_slope(b, 2.0 * T, 1 / 32)
+    curves = [bit_of(x, b)] + [sums[K] for K in (15, 7, 3, 1)]
+    whole = np.arange(0, 2 * T + 1)
+    return [bc.bit_table(*bit_runs(n), n, res.table if n <= 5 else None),
+            bc.hamming_vs_distance(res.hamming, res.distance, codes, res.near_pair, res.far_pair),
+            *bc.step_and_slope(sl.x, sl.value, sl.slope, b),
+            bc.square_to_sine(x, curves, list("abcde"), curves[0], sums[1], whole, bit_of(whole, b), b)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 6, MAX_BITS])
+def test_every_chart_is_valid_vega_lite_with_tooltips(n):
+    import json
+
+    from posenc.charts.sinusoids import validate
+
+    for spec in _specs(n):
+        full = validate(spec)  # the Vega-Lite schema, as Altair's to_dict() checks it
+        assert '"tooltip"' in json.dumps(full)
+        assert all(isinstance(raw, bytes) for raw in spec["datasets"].values())
+        assert sum(len(raw) for raw in spec["datasets"].values()) < 150_000
+
+
+def test_hamming_tooltips_carry_the_codes():
+    from posenc.charts.sinusoids import records
+
+    res = binary_demo(6)
+    codes = code_strings(res.table)
+    spec = records(_specs(6)[1])
+    rows = spec["datasets"]["cells"]
+    assert all(r["bits that differ"] == hamming(r["i"], r["j"]) and r["|i − j|"] == abs(r["i"] - r["j"])
+               for r in rows)
+    looked_up = {r["position"]: r["code"] for r in spec["datasets"]["codes"]}
+    assert looked_up == dict(enumerate(codes[:64]))
+    heat = spec["hconcat"][0]["layer"][0]
+    assert heat["mark"]["tooltip"] == {"content": "data"}  # the row, with both codes looked up
+    assert [t["as"] for t in heat["transform"]] == [["code i"], ["code j"]]
+
+
+def test_more_bits_change_only_the_data():
+    """The bit table keeps one spec for every n, and the heatmaps from 32 positions on: the browser swaps their
+    data into the charts on screen instead of building new ones when n moves (and skips data that did not
+    change)."""
+    import json
+
+    def skeleton(spec):
+        return json.dumps({k: v for k, v in spec.items() if k != "datasets"}, sort_keys=True)
+
+    tables = {skeleton(_specs(n)[0]) for n in ALL_N}
+    heatmaps = {skeleton(_specs(n)[1]) for n in range(5, MAX_BITS + 1)}
+    assert len(tables) == 1 and len(heatmaps) == 1
+    # from 64 positions on, the 8,192 cells are the same bytes (only the codes table changes)
+    assert len({_specs(n)[1]["datasets"]["cells"] for n in range(6, MAX_BITS + 1)}) == 1

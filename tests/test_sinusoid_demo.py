@@ -212,3 +212,72 @@ def test_largest_settings_run():
     any_position(MAX_POSITION, 512)
     catch(tokenize(" ".join(["w"] * 64)), 63, 0, 512, 0)
 
+
+
+# ---------------------------------------------------------------- the page's charts (Vega-Lite specs)
+def _page_specs(d: int, base: float, length: int, k: int, p: int) -> dict:
+    from posenc.charts import heatmap
+    from posenc.charts import sinusoids as sc
+
+    t, pos, sh = table(d, base, length), any_position(p, d, base), shift_rule(k, d, base, length)
+    ca = catch(SENT, 2, 1, 64, 0)
+    marks = [(m, float(v)) for (m, _), v in zip(ca.pairs, ca.scores) if m <= ca.sweep_m[-1]]
+    sim = np.arange(1, sh.similarity.shape[0] + 1)
+    lab = [str(i) for i in range(sh.M_shown.shape[0])]
+    return {
+        "table": sc.table_heatmap(t.image, length, t.omegas, width=420, height=400, title="t"),
+        "waves": sc.waves(t.wave_positions, t.waves, t.wave_pairs, t.omegas, t.dot_positions, t.dots),
+        "vector": sc.position_vector(pos.pe64, pos.pe32, p),
+        "M": sc.arrow_spec(heatmap(sh.M_shown, lab, lab, row_title="row", col_title="column", value_title="M")),
+        "dots": sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, k),
+        "similarity": sc.arrow_spec(sc.position_heatmap(sh.similarity, sim, sim, row_title="p", col_title="q",
+                                                        value_title="PE(p)·PE(q)")),
+        "catch": sc.catch_sweep(ca.sweep_m, ca.sweep_scores, ca.gap, marks),
+    }
+
+
+@pytest.mark.parametrize("d, base, length, k, p", [(64, 10000.0, 100, 3, 5), (2, 2.0, 2, 0, 0),
+                                                   (512, 1e6, 2000, 100_000, MAX_POSITION)])
+def test_every_chart_is_valid_vega_lite_with_tooltips(d, base, length, k, p):
+    import json
+
+    from posenc.charts.sinusoids import validate
+
+    for name, spec in _page_specs(d, base, length, k, p).items():
+        full = validate(spec)  # the Vega-Lite schema, as Altair's to_dict() checks it
+        assert '"tooltip"' in json.dumps(full), name
+        assert all(isinstance(raw, bytes) for raw in spec["datasets"].values()), name  # Arrow, sent as is
+        assert sum(len(raw) for raw in spec["datasets"].values()) < 150_000, name
+
+
+def test_chart_data_round_trips_through_arrow():
+    from posenc.charts import sinusoids as sc
+
+    sh = shift_rule(3, 64, 10000.0, 100)
+    rows = sc.records(sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, 3))["datasets"]["dots"]
+    assert [r["PE(p)·PE(p+k)"] for r in rows] == list(np.ravel(sh.dots))
+    assert [r["shift"] for r in rows[:: len(sh.dot_positions)]] == ["k = 1", "k = 3 (chosen)", "k = 5", "k = 20"]
+    t = table(64, 10000.0, 100)
+    rows = sc.records(sc.waves(t.wave_positions, t.waves, t.wave_pairs, t.omegas, t.dot_positions,
+                               t.dots))["datasets"]["waves"]
+    assert len(rows) == len(t.wave_pairs) * (len(t.wave_positions) + len(t.dot_positions))
+    assert {r["pair i"] for r in rows} == set(t.wave_pairs)
+
+
+def test_moving_the_length_changes_only_the_data():
+    """The table, waves and dot-product charts keep one spec for every length: the browser swaps their data
+    into the chart on screen instead of building a new one."""
+    import json
+
+    from posenc.charts import sinusoids as sc
+
+    def skeletons(length):
+        t, sh = table(64, 10000.0, length), shift_rule(3, 64, 10000.0, length)
+        specs = [sc.table_heatmap(t.image, length, t.omegas, width=420, height=400, title="t"),
+                 sc.waves(t.wave_positions, t.waves, t.wave_pairs, t.omegas, t.dot_positions, t.dots),
+                 sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, 3)]
+        return [json.dumps({k: v for k, v in s.items() if k != "datasets"}, sort_keys=True) for s in specs], specs
+
+    (a, sa), (b, sb) = skeletons(100), skeletons(101)
+    assert a == b
+    assert all(x["datasets"] != y["datasets"] for x, y in zip(sa, sb))

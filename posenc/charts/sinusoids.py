@@ -1,20 +1,150 @@
-"""Charts for the sinusoid page: the raster table, the waves, one position's vector, the shift rule, the catch."""
+"""Charts for the sinusoid page: the raster table, the waves, one position's vector, the shift rule, the catch.
+
+The page's charts are built as Vega-Lite specs (plain dicts, data as Arrow bytes in ``spec["datasets"]``), ready
+for ``st.vega_lite_chart``: building and serialising them through Altair cost 5–20 ms per chart, more than the
+whole computation, on every setting a student tries. ``validate(spec)`` checks a spec against the Vega-Lite
+schema, as Altair's ``to_dict()`` does (the tests call it for every builder). ``position_heatmap`` (shared with
+the RoPE page) stays an Altair chart; ``arrow_spec`` turns such a chart into the same kind of spec.
+"""
 
 from __future__ import annotations
 
 import base64
 import struct
 import zlib
+from typing import Any
 
 import altair as alt
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+from altair.vegalite.v6.schema.core import TopLevelSpec
 
 from posenc.sinusoid_demo import COLOUR_STOPS
 
 from . import BASE, HIGHLIGHT, MAX_MARKS
 
 F32 = "#e45756"
+
+
+# ---------------------------------------------------------------- specs with Arrow data
+def arrow_table(columns: dict[str, Any]) -> pa.Table:
+    """Columns (numpy arrays, lists, or ``pa.Array``s such as ``categories(…)``) as an Arrow table, built
+    straight from the arrays (no pandas)."""
+    return pa.table({name: col if isinstance(col, pa.Array) else pa.array(np.asarray(col))
+                     for name, col in columns.items()})
+
+
+def table_bytes(table: pa.Table) -> bytes:
+    """An Arrow table as IPC stream bytes: what Streamlit sends the browser for a chart's dataset."""
+    sink = pa.BufferOutputStream()
+    with pa.RecordBatchStreamWriter(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def arrow_bytes(df: pd.DataFrame) -> bytes:
+    """A DataFrame's columns as Arrow IPC stream bytes (categoricals stay dictionaries; the index is dropped)."""
+    return table_bytes(pa.table({c: pa.Array.from_pandas(df[c]) for c in df.columns}))
+
+
+def categories(codes: np.ndarray, names: list[str]) -> pa.DictionaryArray:
+    """A text column stored once per distinct value: names[codes[r]] in row r (an Arrow dictionary)."""
+    index = np.int8 if len(names) <= 127 else np.int16 if len(names) <= 32767 else np.int32
+    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=index)), pa.array(list(names)))
+
+
+def tip(field: str, kind: str = "quantitative", **extra: Any) -> dict:
+    """A Vega-Lite tooltip entry."""
+    return {"field": field, "type": kind, **extra}
+
+
+class Datasets:
+    """The named datasets of one Vega-Lite spec, as Arrow bytes (``st.vega_lite_chart`` sends them as they are).
+
+    Names are fixed by the builder, not derived from the data: when a control changes only the data, the spec
+    stays byte-identical and Streamlit's frontend swaps the data into the existing view instead of compiling and
+    drawing a new chart.
+    """
+
+    def __init__(self) -> None:
+        self.named: dict[str, bytes] = {}
+
+    def add(self, name: str, columns: dict[str, Any]) -> dict:
+        """Store the columns under ``name``; returns the ``data`` reference to put in the spec."""
+        self.named[name] = table_bytes(arrow_table(columns))
+        return {"name": name}
+
+    def spec(self, spec: dict) -> dict:
+        """The finished top-level spec: schema URL, ``FAST`` settings and datasets added."""
+        return {"$schema": alt.SCHEMA_URL, **spec, **fast(spec), "datasets": dict(self.named)}
+
+
+#: Settings that make the browser's work per redraw small: a canvas, not one SVG element per mark; no
+#: per-mark ARIA description (Vega-Lite would format one text per data row); no invalid-value filter (the
+#: data here never holds NaN, and the filter is one more expression per row, interpreted in Streamlit's browser).
+FAST = {"usermeta": {"embedOptions": {"renderer": "canvas"}}, "config": {"mark": {"invalid": None, "aria": False}}}
+
+
+def fast(spec: dict) -> dict:
+    """``FAST`` merged into the spec's own ``usermeta`` and ``config``."""
+    config = dict(spec.get("config", {}))
+    config["mark"] = {**FAST["config"]["mark"], **config.get("mark", {})}
+    return {"usermeta": {**FAST["usermeta"], **spec.get("usermeta", {})}, "config": config}
+
+
+def records(spec: dict) -> dict:
+    """A copy of ``spec`` with every Arrow dataset decoded into JSON records (to validate it, or read its data)."""
+    out = dict(spec)
+    out["datasets"] = {name: pa.ipc.open_stream(raw).read_all().to_pylist() if isinstance(raw, bytes) else raw
+                       for name, raw in spec.get("datasets", {}).items()}
+    return out
+
+
+def validate(spec: dict) -> dict:
+    """Check a spec against the Vega-Lite schema (what Altair's ``to_dict()`` does); returns the decoded copy.
+    Raises ``jsonschema.ValidationError`` when invalid."""
+    full = records(spec)
+    TopLevelSpec.validate(full)
+    return full
+
+
+def _name_datasets(obj: object, datasets: dict[str, bytes], seen: dict[int, str]) -> None:
+    """Replace every DataFrame in a chart tree (views, layers, concatenations, facets) by a named dataset."""
+    if not isinstance(obj, alt.SchemaBase):
+        return
+    data = obj._get("data")
+    if isinstance(data, pd.DataFrame):
+        if id(data) not in seen:  # names by order, not by content (see Datasets)
+            seen[id(data)] = name = f"data{len(datasets)}"
+            datasets[name] = arrow_bytes(data)
+        obj.data = alt.NamedData(name=seen[id(data)])
+    for attr in ("layer", "hconcat", "vconcat", "concat"):
+        subs = obj._get(attr)
+        if isinstance(subs, list):
+            for sub in subs:
+                _name_datasets(sub, datasets, seen)
+    _name_datasets(obj._get("spec"), datasets, seen)
+
+
+def arrow_spec(chart: alt.TopLevelMixin) -> dict:
+    """The chart's Vega-Lite spec for ``st.vega_lite_chart``, with its data already as Arrow bytes.
+
+    Like ``posenc.charts.to_spec`` (no schema validation here: the tests validate every chart builder; Altair's
+    default 300×300 view dropped), but each DataFrame goes into ``spec["datasets"]`` as Arrow IPC bytes, which
+    Streamlit ships as they are: no per-row JSON records to build, hash or convert back on every rerun. The
+    chart is modified in place (build it for this call).
+    """
+    datasets: dict[str, bytes] = {}
+    _name_datasets(chart, datasets, {})
+    spec = chart.to_dict(validate=False)
+    if datasets:
+        spec["datasets"] = {**spec.get("datasets", {}), **datasets}
+    view = spec.get("config", {}).get("view", {})
+    if view == {"continuousWidth": 300, "continuousHeight": 300}:
+        del spec["config"]["view"]
+    spec.update(fast(spec))
+    return spec
 
 
 def png_data_url(rgb: np.ndarray) -> str:
@@ -76,14 +206,14 @@ def position_heatmap(matrix: np.ndarray, row_positions: np.ndarray, col_position
     ).properties(width=width, height=height)
 
 
-def colour_scale() -> alt.Scale:
-    """The same diverging map as ``posenc.sinusoid_demo.diverging_rgb``, for legends."""
-    return alt.Scale(domain=[s for s, _ in COLOUR_STOPS],
-                     range=["#{:02x}{:02x}{:02x}".format(*c) for _, c in COLOUR_STOPS], interpolate="rgb")
+def colour_scale_spec() -> dict:
+    """The same diverging map as ``posenc.sinusoid_demo.diverging_rgb``, as a Vega-Lite scale (for legends)."""
+    return {"domain": [s for s, _ in COLOUR_STOPS],
+            "range": ["#{:02x}{:02x}{:02x}".format(*c) for _, c in COLOUR_STOPS], "interpolate": "rgb"}
 
 
 def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, width: int = 520,
-                  height: int = 420, title: str = "") -> alt.LayerChart:
+                  height: int = 420, title: str = "") -> dict:
     """The table PE(p, j) (rows p = 1 … length, columns j = 0 … d−1) drawn as one raster image with real axes.
 
     Hovering a column tells which pair it belongs to, its frequency and wavelength (one transparent bar per
@@ -92,138 +222,134 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, width: 
     d = 2 * len(omegas)
     j = np.arange(d)
     i = j // 2
-    cols = pd.DataFrame({
-        "dimension j": j, "left": j - 0.5, "right": j + 0.5, "top": 0.5, "bottom": length + 0.5, "pair i": i,
-        "kind": np.where(j % 2 == 0, "sin(p·ω_i)", "cos(p·ω_i)"),
-        "ω_i": omegas[i], "wavelength 2π/ω_i": 2 * np.pi / omegas[i],
-    })
-    x = alt.X(field="left", type="quantitative", title="dimension j",
-              scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False, zero=False), axis=alt.Axis(tickMinStep=1))
-    y = alt.Y(field="top", type="quantitative", title="position p",
-              scale=alt.Scale(domain=[0.5, length + 0.5], nice=False, zero=False, reverse=True),
-              axis=alt.Axis(tickMinStep=1))
-    frame = pd.DataFrame({"left": [-0.5], "right": [d - 0.5], "top": [0.5], "bottom": [length + 0.5],
-                          "url": [png_data_url(image)]})
-    img = alt.Chart(frame).mark_image(aspect=False, smooth=False).encode(
-        x=x, x2=alt.X2(field="right"), y=y, y2=alt.Y2(field="bottom"), url=alt.Url(field="url", type="nominal"))
-    hover = alt.Chart(cols).mark_rect(opacity=0.001).encode(
-        x=x, x2=alt.X2(field="right"), y=y, y2=alt.Y2(field="bottom"),
-        tooltip=[alt.Tooltip(field="dimension j", type="quantitative"),
-                 alt.Tooltip(field="pair i", type="quantitative"),
-                 alt.Tooltip(field="kind", type="nominal"),
-                 alt.Tooltip(field="ω_i", type="quantitative", format=".4g"),
-                 alt.Tooltip(field="wavelength 2π/ω_i", type="quantitative", format=",.4g")],
-    )
-    legend = alt.Chart(pd.DataFrame({"PE value": [-1.0, 1.0]})).mark_point(opacity=0).encode(
-        color=alt.Color(field="PE value", type="quantitative", scale=colour_scale(), title="PE(p, j)"),
-    )
-    return alt.layer(img, hover, legend, title=title).properties(width=width, height=height)
+    ds = Datasets()
+    x = {"field": "left", "type": "quantitative", "title": "dimension j",
+         "scale": {"domain": [-0.5, d - 0.5], "nice": False, "zero": False}, "axis": {"tickMinStep": 1}}
+    # the y domain (0.5 … length + 0.5) comes from the data: the spec is the same for every length
+    y = {"field": "top", "type": "quantitative", "title": "position p",
+         "scale": {"nice": False, "zero": False, "reverse": True}, "axis": {"tickMinStep": 1}}
+    img = {
+        "data": ds.add("image", {"left": [-0.5], "right": [d - 0.5], "top": [0.5], "bottom": [length + 0.5],
+                                 "url": [png_data_url(image)]}),
+        "mark": {"type": "image", "aspect": False, "smooth": False},
+        "encoding": {"x": x, "x2": {"field": "right"}, "y": y, "y2": {"field": "bottom"},
+                     "url": {"field": "url", "type": "nominal"}},
+    }
+    hover = {
+        "data": ds.add("columns", {"dimension j": j.astype(np.int32), "left": j - 0.5, "right": j + 0.5,
+                                   "top": np.full(d, 0.5), "bottom": np.full(d, length + 0.5),
+                                   "pair i": i.astype(np.int32), "kind": categories(j % 2, ["sin(p·ω_i)", "cos(p·ω_i)"]),
+                                   "ω_i": omegas[i], "wavelength 2π/ω_i": 2 * np.pi / omegas[i]}),
+        "mark": {"type": "rect", "opacity": 0.001},
+        "encoding": {"x": x, "x2": {"field": "right"}, "y": y, "y2": {"field": "bottom"},
+                     "tooltip": [tip("dimension j"), tip("pair i"), tip("kind", "nominal"),
+                                 tip("ω_i", format=".4g"), tip("wavelength 2π/ω_i", format=",.4g")]},
+    }
+    legend = {
+        "data": ds.add("legend", {"PE value": [-1.0, 1.0]}),
+        "mark": {"type": "point", "opacity": 0},
+        "encoding": {"color": {"field": "PE value", "type": "quantitative", "title": "PE(p, j)",
+                               "scale": colour_scale_spec()}},
+    }
+    return ds.spec({"title": title, "width": width, "height": height, "layer": [img, hover, legend]})
 
 
 def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], omegas: np.ndarray,
-          dot_positions: np.ndarray, dots: np.ndarray, *, width: int = 640, title: str = "") -> alt.FacetChart:
+          dot_positions: np.ndarray, dots: np.ndarray, *, width: int = 640, title: str = "") -> dict:
     """sin(p·ω_i) over p for a few pairs: one small panel per pair, a line plus dots at whole positions."""
     names = [f"pair {i}: wavelength {number(2 * np.pi / omegas[i])}" for i in pairs]
-    curve = pd.DataFrame({
-        "position p": np.tile(positions, len(pairs)),
-        "sin(p·ω_i)": np.asarray(values).ravel(),
-        "pair": np.repeat(names, len(positions)),
-        "pair i": np.repeat(pairs, len(positions)),
-        "ω_i": np.repeat(omegas[list(pairs)], len(positions)),
-        "kind": "curve",
+    n, nc, nd = len(pairs), len(positions), len(dot_positions)
+    if n * (nc + nd) > MAX_MARKS:
+        raise ValueError(f"{n * (nc + nd)} samples is too many for one chart; use ≤ {MAX_MARKS}.")
+    row = np.concatenate([np.repeat(np.arange(n), nc), np.repeat(np.arange(n), nd)])
+    ds = Datasets()
+    data = ds.add("waves", {
+        "position p": np.concatenate([np.tile(positions, n), np.tile(dot_positions, n)]).astype(np.float32),
+        "sin(p·ω_i)": np.concatenate([np.ravel(values), np.ravel(dots)]),
+        "pair": categories(row, names),
+        "pair i": np.asarray(pairs, dtype=np.int16)[row],
+        "ω_i": np.asarray(omegas, dtype=np.float32)[np.asarray(pairs)][row],
+        "kind": categories(np.repeat([0, 1], [n * nc, n * nd]), ["curve", "whole position"]),
     })
-    pts = pd.DataFrame({
-        "position p": np.tile(dot_positions, len(pairs)),
-        "sin(p·ω_i)": np.asarray(dots).ravel(),
-        "pair": np.repeat(names, len(dot_positions)),
-        "pair i": np.repeat(pairs, len(dot_positions)),
-        "ω_i": np.repeat(omegas[list(pairs)], len(dot_positions)),
-        "kind": "whole position",
+    # the x domain follows the data (0 … the last position drawn): the spec stays the same for any span
+    x = {"field": "position p", "type": "quantitative", "title": "position p", "scale": {"nice": False}}
+    y = {"field": "sin(p·ω_i)", "type": "quantitative", "title": None, "scale": {"domain": [-1.1, 1.1]},
+         "axis": {"values": [-1, 0, 1]}}
+    tips = [tip("pair i"), tip("ω_i", format=".4g"), tip("position p", format=".4g"),
+            tip("sin(p·ω_i)", format=".4f")]
+    line = {"mark": {"type": "line", "color": BASE, "strokeWidth": 1.5},
+            "encoding": {"x": x, "y": y, "tooltip": tips}, "transform": [{"filter": "datum.kind === 'curve'"}]}
+    dot = {"mark": {"type": "circle", "color": BASE, "size": 18, "opacity": 1},
+           "encoding": {"x": x, "y": y, "tooltip": tips},
+           "transform": [{"filter": "datum.kind === 'whole position'"}]}
+    return ds.spec({
+        "title": title, "data": data, "spacing": 8,
+        "facet": {"row": {"field": "pair", "type": "nominal", "sort": names, "title": None,
+                          "header": {"labelAngle": 0, "labelAlign": "left", "labelAnchor": "start",
+                                     "labelOrient": "top", "labelFontSize": 13, "labelPadding": 2}}},
+        "spec": {"width": width, "height": 54, "layer": [line, dot]},
     })
-    df = pd.concat([curve, pts], ignore_index=True)
-    # small on the wire: repeated labels as categories (Arrow dictionaries), small integers as int16
-    df["pair"] = pd.Categorical(df["pair"], categories=names)
-    df["kind"] = pd.Categorical(df["kind"])
-    df["pair i"] = df["pair i"].astype(np.int16)
-    df["ω_i"] = df["ω_i"].astype(np.float32)
-    if len(df) > MAX_MARKS:
-        raise ValueError(f"{len(df)} samples is too many for one chart; use ≤ {MAX_MARKS}.")
-    x = alt.X(field="position p", type="quantitative", title="position p",
-              scale=alt.Scale(domain=[0, float(np.max(positions))], nice=False))
-    y = alt.Y(field="sin(p·ω_i)", type="quantitative", title=None, scale=alt.Scale(domain=[-1.1, 1.1]),
-              axis=alt.Axis(values=[-1, 0, 1]))
-    tips = [alt.Tooltip(field="pair i", type="quantitative"),
-            alt.Tooltip(field="ω_i", type="quantitative", format=".4g"),
-            alt.Tooltip(field="position p", type="quantitative", format=".4g"),
-            alt.Tooltip(field="sin(p·ω_i)", type="quantitative", format=".4f")]
-    line = alt.Chart().mark_line(strokeWidth=1.5, color=BASE).encode(x=x, y=y, tooltip=tips).transform_filter(
-        alt.datum.kind == "curve")
-    dot = alt.Chart().mark_circle(size=18, color=BASE, opacity=1).encode(x=x, y=y, tooltip=tips).transform_filter(
-        alt.datum.kind == "whole position")
-    return alt.layer(line, dot, data=df).properties(width=width, height=54).facet(
-        row=alt.Row(field="pair", type="nominal", sort=names, title=None,
-                    header=alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start", labelOrient="top",
-                                      labelFontSize=13, labelPadding=2)),
-        title=title, spacing=8,
-    )
 
 
-def position_vector(pe64: np.ndarray, pe32: np.ndarray, position: int, *, title: str = "") -> alt.LayerChart:
+def position_vector(pe64: np.ndarray, pe32: np.ndarray, position: int, *, title: str = "") -> dict:
     """PE(p) coordinate by coordinate: float64 bars, float32 dots (where they part, float32 is wrong)."""
     d = len(pe64)
-    j = np.arange(d)
-    df = pd.DataFrame({
-        "dimension j": j, "pair i": j // 2, "PE float64": pe64, "PE float32": pe32,
-        "|float32 − float64|": np.abs(pe32 - pe64),
-    })
-    tips = [alt.Tooltip(field=c, type="quantitative", format=".7f" if "PE" in c or "|" in c else "d")
-            for c in df.columns]
-    x = alt.X(field="dimension j", type="quantitative", title="dimension j",
-              scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False), axis=alt.Axis(tickMinStep=1, format="d"))
-    bars = alt.Chart().mark_bar(color=BASE, opacity=0.75, size=max(1, min(40, 560 // d))).encode(
-        x=x, y=alt.Y(field="PE float64", type="quantitative", title=f"PE({position:,}, j)",
-                     scale=alt.Scale(domain=[-1.05, 1.05])), tooltip=tips)
-    dots = alt.Chart().mark_point(color=F32, shape="diamond", filled=True, size=28).encode(
-        x=x, y=alt.Y(field="PE float32", type="quantitative"), tooltip=tips)
-    return alt.layer(bars, dots, data=df, title=title).properties(width="container", height=220)
+    j = np.arange(d, dtype=np.int32)
+    ds = Datasets()
+    data = ds.add("vector", {"dimension j": j, "pair i": j // 2, "PE float64": np.asarray(pe64, dtype=np.float64),
+                   "PE float32": np.asarray(pe32, dtype=np.float64),
+                   "|float32 − float64|": np.abs(np.asarray(pe32) - np.asarray(pe64))})
+    tips = [tip("dimension j", format="d"), tip("pair i", format="d"), tip("PE float64", format=".7f"),
+            tip("PE float32", format=".7f"), tip("|float32 − float64|", format=".7f")]
+    x = {"field": "dimension j", "type": "quantitative", "title": "dimension j",
+         "scale": {"domain": [-0.5, d - 0.5], "nice": False}, "axis": {"tickMinStep": 1, "format": "d"}}
+    bars = {"mark": {"type": "bar", "color": BASE, "opacity": 0.75, "size": max(1, min(40, 560 // d))},
+            "encoding": {"x": x, "y": {"field": "PE float64", "type": "quantitative", "title": f"PE({position:,}, j)",
+                                       "scale": {"domain": [-1.05, 1.05]}}, "tooltip": tips}}
+    diamonds = {"mark": {"type": "point", "color": F32, "shape": "diamond", "filled": True, "size": 28},
+                "encoding": {"x": x, "y": {"field": "PE float32", "type": "quantitative"}, "tooltip": tips}}
+    return ds.spec({"title": title, "width": "container", "height": 220, "data": data, "layer": [bars, diamonds]})
 
 
 def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chosen: int, *,
-              title: str = "") -> alt.Chart:
+              title: str = "") -> dict:
     """PE(p)·PE(p + k) over p, one line per k: flat lines mean 'depends on k only'."""
     names = [f"k = {k:,}" + (" (chosen)" if k == chosen else "") for k in ks]
-    df = pd.DataFrame({
-        "position p": np.tile(positions, len(ks)),
-        "PE(p)·PE(p+k)": np.asarray(dots).ravel(),
-        "shift": np.repeat(names, len(positions)),
+    n = len(positions)
+    if n * len(ks) > MAX_MARKS:
+        raise ValueError(f"{n * len(ks)} points is too many for one chart.")
+    ds = Datasets()
+    data = ds.add("dots", {"position p": np.tile(np.asarray(positions, dtype=np.int32), len(ks)),
+                   "PE(p)·PE(p+k)": np.ravel(dots), "shift": categories(np.repeat(np.arange(len(ks)), n), names)})
+    return ds.spec({
+        "title": title, "width": "container", "height": 280, "data": data,
+        "mark": {"type": "line", "strokeWidth": 2.5},
+        "encoding": {
+            "x": {"field": "position p", "type": "quantitative", "title": "position p", "scale": {"nice": False}},
+            "y": {"field": "PE(p)·PE(p+k)", "type": "quantitative", "title": "PE(p)·PE(p+k)"},
+            "color": {"field": "shift", "type": "nominal", "sort": names, "title": None,
+                      "legend": {"orient": "right"}},
+            "tooltip": [tip("shift", "nominal"), tip("position p"), tip("PE(p)·PE(p+k)", format=".12f")],
+        },
     })
-    if len(df) > MAX_MARKS:
-        raise ValueError(f"{len(df)} points is too many for one chart.")
-    return alt.Chart(df, title=title).mark_line(strokeWidth=2.5).encode(
-        x=alt.X(field="position p", type="quantitative", title="position p", scale=alt.Scale(nice=False)),
-        y=alt.Y(field="PE(p)·PE(p+k)", type="quantitative", title="PE(p)·PE(p+k)"),
-        color=alt.Color(field="shift", type="nominal", sort=names, title=None,
-                        legend=alt.Legend(orient="right")),
-        tooltip=[alt.Tooltip(field="shift", type="nominal"),
-                 alt.Tooltip(field="position p", type="quantitative"),
-                 alt.Tooltip(field="PE(p)·PE(p+k)", type="quantitative", format=".12f")],
-    ).properties(width="container", height=280)
 
 
 def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[int, float]], *,
-                title: str = "") -> alt.LayerChart:
+                title: str = "") -> dict:
     """The additive scheme's score(m, m − gap) over m: not flat. ``marks`` (m, score) are ringed in red."""
     col = f"score(m, m − {gap})"
-    df = pd.DataFrame({"query position m": ms, "key position n": ms - gap, col: scores})
-    enc = dict(x=alt.X(field="query position m", type="quantitative", title="query position m",
-                       scale=alt.Scale(nice=False)),
-               y=alt.Y(field=col, type="quantitative", title=col))
-    tips = [alt.Tooltip(field="query position m", type="quantitative"),
-            alt.Tooltip(field="key position n", type="quantitative"),
-            alt.Tooltip(field=col, type="quantitative", format=".4f")]
-    line = alt.Chart(df).mark_line(color=BASE, point=alt.OverlayMarkDef(size=10, color=BASE)).encode(
-        **enc, tooltip=tips)
-    ring = pd.DataFrame({"query position m": [m for m, _ in marks], "key position n": [m - gap for m, _ in marks],
-                         col: [s for _, s in marks]})
-    rings = alt.Chart(ring).mark_point(color=HIGHLIGHT, size=160, strokeWidth=2.5).encode(**enc, tooltip=tips)
-    return alt.layer(line, rings, title=title).properties(width="container", height=280)
+    ms = np.asarray(ms)
+    ds = Datasets()
+    enc = {"x": {"field": "query position m", "type": "quantitative", "title": "query position m",
+                 "scale": {"nice": False}},
+           "y": {"field": col, "type": "quantitative", "title": col},
+           "tooltip": [tip("query position m"), tip("key position n"), tip(col, format=".4f")]}
+    line = {"data": ds.add("sweep", {"query position m": ms.astype(np.int32),
+                                     "key position n": (ms - gap).astype(np.int32),
+                                     col: np.asarray(scores, dtype=np.float64)}),
+            "mark": {"type": "line", "color": BASE, "point": {"size": 10, "color": BASE}}, "encoding": enc}
+    rings = {"data": ds.add("pairs", {"query position m": np.array([m for m, _ in marks], dtype=np.int32),
+                                      "key position n": np.array([m - gap for m, _ in marks], dtype=np.int32),
+                                      col: np.array([v for _, v in marks], dtype=np.float64)}),
+             "mark": {"type": "point", "color": HIGHLIGHT, "size": 160, "strokeWidth": 2.5}, "encoding": enc}
+    return ds.spec({"title": title, "width": "container", "height": 280, "layer": [line, rings]})
