@@ -165,7 +165,7 @@ def _specs(n: int) -> list[dict]:
 def test_every_chart_is_valid_vega_lite_with_tooltips(n):
     import json
 
-    from posenc.charts.sinusoids import validate
+    from posenc.charts import validate
 
     for spec in _specs(n):
         full = validate(spec)  # the Vega-Lite schema, as Altair's to_dict() checks it
@@ -175,7 +175,7 @@ def test_every_chart_is_valid_vega_lite_with_tooltips(n):
 
 
 def test_hamming_tooltips_carry_the_codes():
-    from posenc.charts.sinusoids import records
+    from posenc.charts import records
 
     res = binary_demo(6)
     codes = code_strings(res.table)

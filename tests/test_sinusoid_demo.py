@@ -241,7 +241,7 @@ def _page_specs(d: int, base: float, length: int, k: int, p: int) -> dict:
 def test_every_chart_is_valid_vega_lite_with_tooltips(d, base, length, k, p):
     import json
 
-    from posenc.charts.sinusoids import validate
+    from posenc.charts import validate
 
     for name, spec in _page_specs(d, base, length, k, p).items():
         full = validate(spec)  # the Vega-Lite schema, as Altair's to_dict() checks it
@@ -251,14 +251,15 @@ def test_every_chart_is_valid_vega_lite_with_tooltips(d, base, length, k, p):
 
 
 def test_chart_data_round_trips_through_arrow():
+    from posenc.charts import records
     from posenc.charts import sinusoids as sc
 
     sh = shift_rule(3, 64, 10000.0, 100)
-    rows = sc.records(sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, 3))["datasets"]["dots"]
+    rows = records(sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, 3))["datasets"]["dots"]
     assert [r["PE(p)·PE(p+k)"] for r in rows] == list(np.ravel(sh.dots))
     assert [r["shift"] for r in rows[:: len(sh.dot_positions)]] == ["k = 1", "k = 3 (chosen)", "k = 5", "k = 20"]
     t = table(64, 10000.0, 100)
-    rows = sc.records(sc.waves(t.wave_positions, t.waves, t.wave_pairs, t.omegas, t.dot_positions,
+    rows = records(sc.waves(t.wave_positions, t.waves, t.wave_pairs, t.omegas, t.dot_positions,
                                t.dots))["datasets"]["waves"]
     assert len(rows) == len(t.wave_pairs) * (len(t.wave_positions) + len(t.dot_positions))
     assert {r["pair i"] for r in rows} == set(t.wave_pairs)

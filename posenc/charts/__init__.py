@@ -7,12 +7,14 @@ of a word stay two marks, in sentence order.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import altair as alt
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 from altair.utils.schemapi import SchemaBase, Undefined
+from altair.vegalite.v6.schema.core import TopLevelSpec
 
 from ..core import block_average  # noqa: F401  (re-exported for pages)
 
@@ -117,6 +119,83 @@ def layer(*charts, **properties) -> alt.LayerChart:
     chart = object.__new__(alt.LayerChart)
     SchemaBase.__init__(chart, layer=list(charts), **properties)
     return chart
+
+
+# ---------------------------------------------------------------- specs built as dicts, data as Arrow
+def arrow_table(columns: dict[str, Any]) -> pa.Table:
+    """Columns (numpy arrays, lists, or ``pa.Array``s such as ``categories(…)``) as an Arrow table, built
+    straight from the arrays (no pandas)."""
+    return pa.table({name: col if isinstance(col, pa.Array) else pa.array(np.asarray(col))
+                     for name, col in columns.items()})
+
+
+def table_bytes(table: pa.Table) -> bytes:
+    """An Arrow table as IPC stream bytes: what Streamlit sends the browser for a chart's dataset."""
+    sink = pa.BufferOutputStream()
+    with pa.RecordBatchStreamWriter(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def categories(codes: np.ndarray, names: list[str]) -> pa.DictionaryArray:
+    """A text column stored once per distinct value: names[codes[r]] in row r (an Arrow dictionary)."""
+    index = np.int8 if len(names) <= 127 else np.int16 if len(names) <= 32767 else np.int32
+    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=index)), pa.array(list(names)))
+
+
+def tip(field: str, kind: str = "quantitative", **extra: Any) -> dict:
+    """A Vega-Lite tooltip entry."""
+    return {"field": field, "type": kind, **extra}
+
+
+class Datasets:
+    """The named datasets of one Vega-Lite spec, as Arrow bytes (``st.vega_lite_chart`` sends them as they are).
+
+    Names are fixed by the builder, not derived from the data: when a control changes only the data, the spec
+    stays byte-identical and Streamlit's frontend swaps the data into the existing view instead of compiling and
+    drawing a new chart.
+    """
+
+    def __init__(self) -> None:
+        self.named: dict[str, bytes] = {}
+
+    def add(self, name: str, columns: dict[str, Any]) -> dict:
+        """Store the columns under ``name``; returns the ``data`` reference to put in the spec."""
+        self.named[name] = table_bytes(arrow_table(columns))
+        return {"name": name}
+
+    def spec(self, spec: dict) -> dict:
+        """The finished top-level spec: schema URL, ``FAST`` settings and datasets added."""
+        return {"$schema": alt.SCHEMA_URL, **spec, **fast(spec), "datasets": dict(self.named)}
+
+
+#: Settings that make the browser's work per redraw small: a canvas, not one SVG element per mark; no
+#: per-mark ARIA description (Vega-Lite would format one text per data row); no invalid-value filter (the
+#: data here never holds NaN, and the filter is one more expression per row, interpreted in Streamlit's browser).
+FAST = {"usermeta": {"embedOptions": {"renderer": "canvas"}}, "config": {"mark": {"invalid": None, "aria": False}}}
+
+
+def fast(spec: dict) -> dict:
+    """``FAST`` merged into the spec's own ``usermeta`` and ``config``."""
+    config = dict(spec.get("config", {}))
+    config["mark"] = {**FAST["config"]["mark"], **config.get("mark", {})}
+    return {"usermeta": {**FAST["usermeta"], **spec.get("usermeta", {})}, "config": config}
+
+
+def records(spec: dict) -> dict:
+    """A copy of ``spec`` with every Arrow dataset decoded into JSON records (to validate it, or read its data)."""
+    out = dict(spec)
+    out["datasets"] = {name: pa.ipc.open_stream(raw).read_all().to_pylist() if isinstance(raw, bytes) else raw
+                       for name, raw in spec.get("datasets", {}).items()}
+    return out
+
+
+def validate(spec: dict) -> dict:
+    """Check a spec against the Vega-Lite schema (what Altair's ``to_dict()`` does); returns the decoded copy.
+    Raises ``jsonschema.ValidationError`` when invalid."""
+    full = records(spec)
+    TopLevelSpec.validate(full)
+    return full
 
 
 def word_labels(tokens: list[str], start: int = 1) -> list[str]:

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from . import validate  # noqa: F401  (re-exported: the tests validate every builder with it)
+
 from posenc.charts import BASE, HIGHLIGHT, MAX_MARKS, word_labels
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
@@ -36,15 +38,6 @@ METHOD_COLORS = {
 DTYPE_COLORS = {"float64": "#4c78a8", "float32": "#d62728", "bfloat16": "#9467bd"}
 
 Spec = dict[str, Any]
-
-
-def validate(spec: Spec) -> Spec:
-    """Check ``spec`` against the Vega-Lite schema bundled with altair (raises on an invalid spec)."""
-    from altair.utils.schemapi import validate_jsonschema
-    from altair.vegalite.v6.schema.core import load_schema
-
-    validate_jsonschema(spec, load_schema())
-    return spec
 
 
 def _records(**columns: Any) -> list[dict]:

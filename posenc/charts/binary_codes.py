@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import BASE, HIGHLIGHT, MAX_MARKS
-from .sinusoids import Datasets, categories, tip
+from . import Datasets, categories, tip
 
 ONE = "#1f3b73"
 ZERO = "#e8eef7"
