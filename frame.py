@@ -296,6 +296,23 @@ def word_choice(label: str, key: str, tokens: list[str], default: int, help: str
     return int(number(label, key, 1, n, default + 1, help=help)) - 1
 
 
+def word_pair(tokens: list[str], prefix: str, q_help: str = "", k_help: str = "") -> tuple[int, int, list]:
+    """The query and key words, picked by place (defaults: the chapter's "chased" and "cat"), each shown as text
+    under its control. Returns (query index, key index, the two columns) so a page can add controls below."""
+    q_def, k_def = posenc.core.chapter_pair(tokens)
+    hint = "1 is the first word of the sidebar's sentence."
+    cols = st.columns(2)
+    picked = []
+    for col, role, key, default, extra in ((cols[0], "Query", "qw", q_def, q_help),
+                                           (cols[1], "Key", "kw", k_def, k_help)):
+        with col:
+            i = word_choice(f"{role} word: its place in the sentence", f"{prefix}_{key}", tokens, default,
+                            f"{hint} {extra}".strip())
+            st.text(f"{role.lower()} word: {tokens[i]}")
+        picked.append(i)
+    return picked[0], picked[1], cols
+
+
 def require(condition: bool, message: str) -> None:
     """Show ``message`` and stop the page when ``condition`` fails (for values a student can reach)."""
     if not condition:

@@ -4,7 +4,6 @@ import streamlit as st
 import frame
 import posenc
 from posenc.charts import rope as rc
-from posenc.core import chapter_pair
 from posenc.charts import sinusoids as sc
 from posenc.encodings import MAX_POSITION, rope, rope_score
 from posenc.rope_demo import (
@@ -37,20 +36,11 @@ ex = frame.example()
 tokens = frame.tokens_or_stop(ex.sentence)
 frame.require(ex.d % 2 == 0, f"The sidebar's d = {ex.d} is odd: RoPE turns the coordinates in pairs, so d must "
                              "be even. Pick an even d in the sidebar.")
-n_words = len(tokens)
-q_def, k_def = chapter_pair(tokens)
-
-c1, c2 = st.columns(2)
+qi, ki, (c1, c2) = frame.word_pair(tokens, "rp", "Its q = x W_Q.", "Its k = x W_K.")
 with c1:
-    qi = frame.word_choice("Query word: its place in the sentence", "rp_qw", tokens, q_def,
-                     "1 is the first word of the sidebar's sentence. Its q = x W_Q.")
-    st.text(f"query word: {tokens[qi]}")
     m = int(frame.number("Query position m", "rp_m", 0, MAX_POSITION, 10,
                          help=f"Where the query word sits: any whole number up to {MAX_POSITION:,}."))
 with c2:
-    ki = frame.word_choice("Key word: its place in the sentence", "rp_kw", tokens, k_def,
-                     "1 is the first word of the sidebar's sentence. Its k = x W_K.")
-    st.text(f"key word: {tokens[ki]}")
     n = int(frame.number("Key position n", "rp_n", 0, MAX_POSITION, 7,
                          help=f"Where the key word sits: any whole number up to {MAX_POSITION:,}."))
 st.caption("The chapter's pairs (same gap, far apart):")

@@ -6,7 +6,6 @@ import frame
 import posenc
 from posenc import charts
 from posenc.charts import sinusoids as sc
-from posenc.core import chapter_pair
 from posenc.encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
 from posenc.sinusoid_demo import (
     MAX_LENGTH,
@@ -255,17 +254,7 @@ ex = frame.example()
 tokens = frame.tokens_or_stop(ex.sentence)
 frame.require(ex.d % 2 == 0, f"The sidebar's d = {ex.d} is odd: sines and cosines come in (sin, cos) pairs, "
                              "so d must be even. Pick an even d in the sidebar for this section.")
-n_words = len(tokens)
-q_def, k_def = chapter_pair(tokens)
-w1, w2 = st.columns(2)
-with w1:
-    qi = frame.word_choice("Query word: its place in the sentence", "sn_qw", tokens, q_def,
-                     "1 is the first word of the sidebar's sentence.")
-    st.text(f"query word: {tokens[qi]}")
-with w2:
-    ki = frame.word_choice("Key word: its place in the sentence", "sn_kw", tokens, k_def,
-                     "1 is the first word of the sidebar's sentence.")
-    st.text(f"key word: {tokens[ki]}")
+qi, ki, _ = frame.word_pair(tokens, "sn")
 ca = run_catch(ex.sentence, qi, ki, ex.d, ex.seed)
 st.markdown(
     "Now use the sinusoids as the chapter's models do: add PE to the word vectors, project with $W_Q$ and $W_K$ "
