@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from posenc import charts
 from posenc.core import (
+    block_average,
     MAX_TOKENS,
     attention,
     causal_mask,
@@ -447,7 +448,7 @@ def test_query_weights_has_a_bound_select_param():
 ])
 def test_block_average_divisible_shapes_keep_the_mean(shape, limits, expected, blocks):
     m = np.random.default_rng(0).standard_normal(shape)
-    small, r, c = charts.block_average(m, *limits)
+    small, r, c = block_average(m, *limits)
     assert small.shape == expected and (r, c) == blocks
     assert small.mean() == pytest.approx(m.mean(), abs=1e-12)
     # each cell is the mean of its r×c block
@@ -459,7 +460,7 @@ def test_block_average_divisible_shapes_keep_the_mean(shape, limits, expected, b
 @given(st.integers(1, 120), st.integers(1, 120), st.integers(1, 40), st.integers(1, 40))
 def test_block_average_respects_the_limits(rows, cols, max_rows, max_cols):
     m = np.arange(rows * cols, dtype=float).reshape(rows, cols)
-    small, r, c = charts.block_average(m, max_rows, max_cols)
+    small, r, c = block_average(m, max_rows, max_cols)
     assert small.shape[0] <= max_rows and small.shape[1] <= max_cols
     assert small.shape == (-(-rows // r), -(-cols // c))
     assert not np.any(np.isnan(small))

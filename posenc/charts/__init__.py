@@ -16,7 +16,6 @@ import pyarrow as pa
 from altair.utils.schemapi import SchemaBase, Undefined
 from altair.vegalite.v6.schema.core import TopLevelSpec
 
-from ..core import block_average  # noqa: F401  (re-exported for pages)
 
 MAX_MARKS = 5000
 HIGHLIGHT = "#d62728"
