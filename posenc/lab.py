@@ -409,3 +409,74 @@ def train(scheme: str, settings: Settings = Settings(), seed: int = 0,
     map_tokens = test_set(s, s.map_length)[0][0]
     return TrainResult(scheme=scheme, seed=seed, settings=s, losses=losses, test_lengths=s.test_lengths,
                        accuracy=tuple(acc), map_tokens=map_tokens, maps=attention_maps(params, map_tokens, scheme))
+
+
+# ----------------------------------------------------------------------------------------------
+# experiments: every scheme × seeds on one setting, as small JSON-ready records
+# (the precompute script and the page's live training build exactly the same records)
+# ----------------------------------------------------------------------------------------------
+
+SEEDS = (0, 1, 2)
+LOSS_EVERY = 5  # keep the loss at step 1 and every 5th step
+
+
+def loss_steps(steps: int) -> list[int]:
+    """The 1-based step numbers whose loss a record keeps."""
+    return sorted({1, *range(LOSS_EVERY, steps + 1, LOSS_EVERY), steps})
+
+
+def _rounded(values, digits: int) -> list:
+    return [None if x is None else round(float(x), digits) for x in values]
+
+
+def cell(result: TrainResult) -> dict:
+    """One (scheme, seed) run as a record: losses at ``loss_steps`` (4 decimals), accuracy per test length
+    (4 decimals, None past n_max)."""
+    kept = np.asarray(loss_steps(result.settings.steps)) - 1
+    return {"losses": _rounded(result.losses[kept], 4), "accuracy": _rounded(result.accuracy, 4)}
+
+
+def experiment(settings: Settings = Settings(), seeds=SEEDS,
+               progress: Callable[[int, int, str], None] | None = None) -> dict:
+    """Train every scheme from every seed on ``settings``.
+
+    Returns {"settings", "seeds", "test_lengths", "loss_steps", "runs": {scheme: [cell per seed]},
+    "map": {"tokens", "targets", "maps": {scheme: [per layer (n, n), 3 decimals]}}} — maps from the first seed.
+    ``progress(done, total, scheme)`` counts training steps over all runs.
+    """
+    s = settings.check()
+    seeds = [_whole(x, "seed", 0, 2**31 - 1) for x in seeds]
+    if not seeds:
+        raise ValueError("Give at least one seed.")
+    total = len(SCHEMES) * len(seeds) * s.steps
+    runs: dict[str, list[dict]] = {}
+    maps: dict[str, list] = {}
+    map_tokens = None
+    done = 0
+    for scheme in SCHEMES:
+        runs[scheme] = []
+        for seed in seeds:
+            def tick(step: int, _total: int, scheme=scheme, base=done) -> None:
+                if progress is not None:
+                    progress(base + step, total, scheme)
+
+            result = train(scheme, s, seed, tick)
+            done += s.steps
+            runs[scheme].append(cell(result))
+            if seed == seeds[0]:
+                maps[scheme] = [np.round(a, 3).tolist() for a in result.maps]
+                map_tokens = result.map_tokens
+    targets = targets_for(map_tokens[None, :], s.task, s.k)[0]
+    return {
+        "settings": {name: getattr(s, name) for name in s.__dataclass_fields__},
+        "seeds": seeds,
+        "test_lengths": list(s.test_lengths),
+        "loss_steps": loss_steps(s.steps),
+        "runs": runs,
+        "map": {"tokens": map_tokens.tolist(), "targets": targets.tolist(), "maps": maps},
+    }
+
+
+def settings_from(record: dict) -> Settings:
+    """The Settings an experiment record was trained with."""
+    return Settings(**record["settings"])
