@@ -61,7 +61,7 @@ class Settings:
     batch: int = 32
     lr: float = 0.01
     n_max_factor: int = 2  # the learned table has n_max = n_max_factor × L_train rows
-    n_test: int = 200  # test sequences per test length
+    n_test: int = 100  # test sequences per test length
 
     @property
     def n_max(self) -> int:
