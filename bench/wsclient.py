@@ -1,23 +1,33 @@
-"""A real Streamlit session over the websocket, without a browser: what the load test drives by default.
+"""A real Streamlit session over the websocket, without a browser: what the load test and the per-control
+benchmark drive.
 
 It speaks Streamlit's own protocol (the protobufs the browser sends and receives on /_stcore/stream): a
 ``BackMsg.rerun_script`` with the page and the changed widget's value starts a script run; the server streams
 ``ForwardMsg``s (new_session, deltas, page_info_changed …) and ends the run with ``script_finished``. The
-session tracks the page's widgets from the deltas (its first main-area slider and the sidebar's Seed number
-input) so it can move them like a student does.
+session tracks every widget the page draws (from the deltas: its id, kind, label, options or range, current
+value, and the fragment it sits in) so it can move any of them like a student does.
 
-Only what a load test needs: no forward-message cache, no uploads, no fragments. The widget's value is sent
-as the browser sends it (``WidgetState``); the query string is left empty, which a browser would fill with
-the URL-bound values — the server takes the widget state either way. A slider's starting value is read from
-its ``default`` (or ``value`` when the server forces one): frame.slider passes no default once the key is in
-session state, so after the first run the proto no longer carries the value and the session tracks it.
+As the browser does:
+
+- a widget drawn inside an ``st.fragment`` carries the fragment's id (``Delta.fragment_id``); changing it sends
+  ``rerun_script`` with ``fragment_id`` set, and the server reruns only that fragment (it ends the run with
+  ``FINISHED_FRAGMENT_RUN_SUCCESSFULLY``);
+- the forward-message cache: large elements (``metadata.cacheable``) the client received in its last runs are
+  listed in ``cached_message_hashes``, and the server sends a short ``ref_hash`` instead of an unchanged element
+  (so the bytes received per press are what a browser receives);
+- only the changed widget's value is sent (the server keeps the others' values from the previous run); the
+  query string is the one the server last reported.
+
+A widget's starting value is read from the proto (``value``/``raw_value`` when the server forces one, else its
+``default``): frame.slider passes no default once the key is in session state, so after the first run the proto
+may no longer carry the value and the session tracks it itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -26,35 +36,161 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 FINISHED_EARLY_FOR_RERUN = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 FINISHED_WITH_COMPILE_ERROR = ForwardMsg.ScriptFinishedStatus.FINISHED_WITH_COMPILE_ERROR
+FINISHED_FRAGMENT = ForwardMsg.ScriptFinishedStatus.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 MAIN, SIDEBAR = 0, 1
-SLIDER_TYPE_SLIDER = 1
+SLIDER_TYPE_SLIDER, SLIDER_TYPE_SELECT = 1, 2
+SLIDER_NUMERIC = (0, 1)  # Slider.DataType INT, FLOAT (not dates or times)
+CACHE_RUNS = 2  # the browser keeps cached elements seen in its last runs; hashes of this many runs are sent
+TEXT_SUFFIX = " again"
 
 
 @dataclass
 class Control:
-    """A numeric widget the session can move: a plain st.slider (one thumb) or an st.number_input."""
+    """A widget the session can change.
 
-    kind: str  # "slider" | "number"
+    kind: "slider" (a one-thumb numeric st.slider), "number" (st.number_input), "select_slider", "radio",
+    "selectbox", "checkbox", "toggle", "text" (st.text_input), "pills" (segmented control / pills).
+    ``value`` is the widget's current value as the protocol carries it (a number, an option's text, a bool, a
+    string); ``options`` the option texts for choice widgets.
+    """
+
+    kind: str
     id: str
     label: str
-    lo: float
-    hi: float
-    step: float
-    value: float
+    lo: float = 0.0
+    hi: float = 0.0
+    step: float = 0.0
+    value: Any = None
+    options: list[str] = field(default_factory=list)
+    root: int = MAIN  # MAIN or SIDEBAR
+    fragment_id: str = ""  # the st.fragment the widget is drawn in ("" = the page)
+    integer: bool = False
+    first_value: Any = None
+    forced: bool = False  # the last proto carried a value the server set (set_value)
 
-    def moved(self, up: bool) -> float:
-        v = self.value + (self.step if up else -self.step)
-        if v > self.hi or v < self.lo:  # at an end: go the other way
-            v = self.value - (self.step if up else -self.step)
-        return min(max(v, self.lo), self.hi)
+    @property
+    def where(self) -> str:
+        return "sidebar" if self.root == SIDEBAR else "main"
 
-    def state(self, value: float) -> WidgetState:
+    def moved(self, up: bool = True) -> Any:
+        """The value one step on (a student's key press or click): ±step for numbers (the other way at an end),
+        the next/previous option, the other state of a switch, the text with or without a word added."""
+        v = self.value
+        if self.kind in ("slider", "number"):
+            nv = v + (self.step if up else -self.step)
+            if nv > self.hi or nv < self.lo:  # at an end: go the other way
+                nv = v - (self.step if up else -self.step)
+            nv = min(max(nv, self.lo), self.hi)
+            return round(nv) if self.integer else nv
+        if self.options:
+            i = self.options.index(v) if v in self.options else 0
+            j = i + (1 if up else -1)
+            if not 0 <= j < len(self.options):
+                j = i - (1 if up else -1)
+            return self.options[min(max(j, 0), len(self.options) - 1)]
+        if self.kind in ("checkbox", "toggle"):
+            return not v
+        if self.kind == "text":
+            base = self.first_value or ""
+            return base if v != base else base + TEXT_SUFFIX
+        return v
+
+    def state(self, value: Any) -> WidgetState:
         ws = WidgetState(id=self.id)
         if self.kind == "slider":
             ws.double_array_value.data.append(value)
+        elif self.kind == "number":
+            if self.integer:
+                ws.int_value = int(value)
+            else:
+                ws.double_value = value
+        elif self.kind in ("select_slider", "pills"):
+            ws.string_array_value.data.append(value)
+        elif self.kind in ("radio", "selectbox", "text"):
+            ws.string_value = value
+        elif self.kind in ("checkbox", "toggle"):
+            ws.bool_value = bool(value)
         else:
-            ws.double_value = value
+            raise ValueError(f"cannot set a {self.kind}")
         return ws
+
+
+def control_from(el: Any, root: int, fragment_id: str) -> Control | None:
+    """A Control from a ``new_element`` proto, or None when it is not a widget the session can change."""
+    c = _control_from(el, root, fragment_id)
+    if c is not None:
+        c.forced = bool(getattr(getattr(el, el.WhichOneof("type")), "set_value", False))
+    return c
+
+
+def _control_from(el: Any, root: int, fragment_id: str) -> Control | None:
+    et = el.WhichOneof("type")
+    if et == "slider":
+        s = el.slider
+        if s.disabled:
+            return None
+        if s.type == SLIDER_TYPE_SELECT and s.options:
+            values = list(s.value) if s.set_value else list(s.default)
+            if len(values) != 1:
+                return None
+            return Control("select_slider", s.id, s.label, 0, len(s.options) - 1, 1,
+                           s.options[int(values[0])], list(s.options), root, fragment_id)
+        values = list(s.value) if s.set_value else list(s.default)
+        if s.data_type not in SLIDER_NUMERIC or len(values) != 1 or s.step <= 0:
+            return None
+        return Control("slider", s.id, s.label, s.min, s.max, s.step, values[0], [], root, fragment_id,
+                       integer=s.data_type == 0)
+    if et == "number_input":
+        n = el.number_input
+        if n.disabled:
+            return None
+        value = n.value if n.set_value else n.default
+        integer = n.data_type == 0
+        return Control("number", n.id, n.label, n.min if n.has_min else -1e9, n.max if n.has_max else 1e9,
+                       n.step or 1, int(value) if integer else value, [], root, fragment_id, integer=integer)
+    if et in ("radio", "selectbox"):
+        r = getattr(el, et)
+        if r.disabled or not r.options:
+            return None
+        value = r.raw_value if r.set_value and r.HasField("raw_value") else (
+            r.options[r.default] if 0 <= r.default < len(r.options) else r.options[0])
+        return Control(et, r.id, r.label, 0, len(r.options) - 1, 1, value, list(r.options), root, fragment_id)
+    if et == "checkbox":
+        c = el.checkbox
+        if c.disabled:
+            return None
+        return Control("toggle" if c.type == 1 else "checkbox", c.id, c.label, value=bool(
+            c.value if c.set_value else c.default), root=root, fragment_id=fragment_id)
+    if et == "text_input":
+        t = el.text_input
+        if t.disabled:
+            return None
+        value = t.value if t.set_value else t.default
+        return Control("text", t.id, t.label, value=value, root=root, fragment_id=fragment_id)
+    if et == "button_group":
+        b = el.button_group
+        if b.disabled or not b.options or b.click_mode != 0:  # single select only
+            return None
+        options = [o.content for o in b.options]
+        if b.set_value and list(b.raw_values):
+            value = b.raw_values[0]
+        elif list(b.default):
+            value = options[b.default[0]]
+        else:
+            return None
+        return Control("pills", b.id, b.label, 0, len(options) - 1, 1, value, options, root, fragment_id)
+    return None
+
+
+@dataclass
+class Run:
+    """One script run as the client saw it."""
+
+    ms: float = 0.0
+    bytes: int = 0
+    messages: int = 0
+    fragment: bool = False  # the server said: a fragment run (FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+    refs: int = 0  # elements sent as a reference to the client's cache
 
 
 class SessionError(Exception):
@@ -62,27 +198,42 @@ class SessionError(Exception):
 
 
 class Session:
-    """One Streamlit session on ``ws://host/_stcore/stream`` showing the page at ``url_path``."""
+    """One Streamlit session on ``ws://host/_stcore/stream`` showing the page at ``url_path``.
 
-    def __init__(self, base: str, url_path: str, timeout: float = 60.0) -> None:
+    ``headers`` go with the websocket upgrade request (e.g. HAProxy's sticky-session cookie).
+    """
+
+    def __init__(self, base: str, url_path: str, timeout: float = 60.0,
+                 headers: dict[str, str] | None = None) -> None:
         self.url = base.replace("http://", "ws://", 1).rstrip("/") + "/_stcore/stream"
         self.url_path = url_path
         self.timeout = timeout
+        self.headers = headers or {}
         self.ws: Any = None
         self.query = ""
         self.page_hash = ""
-        self.slider: Control | None = None
-        self.seed: Control | None = None
+        self.controls: dict[str, Control] = {}  # every changeable widget seen, by widget id, in page order
+        self.order: list[str] = []  # widget ids in the order of the last full run
+        self.charts: list[str] = []  # Vega-Lite specs (JSON text) of the last full run, in order
+        self.chart_fragments: list[str] = []  # the fragment each chart was drawn in
         self.exceptions: list[str] = []
         self.bytes_received = 0
+        self.last = Run()
+        self.server_header: str | None = None  # X-Posenc-Server of the upgrade response (deploy/haproxy.cfg)
+        self._cache: dict[str, int] = {}  # hash of a cacheable element → the run it was last seen in
+        self._runs = 0
 
     async def open(self) -> float:
         """Connect and run the page once (what opening the page in a browser does); returns ms to finished."""
         import websockets
 
-        self.ws = await asyncio.wait_for(
-            websockets.connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout),
-            self.timeout)
+        kwargs: dict[str, Any] = {"subprotocols": ["streamlit"], "max_size": None, "open_timeout": self.timeout}
+        if self.headers:
+            kwargs["additional_headers"] = self.headers
+        self.ws = await asyncio.wait_for(websockets.connect(self.url, **kwargs), self.timeout)
+        response = getattr(self.ws, "response", None)
+        if response is not None:
+            self.server_header = response.headers.get("X-Posenc-Server")
         return await self.rerun()
 
     async def close(self) -> None:
@@ -90,37 +241,81 @@ class Session:
             await self.ws.close()
             self.ws = None
 
-    async def rerun(self, change: tuple[Control, float] | None = None) -> float:
-        """Ask for a script run (with one widget changed); wait for its end; return ms from request to end."""
+    # ------------------------------------------------------------ the old surface (load test, tests)
+    @property
+    def slider(self) -> Control | None:
+        """The page's first main-area slider."""
+        return next((c for c in self.ordered() if c.kind == "slider" and c.root == MAIN), None)
+
+    @property
+    def seed(self) -> Control | None:
+        """The sidebar's Seed."""
+        return next((c for c in self.ordered() if c.root == SIDEBAR and c.label == "Seed"), None)
+
+    def control(self) -> Control | None:
+        """What a student would move first: the page's first slider, else the sidebar's Seed."""
+        return self.slider or self.seed
+
+    def ordered(self) -> list[Control]:
+        """The changeable widgets of the last full run, in page order (main area first, then the sidebar)."""
+        seen = [self.controls[i] for i in self.order if i in self.controls]
+        return [c for c in seen if c.root == MAIN] + [c for c in seen if c.root != MAIN]
+
+    def page_controls(self) -> list[Control]:
+        """The page's own controls (main area)."""
+        return [c for c in self.ordered() if c.root == MAIN]
+
+    # ------------------------------------------------------------ runs
+    async def rerun(self, change: tuple[Control, Any] | None = None) -> float:
+        """Ask for a script run (with one widget changed); wait for its end; return ms from request to end.
+
+        A widget inside a fragment reruns only its fragment, as in the browser. ``self.last`` holds the bytes and
+        kind of the run."""
         msg = BackMsg()
         cs = msg.rerun_script
         cs.query_string = self.query
         cs.page_script_hash = self.page_hash
         cs.page_name = "" if self.page_hash else self.url_path
+        self._runs += 1
+        cs.cached_message_hashes.extend(h for h, run in self._cache.items() if run >= self._runs - CACHE_RUNS)
         if change is not None:
             control, value = change
             cs.widget_states.widgets.append(control.state(value))
+            if control.fragment_id:
+                cs.fragment_id = control.fragment_id
         self.exceptions = []
+        self.last = Run()
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
-        await asyncio.wait_for(self._until_finished(), self.timeout)
+        await asyncio.wait_for(self._until_finished(full=change is None or not change[0].fragment_id),
+                               self.timeout)
         ms = (time.perf_counter() - t0) * 1000
+        self.last.ms = ms
         if change is not None:
             change[0].value = change[1]
         if self.exceptions:
             raise SessionError("exception on the page: " + self.exceptions[0])
         return ms
 
-    async def _until_finished(self) -> None:
-        slider_seen = False
+    async def _until_finished(self, full: bool) -> None:
+        order: list[str] = []
+        charts: list[str] = []
+        chart_frags: list[str] = []
         while True:
             raw = await self.ws.recv()
             self.bytes_received += len(raw)
+            self.last.bytes += len(raw)
+            self.last.messages += 1
             fm = ForwardMsg()
             fm.ParseFromString(raw)
             kind = fm.WhichOneof("type")
-            if kind == "new_session":
-                slider_seen = False
+            if fm.metadata.cacheable and fm.hash:
+                self._cache[fm.hash] = self._runs
+            if kind == "ref_hash":
+                self.last.refs += 1
+                self._cache[fm.ref_hash] = self._runs
+            elif kind == "new_session":
+                order, charts, chart_frags = [], [], []
             elif kind == "navigation":
                 self.page_hash = fm.navigation.page_script_hash or self.page_hash
             elif kind == "page_info_changed":
@@ -131,27 +326,29 @@ class Session:
                 root = fm.metadata.delta_path[0] if fm.metadata.delta_path else MAIN
                 if et == "exception":
                     self.exceptions.append(f"{el.exception.type}: {el.exception.message}"[:200])
-                elif et == "slider" and root == MAIN and not slider_seen:
-                    s = el.slider
-                    values = list(s.value) if s.set_value else list(s.default)
-                    if s.type == SLIDER_TYPE_SLIDER and len(values) == 1 and s.step > 0:
-                        slider_seen = True
-                        if self.slider is None or self.slider.id != s.id:
-                            self.slider = Control("slider", s.id, s.label, s.min, s.max, s.step, values[0])
-                elif et == "number_input" and root == SIDEBAR and el.number_input.label == "Seed":
-                    n = el.number_input
-                    if self.seed is None or self.seed.id != n.id:
-                        value = n.value if n.set_value else n.default
-                        self.seed = Control("number", n.id, n.label, n.min if n.has_min else -1e9,
-                                            n.max if n.has_max else 1e9, n.step or 1, value)
+                elif et == "vega_lite_chart":
+                    charts.append(el.vega_lite_chart.spec)
+                    chart_frags.append(fm.delta.fragment_id)
+                else:
+                    c = control_from(el, root, fm.delta.fragment_id)
+                    if c is not None:
+                        known = self.controls.get(c.id)
+                        if known is None or known.kind != c.kind or known.options != c.options:
+                            c.first_value = c.value
+                            self.controls[c.id] = c
+                        else:  # keep the value the session set; take the server's when it forces one
+                            known.fragment_id, known.root, known.label = c.fragment_id, c.root, c.label
+                            known.lo, known.hi, known.step = c.lo, c.hi, c.step
+                            if c.forced:
+                                known.value = c.value
+                        order.append(c.id)
             elif kind == "script_finished":
                 status = fm.script_finished
                 if status == FINISHED_EARLY_FOR_RERUN:
                     continue
                 if status == FINISHED_WITH_COMPILE_ERROR:
                     self.exceptions.append("the script did not compile")
+                self.last.fragment = status == FINISHED_FRAGMENT
+                if full and not self.last.fragment:
+                    self.order, self.charts, self.chart_fragments = order, charts, chart_frags
                 return
-
-    def control(self) -> Control | None:
-        """What a student would move: the page's first slider, else the sidebar's Seed."""
-        return self.slider or self.seed

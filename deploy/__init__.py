@@ -1,0 +1,1 @@
+"""deploy/serve.py: N app processes behind HAProxy (see deploy/README.md)."""
