@@ -82,7 +82,7 @@ class Settings:
         check_task(self.task)
         _whole(self.k, "k", 1, 3)
         _whole(self.n_layers, "n_layers", 1, MAX_LAYERS)
-        _whole(self.L_train, "L_train", 4, MAX_LENGTH // 4)
+        _whole(self.L_train, "L_train", 8, MAX_LENGTH // 4)  # L_train/2 ≥ 4 > k: every test length scores
         _whole(self.steps, "steps", 1, MAX_STEPS)
         _whole(self.vocab, "vocab", 2, MAX_VOCAB)
         _even_width(self.d_model)
@@ -346,6 +346,8 @@ def accuracy(params, tokens: np.ndarray, targets: np.ndarray, scheme: str) -> fl
     """Fraction of scored entries where the most likely token is the target."""
     logits, _ = forward(params, tokens, scheme)
     scored = targets >= 0
+    if not scored.any():
+        raise ValueError("Every target is −1: there is nothing to score.")
     return float((logits.argmax(axis=-1) == targets)[scored].mean())
 
 
