@@ -4,8 +4,9 @@ import streamlit as st
 
 import frame
 
-st.set_page_config(page_title="posenc — positional encoding, interactively", page_icon=":material/swap_horiz:",
-                   layout="wide")
+present = st.query_params.get("present", "").lower() in frame.urlstate.TRUE or st.session_state.get("present")
+st.set_page_config(page_title="posenc", page_icon=":material/swap_horiz:", layout="wide",
+                   initial_sidebar_state="collapsed" if present else "auto")
 
 frame.begin_run()
 sections: dict[str, list] = {}
@@ -15,6 +16,11 @@ for info in frame.existing_pages():
                 default=info.url_path == "")
     )
 page = st.navigation(sections)
+st.set_page_config(page_title=f"{page.title} · posenc")  # every page its own browser title
 frame.sidebar_example()
+frame.toggle("Presentation mode", "present", False, where=st.sidebar,
+             help="For a projector: sidebar folded away, large dark chart text, charts fit the screen.")
+frame.skeleton.share_link(st.sidebar)
+frame.style()
 page.run()
 frame.unknown_params_notice()

@@ -232,14 +232,3 @@ def test_pages_registry():
     assert len({p.url_path for p in frame.PAGES}) == len(frame.PAGES)
     assert frame.next_page(pages[-1].path) is None
     assert frame.next_page(pages[0].path) == pages[1]
-
-
-def test_share_link_carries_the_changed_controls():
-    at = open_page(PAGE, d=128, sentence="the dog bit the man")
-    assert_ok(at)
-    links = [c.value for c in at.code if "scramble" in c.value and "def " not in c.value]
-    assert len(links) == 1
-    link = links[0]
-    assert "d=128" in link
-    assert "sentence=" + quote_plus("the dog bit the man") in link
-    assert "seed=" not in link  # defaults stay out of the link

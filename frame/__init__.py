@@ -1,0 +1,78 @@
+"""The page frame: everything a page script needs besides the math (Streamlit lives here and in lessons/).
+
+- ``frame.pages``: the page list (section, title, script, URL path, blurb).
+- ``frame.urlstate``: controls bound to the URL (``slider``, ``number``, ``select``, ``toggle``, ``text``,
+  ``tabs``, ``expander``), clamped with a notice when a link is bad; the one private Streamlit use, quarantined.
+- ``frame.skeleton``: the page skeleton — ``page`` (title, claim) → ``predict`` (before its chart) →
+  ``@section`` (h2, a fragment: its controls rerun only it) → ``chart`` (the one way to draw a
+  ``posenc.charts.spec.Figure``) → ``verdict`` (plain words) → ``deeper`` (asides) → ``show_code`` → ``bridge``.
+- ``frame.parts``: the running example (``example``), word pickers, formulas, show-the-code, the glossary
+  (``term``), and the caching idiom (``@frame.cached``).
+
+Imports point down only: lessons → frame → posenc. Positions on screen are 1-based, as in the chapter.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .pages import PAGES, ROOT, PageInfo, existing_pages, next_page, page_info
+from .parts import (
+    D_MAX,
+    DEFAULT_D,
+    DEFAULT_SENTENCE,
+    GLOSSARY,
+    Example,
+    cached,
+    example,
+    formula,
+    require,
+    show_code,
+    show_words,
+    sidebar_example,
+    term,
+    tokens_or_stop,
+    word_choice,
+    word_pair,
+)
+from .skeleton import (
+    bridge,
+    chart,
+    deeper,
+    page,
+    predict,
+    presenting,
+    section,
+    style,
+    verdict,
+)
+from .urlstate import (
+    MAX_CHARS,
+    STREAMLIT_PARAMS,
+    begin_run,
+    expander,
+    number,
+    select,
+    slider,
+    tabs,
+    text,
+    toggle,
+    unknown_params_notice,
+)
+
+
+# ---------------------------------------------------------------- transitional: removed once every page uses
+# the skeleton (page / verdict / bridge).
+def header(title: str, claim: str) -> None:
+    st.title(title)
+    st.markdown(f"**{claim}**")
+
+
+def check(label: str, value: float | str, ok: bool, detail: str = "") -> None:
+    shown = value if isinstance(value, str) else f"{value:.2g}"
+    mark = ":green[✓]" if ok else ":red[✗]"
+    st.markdown("{} {} = `{}` {}".format(mark, label, shown, detail))
+
+
+def share_link(path: str | None = None) -> None:
+    """Drawn by ``bridge`` now."""

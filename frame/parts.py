@@ -1,0 +1,150 @@
+"""Page parts: the running example (sidebar), word pickers, formulas, show-the-code, the glossary, the caching
+idiom. Student text never goes through Markdown: it is shown with ``st.text``/``st.code`` or in dataframes."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import streamlit as st
+
+import posenc
+from posenc import chapter
+
+from .urlstate import number, text
+
+DEFAULT_SENTENCE = chapter.SENTENCE
+DEFAULT_D = 64
+D_MAX = 512
+
+
+def cached(fn: Callable | None = None, *, max_entries: int = 32):
+    """The app's one caching idiom: ``@frame.cached`` on a section's posenc call, keyed on small scalar
+    arguments (the sentence, d, seed, a slider's value), shared by every session, bounded."""
+    deco = st.cache_data(max_entries=max_entries, show_spinner=False)
+    return deco(fn) if fn is not None else deco
+
+
+# ---------------------------------------------------------------- the running example
+@dataclass(frozen=True)
+class Example:
+    sentence: str
+    d: int
+    seed: int
+
+
+def sidebar_example() -> Example:
+    """The running example shared by every page (sidebar, bound to the URL)."""
+    sb = st.sidebar
+    sb.markdown("**Running example**")
+    sentence = text("Sentence", "sentence", DEFAULT_SENTENCE, where=sb,
+                    help="Any sentence, up to 64 words. The first word is position 1.")
+    d = number("Model width d", "d", 2, D_MAX, DEFAULT_D, step=2, where=sb,
+               help="Width of the word vectors and of q, k, v: the one d every page uses.")
+    seed = number("Seed", "seed", 0, 9999, 0, where=sb,
+                  help="Draws the random word vectors and projection matrices.")
+    return Example(sentence, int(d), int(seed))
+
+
+def example() -> Example:
+    """The running example as the sidebar set it in this run."""
+    ss = st.session_state
+    return Example(str(ss.get("sentence", DEFAULT_SENTENCE)), int(ss.get("d", DEFAULT_D)),
+                   int(ss.get("seed", 0)))
+
+
+def tokens_or_stop(sentence: str) -> list[str]:
+    """The sentence's words, or a clear message on the page and a stop."""
+    try:
+        return posenc.tokenize(sentence)
+    except ValueError as err:
+        st.error(str(err), icon=":material/edit_note:")
+        st.stop()
+    raise AssertionError  # unreachable
+
+
+def require(condition: bool, message: str) -> None:
+    """Show ``message`` and stop the page when ``condition`` fails (for values a student can reach)."""
+    if not condition:
+        st.error(message, icon=":material/error:")
+        st.stop()
+
+
+# ---------------------------------------------------------------- words
+def word_choice(label: str, key: str, tokens: list[str], default: int, help: str | None = None) -> int:
+    """A word of the sentence picked by its 1-based place (the label holds numbers, never the student's text);
+    a stored choice past a shortened sentence is clamped. Returns the 0-based index."""
+    n = len(tokens)
+    stored = st.session_state.get(key)
+    if isinstance(stored, (int, float)) and not 1 <= stored <= n:
+        st.session_state[key] = min(max(int(stored), 1), n)
+    return int(number(label, key, 1, n, default + 1, help=help)) - 1
+
+
+def word_pair(tokens: list[str], prefix: str, q_help: str = "", k_help: str = "") -> tuple[int, int, list]:
+    """The query and key words, picked by place (defaults: the chapter's "chased" and "cat"), each shown as text
+    under its control. Returns (query index, key index, the two columns) so a page can add controls below."""
+    q_def, k_def = chapter.query_index(tokens), chapter.key_index(tokens)
+    hint = "1 is the first word of the sidebar's sentence."
+    cols = st.columns(2)
+    picked = []
+    for col, role, key, default, extra in ((cols[0], "Query", "qw", q_def, q_help),
+                                           (cols[1], "Key", "kw", k_def, k_help)):
+        with col:
+            i = word_choice(f"{role} word: its place in the sentence", f"{prefix}_{key}", tokens, default,
+                            f"{hint} {extra}".strip())
+            st.text(f"{role.lower()} word: {tokens[i]}")
+        picked.append(i)
+    return picked[0], picked[1], cols
+
+
+def show_words(tokens: list[str], title: str = "The sentence, word by word") -> None:
+    """The words and their 1-based positions, as a dataframe (never Markdown)."""
+    import pandas as pd
+
+    st.dataframe(
+        pd.DataFrame({"position": range(1, len(tokens) + 1), "word": tokens}).set_index("position").T,
+        width="stretch",
+    )
+
+
+# ---------------------------------------------------------------- formulas and code
+def formula(*latex: str) -> None:
+    """Display formulas, one ``st.latex`` per line: pass a long formula as several lines so it fits a phone."""
+    for expr in latex:
+        st.latex(expr)
+
+
+@functools.lru_cache(maxsize=256)
+def _source(fn: Callable[..., Any]) -> str:
+    return inspect.getsource(fn)
+
+
+def show_code(*functions: Callable[..., Any]) -> None:
+    """An expander with the source of the ``posenc`` functions that just ran."""
+    with st.expander("Show the code", icon=":material/code:"):
+        for fn in functions:
+            st.caption(f"{fn.__module__}.{fn.__qualname__}")
+            st.code(_source(fn), language="python")
+
+
+# ---------------------------------------------------------------- the glossary
+GLOSSARY: dict[str, str] = {
+    "query": "q = x W_Q: the vector a word asks with. Its dot product with every key says how much it wants "
+             "to read each word.",
+    "key": "k = x W_K: the vector a word is found by. Two copies of a word have the same key.",
+    "value": "v = x W_V: what a word hands over when it is read. The output is a weighted sum of values.",
+    "score": "q · k / √d: one number per (query, key) pair, before the softmax. Larger means read more.",
+    "softmax": "Turns a row of scores into weights that are positive and sum to 1: exp(score) ÷ the row's sum.",
+    "d": "The model width: the number of coordinates of every word vector and of q, k and v "
+         "(the sidebar's d).",
+}
+
+
+def term(word: str, shown: str | None = None) -> str:
+    """Markdown for a glossary word: hovering shows its definition, clicking opens the glossary on the
+    attention page. Use in page prose: ``st.markdown(f"… the {frame.term('query')} …")``."""
+    definition = GLOSSARY[word].replace('"', "'")
+    return f'[{shown or word}](attention#glossary-{word} "{definition}")'
