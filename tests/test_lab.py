@@ -1,0 +1,342 @@
+"""posenc.lab: gradients by finite differences, symmetries, errors, reproducibility, the precomputed file.
+
+Expectations are derived independently (closed forms, finite differences, a second run), never copied
+from an output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc import lab
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data" / "lab_results.json"
+
+SMALL = dict(vocab=5, d_model=4, n_max=6)
+
+
+def small_batch(seed: int, length: int = 5, task: str = "copy", k: int = 1):
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, SMALL["vocab"], size=(2, length))
+    return tokens, lab.targets_for(tokens, task, k)
+
+
+def finite_difference(params, name, idx, tokens, targets, scheme, causal, h=1e-6) -> float:
+    """(L(θ + h) − L(θ − h)) / 2h for one entry of one array."""
+    arr = params[name]
+    old = arr[idx]
+    arr[idx] = old + h
+    up, _ = lab.loss_and_grads(params, tokens, targets, scheme, causal)
+    arr[idx] = old - h
+    down, _ = lab.loss_and_grads(params, tokens, targets, scheme, causal)
+    arr[idx] = old
+    return (up - down) / (2 * h)
+
+
+# ---------------------------------------------------------------- gradients
+
+
+@pytest.mark.parametrize("n_layers", [1, 2])
+@pytest.mark.parametrize("scheme", lab.SCHEMES)
+def test_gradients_match_finite_differences(scheme, n_layers):
+    params = lab.init_params(scheme, seed=7, n_layers=n_layers, **SMALL)
+    tokens, targets = small_batch(1, task="copy", k=2)  # the first two targets are −1: unscored
+    loss, grads = lab.loss_and_grads(params, tokens, targets, scheme)
+    assert set(grads) == set(params)
+    for name, g in grads.items():
+        assert g.shape == params[name].shape
+        for idx in np.ndindex(g.shape):
+            fd = finite_difference(params, name, idx, tokens, targets, scheme, True)
+            assert g[idx] == pytest.approx(fd, abs=1e-7, rel=1e-5), (name, idx)
+
+
+@pytest.mark.parametrize("scheme", ["none", "rope", "alibi"])
+def test_gradients_without_the_mask(scheme):
+    params = lab.init_params(scheme, seed=3, n_layers=2, **SMALL)
+    tokens, targets = small_batch(2, task="first")
+    _, grads = lab.loss_and_grads(params, tokens, targets, scheme, causal=False)
+    rng = np.random.default_rng(0)
+    for name, g in grads.items():
+        for _ in range(4):
+            idx = tuple(int(rng.integers(0, n)) for n in g.shape)
+            fd = finite_difference(params, name, idx, tokens, targets, scheme, False)
+            assert g[idx] == pytest.approx(fd, abs=1e-7, rel=1e-5), (name, idx)
+
+
+def test_learned_rows_past_the_sequence_get_no_gradient():
+    params = lab.init_params("learned", seed=0, n_layers=1, **SMALL)
+    tokens, targets = small_batch(0, length=4)
+    _, grads = lab.loss_and_grads(params, tokens, targets, "learned")
+    assert np.all(grads["P"][4:] == 0)
+    assert np.any(grads["P"][:4] != 0)
+
+
+# ---------------------------------------------------------------- the loss, in closed forms
+
+
+@pytest.mark.parametrize("scheme", lab.SCHEMES)
+def test_a_silent_readout_scores_log_vocab(scheme):
+    """W_out = 0, b_out = 0: every logit is 0, p = 1/V, so the loss is ln V whatever the model did."""
+    params = lab.init_params(scheme, seed=1, **SMALL)
+    params["W_out"][:] = 0
+    tokens, targets = small_batch(4)
+    loss, _ = lab.loss_and_grads(params, tokens, targets, scheme)
+    assert loss == pytest.approx(math.log(SMALL["vocab"]), abs=1e-12)
+
+
+def test_unscored_entries_do_not_count():
+    """Changing a target from −1 to −1 elsewhere changes nothing; the mean runs over scored entries only."""
+    params = lab.init_params("none", seed=2, **SMALL)
+    tokens = np.array([[0, 1, 2, 3]])
+    one = np.array([[-1, 2, -1, -1]])
+    logits, _ = lab.forward(params, tokens, "none")
+    row = logits[0, 1]
+    expected = -(row[2] - math.log(np.exp(row).sum()))
+    assert lab.loss_and_grads(params, tokens, one, "none")[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_attention_with_no_content_scores():
+    """W_q = W_k = 0: the scores are the bias alone. With the mask, none/rope/sinusoidal read uniformly,
+    a_ij = 1/(i+1) (0-based i); alibi reads a_ij ∝ exp(−m(i − j)) for j ≤ i."""
+    n = 6
+    tokens = np.arange(n) % SMALL["vocab"]
+    for scheme in lab.SCHEMES:
+        params = lab.init_params(scheme, seed=0, n_layers=1, vocab=5, d_model=4, n_max=8)
+        params["W_q.0"][:] = 0
+        params["W_k.0"][:] = 0
+        a = lab.attention_maps(params, tokens, scheme)[0]
+        for i in range(n):
+            if scheme == "alibi":
+                w = np.exp(-lab.ALIBI_SLOPE * (i - np.arange(i + 1)))
+                expected = w / w.sum()
+            else:
+                expected = np.full(i + 1, 1 / (i + 1))
+            assert np.allclose(a[i, : i + 1], expected, atol=1e-14)
+            assert np.all(a[i, i + 1:] == 0)
+
+
+# ---------------------------------------------------------------- symmetries
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), length=st.integers(2, 8), n_layers=st.integers(1, 2))
+def test_no_encoding_and_no_mask_cannot_see_order(seed, length, n_layers):
+    """Shuffle each sequence (tokens and targets together): without positions or a mask the loss is the same."""
+    rng = np.random.default_rng(seed)
+    params = lab.init_params("none", seed=seed, n_layers=n_layers, **SMALL)
+    tokens = rng.integers(0, 5, size=(3, length))
+    targets = rng.integers(-1, 5, size=(3, length))
+    targets[:, 0] = rng.integers(0, 5, size=3)  # at least one scored entry per row
+    order = rng.permutation(length)
+    loss, _ = lab.loss_and_grads(params, tokens, targets, "none", causal=False)
+    shuffled, _ = lab.loss_and_grads(params, tokens[:, order], targets[:, order], "none", causal=False)
+    assert shuffled == pytest.approx(loss, abs=1e-12)
+
+
+@pytest.mark.parametrize("scheme,causal", [("none", True), ("sinusoidal", False), ("learned", False),
+                                           ("rope", False), ("alibi", False)])
+def test_with_a_mask_or_positions_the_shuffle_shows(scheme, causal):
+    """The control: the same shuffle changes the loss once the mask or a scheme gives position away."""
+    params = lab.init_params(scheme, seed=5, n_layers=1, **SMALL)
+    tokens = np.array([[0, 1, 2, 3, 4, 0]])
+    targets = np.array([[1, 2, 3, 4, 0, 1]])
+    order = np.array([5, 3, 1, 0, 2, 4])
+    loss, _ = lab.loss_and_grads(params, tokens, targets, scheme, causal=causal)
+    shuffled, _ = lab.loss_and_grads(params, tokens[:, order], targets[:, order], scheme, causal=causal)
+    assert abs(shuffled - loss) > 1e-6
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_learned_past_n_max_raises():
+    params = lab.init_params("learned", seed=0, **SMALL)
+    at_limit = np.zeros((1, SMALL["n_max"]), dtype=int)
+    lab.loss_and_grads(params, at_limit, at_limit, "learned")  # n_max itself has a row
+    past = np.zeros((1, SMALL["n_max"] + 1), dtype=int)
+    with pytest.raises(ValueError, match="no row"):
+        lab.loss_and_grads(params, past, past, "learned")
+    with pytest.raises(ValueError, match="no row"):
+        lab.attention_maps(params, past[0], "learned")
+
+
+def test_the_other_schemes_run_at_any_length():
+    for scheme in ("none", "sinusoidal", "rope", "alibi"):
+        params = lab.init_params(scheme, seed=0, **SMALL)
+        tokens = np.zeros((1, 4 * SMALL["n_max"]), dtype=int)
+        loss, _ = lab.loss_and_grads(params, tokens, tokens, scheme)
+        assert math.isfinite(loss)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(scheme="bogus"), dict(vocab=1), dict(vocab=2.5), dict(d_model=5), dict(d_model=0), dict(n_max=0),
+    dict(seed=-1), dict(seed=True), dict(n_layers=3), dict(n_layers=0),
+])
+def test_init_params_rejects(kwargs):
+    args = dict(scheme="none", vocab=5, d_model=4, n_max=6, seed=0, n_layers=1) | kwargs
+    with pytest.raises(ValueError):
+        lab.init_params(**args)
+
+
+def test_loss_and_grads_rejects():
+    params = lab.init_params("none", seed=0, **SMALL)
+    good = np.array([[0, 1, 2]])
+    bad_inputs = [
+        (good.astype(float), good, "none"),  # not ints
+        (good, good[:, :2], "none"),  # shapes differ
+        (np.array([[0, 1, 5]]), good, "none"),  # token outside the vocabulary
+        (good, np.array([[0, -2, 1]]), "none"),  # target below −1
+        (good, np.full((1, 3), -1), "none"),  # nothing scored
+        (good[0], good[0], "none"),  # 1-D
+        (good, good, "learned"),  # no table P in these params
+        (good, good, "sideways"),  # unknown scheme
+    ]
+    for tokens, targets, scheme in bad_inputs:
+        with pytest.raises(ValueError):
+            lab.loss_and_grads(params, tokens, targets, scheme)
+
+
+@pytest.mark.parametrize("field,value", [("task", "reverse"), ("k", 0), ("k", 4), ("n_layers", 3), ("L_train", 4), ("L_train", 65),
+                                         ("steps", 0), ("lr", 0.0), ("lr", float("nan")), ("d_model", 7),
+                                         ("batch", 0)])
+def test_settings_reject(field, value):
+    with pytest.raises(ValueError):
+        lab.train("none", lab.Settings(**{field: value}), seed=0)
+
+
+# ---------------------------------------------------------------- tasks
+
+
+def test_task_targets():
+    tokens = np.array([[3, 1, 4, 1, 5]])
+    assert lab.targets_for(tokens, "copy", 1).tolist() == [[-1, 3, 1, 4, 1]]
+    assert lab.targets_for(tokens, "copy", 2).tolist() == [[-1, -1, 3, 1, 4]]
+    assert lab.targets_for(tokens, "copy", 3).tolist() == [[-1, -1, -1, 3, 1]]
+    assert lab.targets_for(tokens, "first").tolist() == [[-1, 3, 3, 3, 3]]
+
+
+def test_test_lengths_run_from_half_to_four_times():
+    for L in (8, 12, 16, 64):
+        lengths = lab.Settings(L_train=L).test_lengths
+        assert lengths[0] == L // 2 and lengths[-1] == 4 * L and L in lengths
+        assert list(lengths) == sorted(set(lengths))
+
+
+# ---------------------------------------------------------------- reproducibility
+
+
+def _digest(params) -> str:
+    h = hashlib.sha256()
+    for name in sorted(params):
+        h.update(name.encode())
+        h.update(params[name].tobytes())
+    return h.hexdigest()
+
+
+def test_init_params_are_float64_contiguous_and_the_same_in_another_process():
+    params = lab.init_params("learned", vocab=7, d_model=6, n_max=9, seed=11, n_layers=2)
+    for arr in params.values():
+        assert arr.dtype == np.float64 and arr.flags.c_contiguous
+    code = (
+        "import hashlib, sys; sys.path.insert(0, sys.argv[1]); from posenc import lab\n"
+        "p = lab.init_params('learned', vocab=7, d_model=6, n_max=9, seed=11, n_layers=2)\n"
+        "h = hashlib.sha256()\n"
+        "for n in sorted(p): h.update(n.encode()); h.update(p[n].tobytes())\n"
+        "print(h.hexdigest())"
+    )
+    other = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, check=True,
+                           env={"PYTHONHASHSEED": "123", "PATH": ""})
+    assert other.stdout.strip() == _digest(params)
+    assert _digest(lab.init_params("learned", vocab=7, d_model=6, n_max=9, seed=12, n_layers=2)) != _digest(params)
+
+
+def test_every_scheme_starts_from_the_same_weights():
+    base = lab.init_params("none", seed=4, **SMALL)
+    for scheme in lab.SCHEMES:
+        params = lab.init_params(scheme, seed=4, **SMALL)
+        assert set(params) - set(base) == ({"P"} if scheme == "learned" else set())
+        for name in base:
+            assert np.array_equal(params[name], base[name])
+
+
+def test_the_same_seed_reproduces_a_training_run():
+    s = lab.Settings(steps=15, L_train=8, n_layers=2)
+    one, two = lab.train("rope", s, seed=3), lab.train("rope", s, seed=3)
+    assert np.array_equal(one.losses, two.losses)
+    assert one.accuracy == two.accuracy
+    assert all(np.array_equal(a, b) for a, b in zip(one.maps, two.maps))
+    assert not np.array_equal(lab.train("rope", s, seed=4).losses, one.losses)
+
+
+# ---------------------------------------------------------------- training
+
+
+@pytest.mark.parametrize("task,k", [("copy", 1), ("copy", 3), ("first", 1)])
+def test_training_lowers_the_loss(task, k):
+    """Every scheme ends lower than it starts; a scheme that can see position ends far below ln V, the loss
+    of a uniform guess (ln V is the best a model that cannot tell positions apart could do at random tokens
+    for the copy task, up to the first few positions)."""
+    s = lab.Settings(task=task, k=k, steps=150, L_train=8, n_layers=1)
+    for scheme in lab.SCHEMES:
+        losses = lab.train(scheme, s, seed=0).losses
+        assert losses[-20:].mean() < losses[:20].mean(), scheme
+    assert lab.train("learned", s, seed=0).losses[-20:].mean() < 0.5 * math.log(s.vocab)
+
+
+def test_progress_is_reported_and_reaches_the_end():
+    calls = []
+    lab.train("none", lab.Settings(steps=10, L_train=8), seed=0, progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (10, 10)
+    assert [c[0] for c in calls] == sorted(c[0] for c in calls)
+
+
+def test_learned_has_no_accuracy_past_n_max():
+    s = lab.Settings(steps=2, L_train=8, n_layers=1)
+    result = lab.train("learned", s, seed=0)
+    for length, acc in zip(result.test_lengths, result.accuracy):
+        assert (acc is None) == (length > s.n_max)
+    assert all(a is not None for a in lab.train("alibi", s, seed=0).accuracy)
+
+
+# ---------------------------------------------------------------- the precomputed file
+
+
+def test_the_precomputed_file_is_small_and_says_where_it_came_from():
+    assert DATA.stat().st_size < 300_000
+    record = json.loads(DATA.read_text(encoding="utf-8"))
+    prov = record["provenance"]
+    for key in ("command", "seeds", "date_utc", "python", "numpy", "git_commit"):
+        assert prov[key]
+    assert "scripts/precompute_lab.py" in prov["command"]
+    assert len(prov["seeds"]) >= 3
+    assert set(record["experiments"]) == set(lab.TASKS)
+    for task, exp in record["experiments"].items():
+        s = lab.settings_from(exp)
+        assert s == lab.Settings(task=task)  # the page's defaults
+        assert set(exp["runs"]) == set(lab.SCHEMES)
+        assert exp["test_lengths"] == list(s.test_lengths)
+        for scheme, runs in exp["runs"].items():
+            assert len(runs) == len(exp["seeds"]) >= 3
+            for run in runs:
+                assert len(run["losses"]) == len(exp["loss_steps"])
+                for length, acc in zip(exp["test_lengths"], run["accuracy"]):
+                    assert (acc is None) == (scheme == "learned" and length > s.n_max)
+
+
+def test_the_precomputed_file_regenerates_one_cell_exactly():
+    record = json.loads(DATA.read_text(encoding="utf-8"))["experiments"]["first"]
+    seed_index = 1
+    seed = record["seeds"][seed_index]
+    result = lab.train("alibi", lab.settings_from(record), seed)
+    assert lab.cell(result) == record["runs"]["alibi"][seed_index]
