@@ -30,7 +30,7 @@ from posenc.charts.spec import Figure
 
 from .pages import PageInfo, next_page, page_info
 
-PRESENT_MAX_HEIGHT = 420  # presentation mode: a chart fits a 1280×720 screen at 150 % with its heading
+PRESENT_MAX_HEIGHT = 250  # presentation mode: the claim and the key chart share one 1280×720 screen at 150 %
 
 
 def presenting() -> bool:
@@ -76,7 +76,9 @@ def verdict(claim: str, holds: bool, measured: str) -> None:
 def predict(question: str, options: list[str], correct: int, explanation: str, key: str) -> None:
     """A Predict question, placed before the chart that answers it: the answer stays hidden until the
     student picks. The question states its own settings and the explanation is computed at them."""
-    with st.container(border=True):
+    # Projected, the question is asked aloud: it folds to one line so the claim and the chart share the screen.
+    box = st.expander(f"Predict: {question}", icon=":material/quiz:") if presenting() else st.container(border=True)
+    with box:
         st.markdown(f"**Predict.** {question}")
         choice = st.radio("Your prediction", options, index=None, key=f"{key}_guess",
                           label_visibility="collapsed")
@@ -160,8 +162,10 @@ STYLE = """
 
 PRESENT_STYLE = """
 <style>
-[data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 1.2rem; }
-[data-testid="stMainBlockContainer"] { padding-top: 1.5rem; max-width: 100%; }
+[data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 1.15rem; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; max-width: 100%; }
+[data-testid="stMain"] h1 { font-size: 2rem; padding-top: 0; }
+[data-testid="stMain"] h2 { font-size: 1.5rem; padding-top: 0.5rem; }
 </style>
 """
 
