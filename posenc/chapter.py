@@ -26,6 +26,7 @@ CONTENT_D = 64  # "a 64-dimensional model has content scores around √64 = 8"
 RAW_POSITION = 500  # "a word at position 500 contributes a term of order 500"
 LENGTH_EXAMPLE = (3, 5, 100)  # the third word: 3/5 = 0.6 in five words, 3/100 = 0.03 in a hundred
 MULTIPLY_POSITIONS = (1, 50)  # "mouse at position 50 fifty times louder than mouse at position 1"
+MULTIPLY_WORD = "mouse"  # the word the multiply fix follows
 
 # ---------------------------------------------------------------- a learned table
 N_MAX = 1024  # "a model built for 1024 tokens … has nothing to look up" at N_MAX + 1
@@ -100,3 +101,8 @@ def swap_words(tokens: list[str]) -> tuple[int, int]:
         pair = next(((x, y) for x in range(n) for y in range(x + 1, n) if tokens[x] != tokens[y]), None)
         return pair or (0, 0)
     return i, j
+
+
+def multiply_index(tokens: list[str]) -> int:
+    """The word the multiply fix follows, 0-based: "mouse" when the sentence has it, otherwise the last word."""
+    return tokens.index(MULTIPLY_WORD) if MULTIPLY_WORD in tokens else len(tokens) - 1
