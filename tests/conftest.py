@@ -1,11 +1,20 @@
-"""Shared test fixtures: AppTest opened at the entry point, with full error details."""
+"""Shared test fixtures and helpers: AppTest opened at the entry point (with full error details), and the one
+home of every helper the page tests share — open a page, assert it ran, read its text, its Markdown, its
+verdicts, its word tables and its charts (spec and Arrow datasets).
+"""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.ipc
 import pytest
+from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.util import patch_config_options
 
@@ -20,11 +29,14 @@ def _full_error_details():
         yield
 
 
+# ---------------------------------------------------------------- opening a page
+
+
 def open_page(page: str | None = None, query: dict[str, str] | None = None, **state) -> AppTest:
     """Run app.py (optionally with URL query parameters), then switch to ``page`` (e.g. "lessons/rope.py").
 
     ``state`` presets st.session_state keys (e.g. sentence=..., d=...) before the first run.
-    The returned AppTest has run; callers assert ``not at.exception``.
+    The returned AppTest has run; callers assert ``not at.exception`` (``assert_ok``).
     """
     at = AppTest.from_file(APP, default_timeout=60)
     for k, v in (query or {}).items():
@@ -37,9 +49,23 @@ def open_page(page: str | None = None, query: dict[str, str] | None = None, **st
     return at
 
 
-def charts_of(at: AppTest) -> list:
-    """The Vega-Lite charts on the page (Altair charts have no typed accessor)."""
-    return list(at.get("vega_lite_chart"))
+def deep_link(page: str, query: dict) -> AppTest:
+    """A fresh session whose first run is ``page`` with ``query``: a browser opening /scramble?… directly."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(page)
+    at.run()
+    return at
+
+
+def assert_ok(at: AppTest) -> AppTest:
+    """The run raised nothing (the message of every exception on failure); returns ``at`` for chaining."""
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+# ---------------------------------------------------------------- what the page says
 
 
 def page_text(at: AppTest) -> str:
@@ -50,3 +76,153 @@ def page_text(at: AppTest) -> str:
         parts += [str(getattr(e, "value", "")) for e in getattr(at, kind)]
     parts += [f"{m.label} {m.value}" for m in at.metric]
     return "\n".join(parts)
+
+
+def notices(at: AppTest) -> str:
+    """The page's notices: warnings, infos and captions (where a bad link is explained)."""
+    return "\n".join([e.value for e in (*at.warning, *at.info)] + [c.value for c in at.caption])
+
+
+# Elements whose text is not Markdown: student text may appear there.
+NOT_MARKDOWN = {"Text", "Code", "Dataframe", "UnknownElement", "Json"}
+# Proto fields the browser renders as Markdown (bodies, labels, help texts, options).
+RENDERED_FIELDS = {"body", "label", "help", "placeholder", "caption", "options"}
+
+
+def markdown_values(at: AppTest) -> list[str]:
+    """Every string the browser renders as Markdown: bodies of markdown/caption/alerts/titles/LaTeX, widget
+    labels and help texts, expander and popover labels (everything except st.text, st.code, dataframes)."""
+    found: list[str] = []
+
+    def walk(node) -> None:
+        for child in getattr(node, "children", {}).values():
+            proto = getattr(child, "proto", None)
+            if type(child).__name__ not in NOT_MARKDOWN and proto is not None and hasattr(proto, "ListFields"):
+                stack = [proto]
+                while stack:
+                    msg = stack.pop()
+                    for field, value in msg.ListFields():
+                        values = value if isinstance(value, Sequence) and not isinstance(value, str) else [value]
+                        for v in values:
+                            if isinstance(v, Message):
+                                stack.append(v)
+                            elif isinstance(v, str) and field.name in RENDERED_FIELDS:
+                                found.append(v)
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
+def check_line(at: AppTest, label: str) -> str:
+    """The one Markdown line that contains ``label`` (a check or a verdict); fails when there are 0 or 2+."""
+    lines = [m.value for m in at.markdown if label in m.value]
+    assert len(lines) == 1, (label, [m.value for m in at.markdown])
+    return lines[0]
+
+
+# frame.verdict writes "<icon> **Holds** — <claim>: <measured>" (or **Does not hold**).
+HOLDS = ":material/check_circle: **Holds**"
+FAILS = ":material/cancel: **Does not hold**"
+VERDICT = re.compile(r"^(?P<mark>:material/check_circle: \*\*Holds\*\*|:material/cancel: \*\*Does not hold\*\*)"
+                     r" — (?P<claim>.+?): (?P<measured>.+)$", re.S)
+OLD_CHECK_MARKS = (":green[✓]", ":red[✗]")
+
+
+def verdict_lines(at: AppTest) -> list[str]:
+    """The Markdown bodies that are verdicts (start with the Holds / Does not hold mark)."""
+    return [m.value for m in at.markdown if m.value.startswith((HOLDS, FAILS))]
+
+
+def verdicts(at: AppTest) -> list[tuple[bool, str, str]]:
+    """Every verdict on the page as (holds, claim, measured); a verdict line that does not parse fails."""
+    out = []
+    for line in verdict_lines(at):
+        m = VERDICT.match(line)
+        assert m, f"a verdict without “— claim: measured”: {line!r}"
+        out.append((m["mark"] == HOLDS, m["claim"].strip(), m["measured"].strip()))
+    return out
+
+
+def verdict(at: AppTest, claim: str) -> tuple[bool, str]:
+    """The one verdict whose claim contains ``claim``: (holds, measured)."""
+    found = [(h, ms) for h, c, ms in verdicts(at) if claim in c]
+    assert len(found) == 1, (claim, verdict_lines(at))
+    return found[0]
+
+
+def words_tables(at: AppTest) -> list[list[str]]:
+    """The word tables (frame.show_words: a "word" row), as lists of words."""
+    return [list(map(str, df.value.loc["word"])) for df in at.dataframe if "word" in df.value.index]
+
+
+# ---------------------------------------------------------------- the page in document order
+
+
+def elements(at: AppTest, root=None) -> Iterator:
+    """Every node under the main area (or ``root``), in document order (depth first, children in order)."""
+    node = at.main if root is None else root
+    children = getattr(node, "children", {})
+    for key in sorted(children):
+        child = children[key]
+        yield child
+        yield from elements(at, child)
+
+
+def kind(node) -> str:
+    """The element's type name as AppTest knows it ("markdown", "vega_lite_chart", "header", …)."""
+    return str(getattr(node, "type", ""))
+
+
+# ---------------------------------------------------------------- charts
+
+
+def charts_of(at: AppTest) -> list:
+    """The Vega-Lite charts on the page (Altair charts have no typed accessor)."""
+    return list(at.get("vega_lite_chart"))
+
+
+def chart_spec(chart) -> dict:
+    """A chart's Vega-Lite spec as sent to the browser (its datasets travel separately, as Arrow)."""
+    return json.loads(chart.proto.spec)
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    return [chart_spec(c) for c in charts_of(at)]
+
+
+def chart_tables(chart) -> dict[str, pa.Table]:
+    """A chart's datasets, decoded from the Arrow IPC streams Streamlit sends."""
+    return {ds.name: pa.ipc.open_stream(ds.data.data).read_all() for ds in chart.proto.datasets}
+
+
+def chart_rows(chart) -> int:
+    """Data rows a chart ships: its Arrow datasets plus any inline data (``data.values``, ``datasets``)."""
+    spec = chart_spec(chart)
+    inline = sum(len(d["data"]["values"]) for d in _walk_dicts(spec)
+                 if isinstance(d.get("data"), dict) and isinstance(d["data"].get("values"), list))
+    inline += sum(len(v) for v in (spec.get("datasets") or {}).values() if isinstance(v, list))
+    return sum(t.num_rows for t in chart_tables(chart).values()) + inline
+
+
+def chart_bytes(at: AppTest) -> int:
+    """Bytes every chart on the page sends: its spec and its Arrow datasets."""
+    return sum(len(c.proto.spec) + sum(len(d.data.data) for d in c.proto.datasets) for c in charts_of(at))
+
+
+def _walk_dicts(node) -> Iterator[dict]:
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _walk_dicts(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _walk_dicts(v)
+
+
+def spec_params(spec: dict) -> Iterator[dict]:
+    """Every Vega-Lite parameter (``params``) anywhere in a spec: top level, layers, concatenations."""
+    for d in _walk_dicts(spec):
+        params = d.get("params")
+        if isinstance(params, list):
+            yield from (p for p in params if isinstance(p, dict))

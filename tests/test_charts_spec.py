@@ -1,0 +1,222 @@
+"""The one chart pipeline (posenc/charts/spec.py): a figure needs a description, carries the house style, tells
+series apart by colour + dash + shape, keeps every colour ≥ 4.5:1 on white (WCAG), validates against the
+Vega-Lite schema, and hands Streamlit its spec with datasets (large text and capped height when presenting)."""
+
+from __future__ import annotations
+
+import copy
+
+import altair as alt
+import jsonschema
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from posenc.charts import spec
+
+
+def line_figure(description: str = "Rising line: y grows with x.", **props) -> spec.Figure:
+    chart = alt.Chart(spec.named("main")).mark_line().encode(x="x:Q", y="y:Q")
+    if props:
+        chart = chart.properties(**props)
+    return spec.figure(chart, {"main": spec.columns(x=[1, 2, 3], y=[2.0, 4.0, 8.0])}, description=description)
+
+
+# ---------------------------------------------------------------- WCAG contrast, from the definition
+def relative_luminance(hex_colour: str) -> float:
+    """WCAG 2.x relative luminance of an sRGB colour "#rrggbb" (or "#rgb")."""
+    h = hex_colour.lstrip("#")
+    if len(h) == 3:
+        h = "".join(c * 2 for c in h)
+    channels = [int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str = "#ffffff") -> float:
+    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_the_contrast_formula_matches_known_values():
+    assert contrast("#000000") == pytest.approx(21.0)
+    assert contrast("#ffffff") == pytest.approx(1.0)
+    assert contrast("#767676") == pytest.approx(4.54, abs=0.01)  # the lightest grey that passes AA on white
+    assert contrast("#777777") < 4.5
+
+
+HOUSE_COLOURS = [*spec.SERIES, spec.FOCUS, spec.REFERENCE, spec.TEXT]
+
+
+@pytest.mark.parametrize("colour", HOUSE_COLOURS)
+def test_every_house_colour_has_contrast_on_white(colour):
+    assert contrast(colour) >= 4.5, f"{colour}: {contrast(colour):.2f}:1"
+
+
+@pytest.mark.parametrize("colour", ["#f58518", "#9e9e9e", "#bbb"])
+def test_the_banned_colours_are_really_below_the_line(colour):
+    """The guide bans these for low contrast; the formula agrees, and none of them is a house colour."""
+    assert contrast(colour) < 4.5
+    assert colour not in HOUSE_COLOURS
+
+
+def test_house_colours_are_distinct():
+    assert len({c.lower() for c in spec.SERIES}) == len(spec.SERIES)
+    assert spec.FOCUS.lower() not in {c.lower() for c in spec.SERIES}
+
+
+# ---------------------------------------------------------------- figure
+@pytest.mark.parametrize("description", ["", "   ", "\n\t"])
+def test_a_figure_needs_a_description(description):
+    with pytest.raises(ValueError):
+        line_figure(description)
+
+
+def test_a_figure_carries_its_description_and_the_house_config():
+    fig = line_figure("  Rising line: y grows with x.  ")
+    assert fig.description == "Rising line: y grows with x."
+    assert fig.spec["description"] == "Rising line: y grows with x."
+    config = fig.spec["config"]
+    assert config["axis"]["labelColor"] == spec.TEXT and config["axis"]["titleColor"] == spec.TEXT
+    assert config["legend"]["orient"] == "bottom"
+    assert config["axis"]["labelFontSize"] == 13
+    # Altair's default 300×300 view is dropped: charts fill their container.
+    assert config.get("view") != {"continuousWidth": 300, "continuousHeight": 300}
+    assert "width" not in fig.spec
+    # data by name only, never inline
+    assert fig.spec["data"] == {"name": "main"}
+    assert "values" not in str(fig.spec.get("data"))
+
+
+def test_a_charts_own_config_wins_over_the_house_config():
+    chart = alt.Chart(spec.named("main")).mark_point().encode(x="x:Q", y="y:Q").configure_axis(labelFontSize=20)
+    fig = spec.figure(chart, {"main": {"x": [1, 2], "y": [3, 4]}}, description="Two points.")
+    assert fig.spec["config"]["axis"]["labelFontSize"] == 20
+    assert fig.spec["config"]["axis"]["labelColor"] == spec.TEXT
+
+
+def test_figure_data_as_table_dataframe_or_columns():
+    df = pd.DataFrame({"x": [1, 2, 3], "y": [1.0, 0.5, 0.25]})
+    base = alt.Chart(spec.named("a")).mark_point().encode(x="x:Q", y="y:Q")
+    for data in (pa.table({"x": [1, 2, 3], "y": [1.0, 0.5, 0.25]}), df, {"x": np.arange(1, 4), "y": [1.0, 0.5, 0.25]}):
+        fig = spec.figure(base, {"a": data}, description="Halving.")
+        assert isinstance(fig.datasets["a"], pa.Table)
+        assert fig.datasets["a"].column("y").to_pylist() == [1.0, 0.5, 0.25]
+        assert fig.rows == 3
+    with pytest.raises(TypeError):
+        spec.figure(base, {"a": [1, 2, 3]}, description="Not a table.")
+
+
+def test_rows_count_every_dataset():
+    chart = alt.layer(alt.Chart(spec.named("a")).mark_line().encode(x="x:Q", y="y:Q"),
+                      alt.Chart(spec.named("b")).mark_rule().encode(y="y:Q"))
+    fig = spec.figure(chart, {"a": {"x": range(7), "y": range(7)}, "b": {"y": [1, 2]}}, description="A line, two rules.")
+    assert fig.rows == 9
+
+
+def test_categories_store_each_name_once():
+    arr = spec.categories(np.array([2, 0, 2, 1]), ["a", "b", "c"])
+    assert arr.to_pylist() == ["c", "a", "c", "b"]
+    assert arr.dictionary.to_pylist() == ["a", "b", "c"]
+
+
+def test_word_labels_are_one_based_and_keep_copies_apart():
+    labels = spec.word_labels(["the", "cat", "chased", "the", "mouse"])
+    assert labels == ["1 the", "2 cat", "3 chased", "4 the", "5 mouse"]
+    assert len(set(labels)) == 5
+
+
+# ---------------------------------------------------------------- series: colour + dash + shape
+def test_series_pairs_each_colour_with_a_dash_and_a_shape():
+    names = ["none", "sinusoids", "RoPE"]
+    enc = spec.series("scheme", names, title="scheme")
+    assert set(enc) == {"color", "strokeDash", "shape"}
+    d = {k: v.to_dict() for k, v in enc.items()}
+    for channel in d.values():
+        assert channel["field"] == "scheme" and channel["scale"]["domain"] == names
+    assert d["color"]["scale"]["range"] == list(spec.SERIES[:3])
+    assert d["strokeDash"]["scale"]["range"] == [list(x) for x in spec.DASHES[:3]]
+    assert d["shape"]["scale"]["range"] == list(spec.SHAPES[:3])
+    # every series differs from every other in dash and in shape too, not by colour alone
+    assert len({tuple(x) for x in d["strokeDash"]["scale"]["range"]}) == 3
+    assert len(set(d["shape"]["scale"]["range"])) == 3
+
+
+def test_every_series_slot_has_its_own_dash_and_shape():
+    n = len(spec.SERIES)
+    assert len(spec.DASHES) == n and len(spec.SHAPES) == n
+    assert len(set(spec.DASHES)) == n and len(set(spec.SHAPES)) == n
+
+
+def test_series_refuses_more_names_than_colours():
+    with pytest.raises(ValueError):
+        spec.series("s", [f"s{i}" for i in range(len(spec.SERIES) + 1)])
+
+
+def test_series_without_a_legend():
+    enc = spec.series("s", ["a", "b"], legend=False)
+    assert all(v.to_dict().get("legend", "absent") is None for v in enc.values())
+
+
+def test_a_series_figure_validates():
+    chart = alt.Chart(spec.named("main")).mark_line(point=True).encode(
+        x="x:Q", y="y:Q", **spec.series("s", ["a", "b"]))
+    fig = spec.figure(chart, {"main": {"x": [1, 2, 1, 2], "y": [1, 2, 2, 1], "s": ["a", "a", "b", "b"]}},
+                      description="Two series, crossing.")
+    full = spec.validate(fig)
+    assert full["datasets"]["main"][0] == {"x": 1, "y": 1, "s": "a"}
+
+
+# ---------------------------------------------------------------- validate
+def test_validate_accepts_a_figure_and_decodes_its_data():
+    full = spec.validate(line_figure())
+    assert full["datasets"]["main"] == [{"x": 1, "y": 2.0}, {"x": 2, "y": 4.0}, {"x": 3, "y": 8.0}]
+    assert full["description"] == "Rising line: y grows with x."
+
+
+@pytest.mark.parametrize("breakage", [
+    {"mark": "blob"},                                    # no such mark
+    {"encoding": {"x": {"field": "x", "type": "sideways"}}},  # no such type
+    {"height": "tall"},                                  # not a number, "container" or a step
+])
+def test_validate_rejects_an_invalid_spec(breakage):
+    good = line_figure()
+    bad = spec.Figure(spec={**copy.deepcopy(good.spec), **breakage}, datasets=good.datasets)
+    with pytest.raises(jsonschema.ValidationError):
+        spec.validate(bad)
+
+
+def test_validate_maps_non_finite_numbers_to_null():
+    chart = alt.Chart(spec.named("main")).mark_point().encode(x="x:Q", y="y:Q")
+    fig = spec.figure(chart, {"main": {"x": [1.0, 2.0], "y": [np.inf, np.nan]}}, description="Gaps.")
+    spec.validate(fig)  # JSON has no inf/NaN: the validator sees null, which Vega-Lite data allows
+
+
+# ---------------------------------------------------------------- to_vega_lite
+def test_to_vega_lite_adds_the_datasets_and_leaves_the_figure_alone():
+    fig = line_figure(height=600)
+    before = copy.deepcopy(fig.spec)
+    out = fig.to_vega_lite()
+    assert set(out["datasets"]) == {"main"} and out["datasets"]["main"].num_rows == 3
+    assert out["height"] == 600 and out["config"]["axis"]["labelFontSize"] == 13
+    assert fig.spec == before and "datasets" not in fig.spec
+
+
+def test_to_vega_lite_present_has_18px_text():
+    fig = line_figure()
+    out = fig.to_vega_lite(present=True)
+    for part in ("axis", "legend", "header"):
+        assert out["config"][part]["labelFontSize"] == 18 and out["config"][part]["titleFontSize"] == 18
+    assert out["config"]["axis"]["labelColor"] == spec.TEXT
+    assert fig.spec["config"]["axis"]["labelFontSize"] == 13  # the figure itself is unchanged
+
+
+@pytest.mark.parametrize("height,cap,expected", [(600, 420, 420), (300, 420, 300), (600, None, 600)])
+def test_to_vega_lite_caps_a_numeric_height(height, cap, expected):
+    assert line_figure(height=height).to_vega_lite(max_height=cap)["height"] == expected
+
+
+def test_to_vega_lite_leaves_a_container_height_alone():
+    assert line_figure(height="container").to_vega_lite(max_height=420)["height"] == "container"
+    assert "height" not in line_figure().to_vega_lite(max_height=420)
