@@ -18,6 +18,7 @@ from posenc.lab import SCHEMES
 from .spec import FOCUS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, columns, figure, named, series
 
 WIDTH = 560
+# Streamlit fits a chart into its height: title, axes and legend included, so these are total heights.
 NAMES = list(SCHEMES)
 COLOURS = alt.Scale(domain=NAMES, range=list(SERIES[: len(NAMES)]))  # as spec.series gives them
 
@@ -31,6 +32,15 @@ def _band(values: list[list[float | None]]) -> tuple[np.ndarray, np.ndarray, np.
     with warnings.catch_warnings():  # a column of NaN (learned past n_max) stays NaN, silently
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.nanmean(a, axis=0), np.nanmin(a, axis=0), np.nanmax(a, axis=0)
+
+
+def dodge(values: list[float], gap: float) -> list[float]:
+    """Label heights near ``values``, pushed apart to at least ``gap`` (so direct labels never overlap)."""
+    order = np.argsort(values)
+    out = np.array(values, dtype=float)
+    for a, b in zip(order[:-1], order[1:]):
+        out[b] = max(out[b], out[a] + gap)
+    return list(out)
 
 
 def accuracy_summary(record: dict) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -55,7 +65,8 @@ def accuracy_figure(record: dict) -> Figure:
     points = columns(scheme=categories(np.array(codes), NAMES), length=xs, accuracy=mean, lowest=lo, highest=hi)
     ends = columns(scheme=categories(np.arange(len(NAMES)), NAMES),
                    length=[max(x for x, c in zip(xs, codes) if c == i) for i in range(len(NAMES))],
-                   accuracy=[mean[max(j for j, c in enumerate(codes) if c == i)] for i in range(len(NAMES))],
+                   accuracy=dodge([mean[max(j for j, c in enumerate(codes) if c == i)] for i in range(len(NAMES))],
+                                  0.045),
                    label=[f"{n} (no row past {n_max})" if n == "learned" else n for n in NAMES])
     marks = columns(length=[L], label=[f"trained at length {L}"])
     x = alt.X("length:Q", title="test length (tokens)", scale=alt.Scale(domain=[0, float(lengths.max()) * 1.22]),
@@ -67,19 +78,20 @@ def accuracy_figure(record: dict) -> Figure:
             alt.Tooltip("accuracy:Q", format=".1%", title="mean accuracy"),
             alt.Tooltip("lowest:Q", format=".1%"), alt.Tooltip("highest:Q", format=".1%")]
     band = alt.Chart(named("points")).mark_area(opacity=0.15).encode(
-        x=x, y=alt.Y("lowest:Q", scale=alt.Scale(domain=[0, 1])), y2="highest:Q", color=enc["color"])
+        x=x, y=alt.Y("lowest:Q", scale=alt.Scale(domain=[0, 1])), y2="highest:Q",
+        color=alt.Color("scheme:N", scale=COLOURS, legend=None))
     line = alt.Chart(named("points")).mark_line(point=alt.OverlayMarkDef(size=60, filled=True), strokeWidth=2.5).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], shape=enc["shape"], tooltip=tips)
     label = alt.Chart(named("ends")).mark_text(align="left", dx=8, fontSize=13).encode(
         x=x, y=y, text="label:N", color=alt.Color("scheme:N", scale=COLOURS, legend=None))
     rule = alt.Chart(named("marks")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(x=x)
-    rule_text = alt.Chart(named("marks")).mark_text(color=REFERENCE, align="left", dx=4, dy=-6, y=8).encode(
+    rule_text = alt.Chart(named("marks")).mark_text(color=REFERENCE, align="left", dx=4, y="height", dy=-8).encode(
         x=x, text="label:N")
     chance = alt.Chart(named("chance")).mark_rule(color=REFERENCE, strokeDash=[1, 3]).encode(y="accuracy:Q")
     chance_text = alt.Chart(named("chance")).mark_text(color=REFERENCE, align="right", dy=-6, x="width").encode(
         y="accuracy:Q", text="label:N")
     chart = alt.layer(band, line, label, rule, rule_text, chance, chance_text).properties(
-        width=WIDTH, height=340, title="Accuracy at each test length (band: lowest to highest of the seeds)")
+        width=WIDTH, height=460, title="Accuracy at each test length (band: lowest to highest of the seeds)")
     data = {"points": points, "ends": ends, "marks": marks,
             "chance": columns(accuracy=[1 / vocab], label=[f"chance: 1 in {vocab}"])}
     return figure(chart, data, description=(
@@ -105,20 +117,21 @@ def loss_figure(record: dict) -> Figure:
     y = alt.Y("loss:Q", title="training loss (cross-entropy)", scale=alt.Scale(domain=[0, top]))
     enc = series("scheme", NAMES, title="scheme")
     band = alt.Chart(named("loss")).mark_area(opacity=0.15).encode(
-        x=x, y=alt.Y("lowest:Q", scale=alt.Scale(domain=[0, top])), y2="highest:Q", color=enc["color"])
+        x=x, y=alt.Y("lowest:Q", scale=alt.Scale(domain=[0, top])), y2="highest:Q",
+        color=alt.Color("scheme:N", scale=COLOURS, legend=None))
     line = alt.Chart(named("loss")).mark_line(strokeWidth=2).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"],
         tooltip=[alt.Tooltip("scheme:N"), alt.Tooltip("step:Q"), alt.Tooltip("loss:Q", format=".3f")])
     last = len(steps) - 1
     ends = columns(scheme=categories(np.arange(len(NAMES)), NAMES), step=[steps[-1]] * len(NAMES),
-                   loss=[mean[i * len(steps) + last] for i in range(len(NAMES))], label=NAMES)
+                   loss=dodge([mean[i * len(steps) + last] for i in range(len(NAMES))], 0.06 * top), label=NAMES)
     label = alt.Chart(named("ends")).mark_text(align="left", dx=6, fontSize=13).encode(
         x=x, y=y, text="label:N", color=alt.Color("scheme:N", scale=COLOURS, legend=None))
     guess = alt.Chart(named("guess")).mark_rule(color=REFERENCE, strokeDash=[1, 3]).encode(y="loss:Q")
     guess_text = alt.Chart(named("guess")).mark_text(color=REFERENCE, align="right", dy=-6, x="width").encode(
         y="loss:Q", text="label:N")
     chart = alt.layer(band, line, label, guess, guess_text).properties(
-        width=WIDTH, height=260, title="Training loss (band: lowest to highest of the seeds)")
+        width=WIDTH, height=360, title="Training loss (band: lowest to highest of the seeds)")
     data = {"loss": columns(scheme=categories(np.array(codes), NAMES), step=xs, loss=mean, lowest=lo, highest=hi),
             "ends": ends, "guess": columns(loss=[math.log(vocab)], label=[f"a uniform guess: ln {vocab}"])}
     return figure(chart, data, description=(
