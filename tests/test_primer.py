@@ -1,0 +1,107 @@
+"""posenc.primer (every step of one attention head) and its chart (posenc.charts.primer)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import posenc
+from posenc import chapter
+from posenc.charts import spec
+from posenc.charts.primer import PARAM, steps
+from posenc.core import duplicate_groups, embed, projections, tokenize
+from posenc.primer import MAX_SHOWN_WORDS, SHOWN_COORDS, TOL, check_pieces, copy_columns_gap, primer
+
+SENTENCES = [chapter.SENTENCE, "a bird saw a bird", "one", "x y z w v u t s r q p o"]
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+@pytest.mark.parametrize("d,seed", [(2, 0), (8, 3), (64, 0), (65, 11)])
+def test_the_pieces_are_posenc_attention(sentence, d, seed):
+    tokens = tokenize(sentence)
+    res = primer(tokens, d, seed)
+    X = embed(tokens, d, seed)
+    Wq, Wk, Wv = projections(d, seed)
+    out, weights = posenc.attention(X, Wq, Wk, Wv)
+    n = len(tokens)
+    assert res.X.shape == (n, d) and res.S.shape == (n, n)
+    np.testing.assert_array_equal(res.X, X)
+    np.testing.assert_allclose(res.Q, X @ Wq, atol=1e-14)
+    np.testing.assert_allclose(res.K, X @ Wk, atol=1e-14)
+    np.testing.assert_allclose(res.V, X @ Wv, atol=1e-14)
+    # The steps, recomputed by hand from the formula, give attention's own weights and output.
+    S = np.array([[res.Q[i] @ res.K[j] / np.sqrt(d) for j in range(n)] for i in range(n)])
+    np.testing.assert_allclose(res.S, S, atol=1e-12)
+    e = np.exp(S - S.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(e / e.sum(axis=1, keepdims=True), weights, atol=1e-12)
+    np.testing.assert_allclose(res.weights, weights, atol=0)
+    np.testing.assert_allclose(res.weights @ res.V, out, atol=1e-12)
+    assert check_pieces(res) < TOL
+    assert res.row_sum_error < TOL
+    assert np.all(res.weights > 0)
+
+
+def test_check_pieces_can_fail():
+    res = primer(tokenize(chapter.SENTENCE), 8, 0)
+    res.S[0, 0] += 1.0  # a wrong score no longer matches attention's weights
+    assert check_pieces(res) > 1e-3
+
+
+def test_copies_have_equal_score_columns_and_rows():
+    tokens = tokenize(chapter.SENTENCE)
+    res = primer(tokens, 64, 0)
+    copies, gap = copy_columns_gap(res)
+    assert copies == duplicate_groups(tokens)[chapter.COPY_WORD]
+    assert [tokens[i] for i in copies] == [chapter.COPY_WORD] * 2
+    assert gap < TOL
+    a, b = copies
+    assert np.max(np.abs(res.S[a] - res.S[b])) < TOL  # same query too
+    # a word that differs has a different column
+    assert np.max(np.abs(res.S[:, 1] - res.S[:, 4])) > 1e-3
+
+
+def test_no_copies():
+    assert copy_columns_gap(primer(tokenize("one two three"), 8, 0)) == ([], 0.0)
+
+
+# ---------------------------------------------------------------- the chart
+
+
+def _labels_of(fig: spec.Figure) -> set[str]:
+    return {r["row"] for t in fig.datasets.values() for r in t.to_pylist()}
+
+
+def test_chart_validates_and_highlights_the_chapter_query():
+    tokens = tokenize(chapter.SENTENCE)
+    res = primer(tokens, 64, 0)
+    fig = steps(res, query=chapter.query_index(tokens), shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS)
+    full = spec.validate(fig)
+    assert len(full["vconcat"]) == 5
+    param = next(p for p in full["params"] if p["name"] == PARAM)
+    assert param["value"] == f"{tokens.index(chapter.QUERY_WORD) + 1} {chapter.QUERY_WORD}"
+    assert param["bind"]["options"] == spec.word_labels(tokens)
+    text = str(full["vconcat"])
+    assert spec.FOCUS in text and f"datum.row === {PARAM}" in text
+    assert fig.description
+    # the weights panel holds exactly the softmax weights, the scores panel S
+    w = {(r["row"], r["col"]): r["value"] for r in full["datasets"]["weights"]}
+    labels = spec.word_labels(tokens)
+    for i, qi in enumerate(labels):
+        for j, kj in enumerate(labels):
+            assert w[(qi, kj)] == res.weights[i, j]
+    vec = full["datasets"]["vectors"]
+    assert {r["col"] for r in vec if r["panel"] == "X"} == {str(j + 1) for j in range(SHOWN_COORDS)}
+    assert len([r for r in vec if r["panel"] == "qkv"]) == len(tokens) * 3 * SHOWN_COORDS
+
+
+@pytest.mark.parametrize("n,d", [(64, 512), (1, 2), (30, 3)])
+def test_chart_stays_small(n, d):
+    tokens = [f"w{i}" for i in range(n)]
+    res = primer(tokens, d, 0)
+    fig = steps(res, query=n + 5, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS)
+    spec.validate(fig)
+    assert fig.rows <= spec.MAX_MARKS
+    shown = min(n, MAX_SHOWN_WORDS)
+    assert _labels_of(fig) == set(spec.word_labels(tokens[:shown]))
+    param = next(p for p in fig.spec["params"] if p["name"] == PARAM)
+    assert param["value"] == spec.word_labels(tokens)[shown - 1]  # a query past the picture is clamped
