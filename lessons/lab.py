@@ -11,6 +11,7 @@ import frame
 from frame.pages import ROOT
 from posenc import lab
 from posenc.charts import lab as lab_charts
+from posenc.stretch import alibi_slopes
 
 PATH = "lessons/lab.py"
 DATA = ROOT / "data" / "lab_results.json"
@@ -54,7 +55,7 @@ def trainer() -> Trainer:
     return Trainer()
 
 
-@st.cache_data(max_entries=24, show_spinner=False)
+@st.cache_data(max_entries=80, show_spinner=False)  # ≥ the 70 settings the page offers beyond the defaults
 def trained(task: str, k: int, n_layers: int, L_train: int, steps: int) -> dict:
     """Train every scheme from every seed on one setting — one training at a time on the whole server."""
     srv = trainer()
@@ -171,8 +172,8 @@ frame.page(
 
 st.markdown(
     "The chapter argued for each scheme on paper. Here each one gets a fair trial: the same model (a token "
-    "embedding, the scheme, two layers of single-head causal attention with residual connections, a linear "
-    "readout), the same random data, the same optimiser (Adam) and the same number of steps — nothing tuned "
+    f"embedding, the scheme, {DEFAULT.n_layers} layer{'s' if DEFAULT.n_layers > 1 else ''} of single-head causal "
+    "attention with residual connections, a linear readout), the same random data, the same optimiser (Adam) and the same number of steps — nothing tuned "
     "per scheme. Every training sequence is "
     f"{DEFAULT.L_train} tokens long; the tests run from {DEFAULT.L_train // 2} to {4 * DEFAULT.L_train} tokens. "
     "Two tasks: one that needs *relative* order (copy the token k places back) and one that needs *absolute* "
@@ -202,10 +203,11 @@ frame.predict(
     "Now the task *repeat the first token*, with **no position encoding at all** (scheme `none`), causal "
     "attention as in a GPT-style model. Can it learn the task?",
     none_options, none_answer,
-    f"Measured: {pct(first_L)} right at the training length and {pct(first_4L)} at {4 * DEFAULT.L_train} tokens "
-    "(chance: 10 %). The chapter's bag-of-words argument holds for attention *without* the causal mask; "
-    "with it, the first token is the only one that reads nothing but itself, and two layers are enough to use "
-    "that. See “Why the causal mask leaks position” below.",
+    f"Measured at the defaults ({DEFAULT.n_layers} layers): {pct(first_L)} right at the training length and "
+    f"{pct(first_4L)} at {4 * DEFAULT.L_train} tokens (chance: {pct(1 / DEFAULT.vocab)}). The chapter says the mask "
+    "“says which words may be read, never where they sit”. That is true of one word; but the first token is "
+    "the only one that reads nothing but itself, and a model can learn to use that. See “why the causal mask "
+    "leaks position” below.",
     key="lab_predict_none",
 )
 
@@ -269,7 +271,8 @@ def show_results(record: dict, key: tuple) -> None:
         f"One test sequence of {len(tokens)} tokens (2 × the training length), trained from seed "
         f"{record['seeds'][0]}. Outlined: the cell a perfect model would read "
         + (f"({s.k} back)." if s.task == "copy" else "(position 1).")
-        + " With two layers the pattern can be split between them: switch layers to see both."
+        + (" With two layers the pattern can be split between them: switch layers to see both."
+           if s.n_layers == 2 else "")
     )
 
 
@@ -371,9 +374,12 @@ with frame.deeper("why the causal mask leaks position", key="lab_deep_mask"):
         f"{PAPERS['haviv']} found the same at scale: causal language models trained with no position encoding "
         "at all still learn position and reach a perplexity close to models with one."
     )
+    copy_none = at_length(DEF["copy"], DEFAULT.L_train)["none"]
     st.markdown(
-        "That is why `none` can solve *repeat the first token* and still fails *copy k back*: knowing roughly "
-        "where you are is not the same as knowing which token sits exactly k slots earlier."
+        f"In the default results `none` gets {pct(first_L)} of *repeat the first token* right at the training "
+        f"length and {pct(copy_none)} of *copy {DEFAULT.k} back*"
+        + (": knowing roughly where you are is not the same as knowing which token sits exactly k slots earlier."
+           if first_L >= WORKS > copy_none else ".")
     )
 
 with frame.deeper("why relative schemes can still fail on longer inputs", key="lab_deep_long"):
@@ -390,9 +396,17 @@ with frame.deeper("why relative schemes can still fail on longer inputs", key="l
         f"{PAPERS['press']} (“train short, test long”) trained language models on short inputs and found ALiBi "
         "kept its perplexity on much longer ones where sinusoids and RoPE degraded. "
         f"One choice of ours to know about: a single head gets one slope, and we use m = {lab.ALIBI_SLOPE} "
-        "(the steepest of the paper's 8-head set) — the paper's formula for one head gives 1/256, which over "
-        f"{DEFAULT.L_train} tokens would add almost nothing."
+        f"(the steepest of the paper's 8-head set, fixed before any run) — the paper's formula for one head gives "
+        f"m = 1/{1 / alibi_slopes(1)[0]:.0f}, which over {DEFAULT.L_train} tokens would shift a score by at most "
+        f"{alibi_slopes(1)[0] * (DEFAULT.L_train - 1):.2f}: no position signal at all."
     )
+
+first_4x = at_length(DEF["first"], 4 * DEFAULT.L_train)
+top_first = max(v for v in first_4x.values() if v is not None)
+nope_here = (f"here too: on *repeat the first token* at {4 * DEFAULT.L_train} tokens `none` gets {pct(first_4x['none'])}, "
+             "as good as any scheme" if first_4x["none"] >= top_first - 0.01 else
+             f"not here: on *repeat the first token* at {4 * DEFAULT.L_train} tokens `none` gets "
+             f"{pct(first_4x['none'])} against the best {pct(top_first)}")
 
 with frame.deeper("what is known at scale, and what this toy is not", key="lab_deep_papers"):
     st.markdown(
@@ -400,8 +414,9 @@ with frame.deeper("what is known at scale, and what this toy is not", key="lab_d
         "training length.\n"
         f"- {PAPERS['haviv']}: causal transformers with no position encoding (NoPE) still learn position.\n"
         f"- {PAPERS['kazemnejad']}: on small algorithmic tasks like these, NoPE sometimes generalizes to longer "
-        "inputs better than every explicit encoding — the *repeat the first token* results here are one case.\n\n"
-        "This page trains a two-layer, single-head model of width 16 on random tokens for a few hundred steps. "
+        f"inputs better than every explicit encoding — {nope_here}.\n\n"
+        f"This page trains a {DEFAULT.n_layers}-layer, single-head model of width {DEFAULT.d_model} on random "
+        f"tokens for {DEFAULT.steps} steps. "
         "That is enough to see the mechanisms, not to rank the schemes for a language model: large models add "
         "many heads, many layers, real text, and tricks such as the context-stretching on the next page."
     )
