@@ -222,7 +222,12 @@ def _embed(params, tokens: np.ndarray, scheme: str) -> np.ndarray:
 
 
 def forward(params, tokens: np.ndarray, scheme: str, causal: bool = True):
-    """logits (B, n, V) and the cache the backward pass needs (per layer: h, q, k, v, rotated q, k, weights)."""
+    """logits (B, n, V) and the cache the backward pass needs (per layer: h, v, rotated q, k, weights)."""
+    check_scheme(scheme)
+    V, _, _ = _check_params(params, scheme)
+    tokens = _int_array(tokens, "tokens")
+    if tokens.min() < 0 or tokens.max() >= V:
+        raise ValueError(f"tokens must lie in 0 … {V - 1} (the vocabulary); got {tokens.min()} … {tokens.max()}.")
     n = tokens.shape[1]
     d = params["E"].shape[1]
     pos = np.arange(n)
@@ -332,6 +337,9 @@ def targets_for(tokens: np.ndarray, task: str, k: int = 1) -> np.ndarray:
 
 def sample(rng: np.random.Generator, task: str, k: int, batch: int, length: int, vocab: int) -> tuple[np.ndarray, np.ndarray]:
     """Random token sequences (uniform over the vocabulary) and their targets."""
+    batch = _whole(batch, "batch", 1, 100_000)
+    length = _whole(length, "length", 1, 4 * MAX_LENGTH)
+    vocab = _whole(vocab, "vocab", 2, MAX_VOCAB)
     tokens = rng.integers(0, vocab, size=(batch, length))
     return tokens, targets_for(tokens, task, k)
 

@@ -137,6 +137,27 @@ def test_the_attention_maps_outline_the_answer_cells(default_page):
     assert all(abs(total - 1) <= 0.0005 * q + 1e-9 for q, total in rows.items())
 
 
+@pytest.mark.parametrize("task", lab.TASKS)
+def test_every_lab_figure_is_valid_vega_lite_and_small(task):
+    from posenc.charts import lab as lab_charts
+    from posenc.charts.spec import MAX_MARKS, validate
+
+    record = RECORD[task]
+    figures = [lab_charts.accuracy_figure(record), lab_charts.loss_figure(record)]
+    figures += [lab_charts.attention_figure(record, layer) for layer in range(record["settings"]["n_layers"])]
+    for fig in figures:
+        validate(fig)
+        assert fig.description and fig.rows < MAX_MARKS
+
+
+def test_direct_labels_are_pushed_apart():
+    from posenc.charts.lab import dodge
+
+    out = dodge([0.5, 0.0, 0.01, 0.0], 0.1)
+    assert out[0] == 0.5  # far from the others: untouched
+    assert sorted(out) == pytest.approx([0.0, 0.1, 0.2, 0.5])
+
+
 # ---------------------------------------------------------------- extremes: trained live
 
 
