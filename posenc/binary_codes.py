@@ -1,7 +1,9 @@
 """Page 4, binary codes: position p written in n bits, bit b flipping every 2^b steps.
 
-numpy only. Positions here start at 0, as bit tables do (word 1 of a sentence gets code 0).
-Bit b is ``bit_b(p) = ⌊p / 2^b⌋ mod 2`` (b = 0 the least significant bit), from ``posenc.encodings.binary``.
+numpy only. Position p gets the code of p: the word at (1-based) place p of a sentence gets the code of p, and
+n bits write the numbers 0 … 2ⁿ − 1 (0 is a code the formula has, as in the chapter's "0 (0000)", with no word
+on it). Bit b is ``bit_b(p) = ⌊p / 2^b⌋ mod 2`` (b = 0 the least significant bit, 0-based), from
+``posenc.encodings.binary``.
 """
 
 from __future__ import annotations
@@ -10,10 +12,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .encodings import binary
+from . import chapter
+from .core import embed
+from .encodings import binary, frequencies
 
 MAX_BITS = 10  # 1024 positions: every chart stays small
+DEFAULT_BITS = 4  # the chapter's codes: 7 = 0111, 8 = 1000
 SHOWN_MAX = 64  # the Hamming heatmaps show at most the first 64 positions
+STEP_BIT = 2  # the bit drawn as a step and smoothed into a sine (wavelength 8: a few jumps on screen)
+HARMONICS = (15, 7, 3, 1)  # Fourier partial sums drawn, sharpest first, down to the sine alone
+WAVE_POINTS = 480  # samples of the smoothing chart
+SLOPE_H = 1 / 32  # grid step of the finite-difference slope
 
 
 def check_bits(n_bits: int) -> int:
@@ -138,16 +147,94 @@ class BinaryDemo:
 def binary_demo(n_bits: int) -> BinaryDemo:
     """Everything the binary page shows for n bits: the table, flips per bit, Hamming vs |i − j|, and the pairs.
 
-    With n ≥ 4 the pairs are the chapter's: 7 (0111) and 8 (1000) are neighbours that differ in 4 bits;
-    0 and 8 are 8 apart and differ in 1. With fewer bits the same roles go to (h − 1, h) and (0, h), h = 2^(n−1).
+    When the chapter's pairs fit (n ≥ 4) they are used: 7 (0111) and 8 (1000) are neighbours that differ in 4
+    bits (``chapter.BINARY_NEIGHBOURS``); 0 and 8 are 8 apart and differ in 1 (``chapter.BINARY_FAR``). With fewer
+    bits the same roles go to (h − 1, h) and (0, h), h = 2^(n−1).
     """
     n = check_bits(n_bits)
     table = bit_table(n)
     shown = min(2**n, SHOWN_MAX)
     H = hamming_matrix(table[:shown])
     D = distance_matrix(shown)
-    h = 8 if n >= 4 else 2 ** (n - 1)
+    (a, b), (c, e) = chapter.BINARY_NEIGHBOURS, chapter.BINARY_FAR
+    fits = max(a, b, c, e) < shown
+    h = b if fits else 2 ** (n - 1)
     off = ~np.eye(shown, dtype=bool)
     corr = float(np.corrcoef(H[off], D[off])[0, 1]) if shown > 2 else float("nan")
     half = 2 ** (n - 1)
-    return BinaryDemo(n, 2**n, table, flips_per_bit(table), shown, H, D, (h - 1, h), (0, h), (half - 1, half), corr)
+    near, far = ((a, b), (c, e)) if fits else ((h - 1, h), (0, h))
+    return BinaryDemo(n, 2**n, table, flips_per_bit(table), shown, H, D, near, far, (half - 1, half), corr)
+
+
+# ---------------------------------------------------------------- the step and its smoothing
+@dataclass(frozen=True)
+class Waves:
+    b: int  # the bit (0-based)
+    wavelength: int  # T = 2^(b+1)
+    x: np.ndarray  # WAVE_POINTS samples of [0, 2T]
+    curves: list[np.ndarray]  # the bit itself, then the partial sums of HARMONICS (sharpest first, the sine last)
+    names: list[str]  # one per curve
+    whole: np.ndarray  # whole positions 0 … 2T
+    whole_bits: np.ndarray  # bit_b at those
+    slope: Slope  # the finite-difference slope of the bit over [0, 2T]
+
+
+def smoothing(b: int = STEP_BIT) -> Waves:
+    """bit_b as a step (with its slope) and as Fourier partial sums down to the sine of the same wavelength."""
+    b = int(b)
+    if b < 0 or b > MAX_BITS:
+        raise ValueError(f"Pick a bit between 0 and {MAX_BITS}; got {b}.")
+    T = 2 ** (b + 1)
+    x = np.linspace(0.0, 2.0 * T, WAVE_POINTS)
+    sums = square_wave_sums(b, x, list(HARMONICS))
+    names = ["the bit itself"] + [
+        f"odd k up to {K}" if K > 3 else ("k = 1 and 3" if K == 3 else "the sine alone (k = 1)") for K in HARMONICS
+    ]
+    whole = np.arange(0, 2 * T + 1)
+    return Waves(b, T, x, [bit_of(x, b)] + [sums[K] for K in HARMONICS], names, whole, bit_of(whole, b),
+                 step_slope(b, 2.0 * T, SLOPE_H))
+
+
+# ---------------------------------------------------------------- the ladder of rates: bits vs sinusoids
+@dataclass(frozen=True)
+class Ladders:
+    bit_wavelengths: np.ndarray  # 2^(b+1), b = 0 … n − 1: the square wave of bit b
+    bit_ratio: float  # λ_{b+1} / λ_b (2 for every b)
+    pair_wavelengths: np.ndarray  # 2π / ω_i = 2π·base^(2i/d), i = 0 … d/2 − 1
+    pair_ratio: float  # λ_{i+1} / λ_i = base^(2/d) for every i
+    d: int
+    base: float
+
+
+def ladders(n_bits: int, d: int, base: float = chapter.BASE) -> Ladders:
+    """Both ladders of rates, computed: bit b repeats every 2^(b+1) positions (ratio 2 between neighbouring bits);
+    sinusoid pair i every 2π/ω_i (ratio base^(2/d) between neighbouring pairs, 1.3335 at d = 64, base 10,000).
+    For d = 2 there is one pair and no ratio (NaN)."""
+    n = check_bits(n_bits)
+    lam_b = 2.0 ** (np.arange(n) + 1)
+    lam_i = 2 * np.pi / frequencies(d, base)
+    bit_ratio = float(np.mean(lam_b[1:] / lam_b[:-1])) if n > 1 else 2.0
+    pair_ratio = float(np.mean(lam_i[1:] / lam_i[:-1])) if lam_i.size > 1 else float("nan")
+    return Ladders(lam_b, bit_ratio, lam_i, pair_ratio, int(d), float(base))
+
+
+# ---------------------------------------------------------------- bits beside the content
+@dataclass(frozen=True)
+class Sizes:
+    content: np.ndarray  # the word's d content coordinates (N(0, 1) each)
+    content_max: float  # max |x_j|
+    n_bits: int
+    largest_position: int  # 2ⁿ − 1: the raw index can reach this
+    bits_max: int  # the largest bit coordinate over every position 0 … 2ⁿ − 1 (1)
+    bits_min: int  # the smallest (0)
+
+
+def sizes(tokens: list[str], index: int, d: int, seed: int, n_bits: int) -> Sizes:
+    """The coordinates a word brings (its embedding, ``posenc.embed``) beside the coordinates its position brings:
+    n bits, each 0 or 1 at every position, against a raw index that grows to 2ⁿ − 1."""
+    n = check_bits(n_bits)
+    if not 0 <= index < len(tokens):
+        raise ValueError("Pick a word of the sentence.")
+    x = embed(tokens, d, seed)[index]
+    t = bit_table(n)
+    return Sizes(x, float(np.max(np.abs(x))), n, 2**n - 1, int(t.max()), int(t.min()))

@@ -142,65 +142,132 @@ def test_partial_sums_approach_the_bit_away_from_jumps():
     assert np.allclose(sums[63][at_jump], 0.5, atol=1e-9)
 
 
-# ---------------------------------------------------------------- the page's charts (Vega-Lite specs)
-def _specs(n: int) -> list[dict]:
+# ---------------------------------------------------------------- the chapter's pairs, ladders, sizes, smoothing
+def test_demo_uses_the_chapters_pairs_when_they_fit():
+    from posenc import chapter
+
+    assert binary_demo(4).near_pair == chapter.BINARY_NEIGHBOURS
+    assert binary_demo(4).far_pair == chapter.BINARY_FAR
+    assert binary_demo(3).near_pair == (3, 4)  # 8 needs 4 bits: the same roles at h = 4
+
+
+@pytest.mark.parametrize("d, base", [(64, 10000.0), (16, 100.0)])
+def test_ladders_bits_double_sinusoids_do_not(d, base):
+    from posenc.binary_codes import ladders
+
+    lad = ladders(MAX_BITS, d, base)
+    assert lad.bit_wavelengths.tolist() == [2.0 ** (b + 1) for b in range(MAX_BITS)]
+    assert lad.bit_ratio == 2.0
+    assert lad.pair_ratio == pytest.approx(base ** (2 / d), rel=1e-12)
+    assert lad.pair_wavelengths[0] == pytest.approx(2 * np.pi)
+    assert lad.pair_wavelengths.size == d // 2
+
+
+def test_ladder_at_d_64_is_not_2():
+    from posenc.binary_codes import ladders
+
+    assert round(ladders(4, 64, 10000.0).pair_ratio, 4) == 1.3335  # 10000 ** (1/32), by hand
+
+
+def test_sizes_bits_stay_in_the_content_range():
+    from posenc.binary_codes import sizes
+    from posenc.core import embed, tokenize
+
+    toks = tokenize("The cat chased the mouse")
+    sz = sizes(toks, 2, 64, 0, MAX_BITS)
+    x = embed(toks, 64, 0)[2]
+    assert np.array_equal(sz.content, x)
+    assert sz.content_max == pytest.approx(np.max(np.abs(x)))
+    assert (sz.bits_min, sz.bits_max) == (0, 1)
+    assert sz.largest_position == 2**MAX_BITS - 1
+    with pytest.raises(ValueError):
+        sizes(toks, 5, 64, 0, 4)
+
+
+def test_smoothing_levels_end_in_the_sine():
+    from posenc.binary_codes import HARMONICS, STEP_BIT, smoothing
+
+    w = smoothing(STEP_BIT)
+    T = 2 ** (STEP_BIT + 1)
+    assert w.wavelength == T and len(w.curves) == len(w.names) == len(HARMONICS) + 1
+    assert np.array_equal(w.curves[0], bit_of(w.x, STEP_BIT))
+    assert np.allclose(w.curves[-1], 0.5 - 2 / np.pi * np.sin(2 * np.pi * w.x / T))
+    assert np.array_equal(w.whole_bits, bit_of(np.arange(2 * T + 1), STEP_BIT))
+
+
+# ---------------------------------------------------------------- the page's charts (one pipeline)
+def _figs(n: int) -> list:
+    from posenc.binary_codes import ladders, sizes, smoothing
     from posenc.charts import binary_codes as bc
 
     res = binary_demo(n)
     codes = code_strings(res.table)
-    b = min(2, n - 1)
-    T = 2 ** (b + 1)
-    x = np.linspace(0, 2 * T, 480)
-    sums = square_wave_sums(b, x, [15, 7, 3, 1])
-    sl = step_slope(b, 2.0 * T, 1 / 32)
-    curves = [bit_of(x, b)] + [sums[K] for K in (15, 7, 3, 1)]
-    whole = np.arange(0, 2 * T + 1)
+    w = smoothing(2)
+    sz = sizes(["the", "cat"], 1, 8, 0, n)
+    lad = ladders(n, 64)
     return [bc.bit_table(*bit_runs(n), n, res.table if n <= 5 else None),
-            bc.hamming_vs_distance(res.hamming, res.distance, codes, res.near_pair, res.far_pair),
-            *bc.step_and_slope(sl.x, sl.value, sl.slope, b),
-            bc.square_to_sine(x, curves, list("abcde"), curves[0], sums[1], whole, bit_of(whole, b), b)]
+            bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="hamming"),
+            bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="distance"),
+            bc.sizes_strip(sz.content, n, 500, "word (2)"),
+            *bc.step_and_slope(w.slope.x, w.slope.value, w.slope.slope, w.b),
+            bc.square_to_sine(w.x, w.curves, w.names, w.whole, w.whole_bits, w.b),
+            bc.ladder(lad.bit_wavelengths, lad.pair_wavelengths, lad.bit_ratio, lad.pair_ratio, 64)]
+
+
+def _data_refs(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "data" and isinstance(value, dict):
+                yield value
+            else:
+                yield from _data_refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _data_refs(value)
 
 
 @pytest.mark.parametrize("n", [1, 2, 4, 6, MAX_BITS])
 def test_every_chart_is_valid_vega_lite_with_tooltips(n):
     import json
 
-    from posenc.charts import validate
+    from posenc.charts import spec
 
-    for spec in _specs(n):
-        full = validate(spec)  # the Vega-Lite schema, as Altair's to_dict() checks it
+    for fig in _figs(n):
+        full = spec.validate(fig)  # the Vega-Lite schema
         assert '"tooltip"' in json.dumps(full)
-        assert all(isinstance(raw, bytes) for raw in spec["datasets"].values())
-        assert sum(len(raw) for raw in spec["datasets"].values()) < 150_000
+        assert fig.description and fig.rows <= spec.MAX_MARKS
+        assert "width" not in fig.spec  # fills its container: nothing spills on a phone
+        refs = list(_data_refs(fig.spec))
+        assert refs and all(set(r) == {"name"} and r["name"] in fig.datasets for r in refs)
 
 
-def test_hamming_tooltips_carry_the_codes():
-    from posenc.charts import records
+def test_hamming_cells_and_codes():
+    from posenc.charts import spec
 
     res = binary_demo(6)
     codes = code_strings(res.table)
-    spec = records(_specs(6)[1])
-    rows = spec["datasets"]["cells"]
-    assert all(r["bits that differ"] == hamming(r["i"], r["j"]) and r["|i − j|"] == abs(r["i"] - r["j"])
-               for r in rows)
-    looked_up = {r["position"]: r["code"] for r in spec["datasets"]["codes"]}
-    assert looked_up == dict(enumerate(codes[:64]))
-    heat = spec["hconcat"][0]["layer"][0]
-    assert heat["mark"]["tooltip"] == {"content": "data"}  # the row, with both codes looked up
-    assert [t["as"] for t in heat["transform"]] == [["code i"], ["code j"]]
+    for fig in _figs(6)[1:3]:
+        data = spec.records(fig)["datasets"]
+        assert all(r["bits that differ"] == hamming(r["i"], r["j"]) and r["|i − j|"] == abs(r["i"] - r["j"])
+                   for r in data["cells"])
+        assert {r["position"]: r["code"] for r in data["codes"]} == dict(enumerate(codes[:64]))
+        outlined = {(r["i"], r["j"]) for r in data["pairs"]}
+        assert outlined == {(7, 8), (8, 7), (0, 8), (8, 0)}  # the chapter's pairs and their mirrors
 
 
-def test_more_bits_change_only_the_data():
-    """The bit table keeps one spec for every n, and the heatmaps from 32 positions on: the browser swaps their
-    data into the charts on screen instead of building new ones when n moves (and skips data that did not
-    change)."""
+def test_sizes_slider_computes_the_bits_in_the_chart():
     import json
 
-    def skeleton(spec):
-        return json.dumps({k: v for k, v in spec.items() if k != "datasets"}, sort_keys=True)
+    fig = _figs(4)[3]
+    params = fig.spec["params"]
+    assert params[0]["name"] == "p" and params[0]["bind"]["max"] == 15 and params[0]["value"] == 15
+    assert "floor(p / pow(2, datum.b)) % 2" in json.dumps(fig.spec)  # bit_b(p), as posenc.binary computes it
 
-    tables = {skeleton(_specs(n)[0]) for n in ALL_N}
-    heatmaps = {skeleton(_specs(n)[1]) for n in range(5, MAX_BITS + 1)}
-    assert len(tables) == 1 and len(heatmaps) == 1
-    # from 64 positions on, the 8,192 cells are the same bytes (only the codes table changes)
-    assert len({_specs(n)[1]["datasets"]["cells"] for n in range(6, MAX_BITS + 1)}) == 1
+
+def test_smoothing_slider_lives_inside_the_chart():
+    from posenc.binary_codes import HARMONICS
+
+    fig = _figs(4)[6]
+    smooth = fig.spec["params"][0]
+    assert smooth["name"] == "smooth" and smooth["bind"]["input"] == "range"
+    assert smooth["bind"]["max"] == len(HARMONICS)  # the bit, the partial sums, the sine

@@ -1,210 +1,255 @@
-"""Charts for the binary-codes page: arrays in, Vega-Lite specs out (altair's schema, pandas-free data).
+"""Charts for the binary-codes page: arrays in, ``posenc.charts.spec.Figure`` out (Altair public API, named data).
 
-Positions here are 0-based, as in a bit table. Each builder returns a plain Vega-Lite spec whose data travels as
-Arrow bytes in ``spec["datasets"]``, ready for ``st.vega_lite_chart`` and cheap to cache (see
-``posenc.charts.sinusoids``: building the same charts through Altair cost more than the page's whole
-computation). ``posenc.charts.sinusoids.validate(spec)`` checks a spec against the Vega-Lite schema.
+Positions here are the numbers the code writes, 0 … 2ⁿ − 1 (the word at place p of a sentence gets the code of p;
+0 has a code and no word). Bit indices b are 0-based (b = 0 the least significant bit); the axis titles say so.
+Every chart fills its container's width (nothing spills on a phone).
 """
 
 from __future__ import annotations
 
+import altair as alt
 import numpy as np
 
-from . import BASE, HIGHLIGHT, MAX_MARKS
-from . import Datasets, categories, tip
+from . import spec
 
-ONE = "#1f3b73"
-ZERO = "#e8eef7"
-FAR = "#2ca02c"
+# The height a builder sets is the plot's own (axes, title and the legend below come on top): Streamlit's default
+# "fit" autosize would squeeze the plot into it, legend and all.
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
+ONE = spec.SERIES[0]  # a bit that is 1
+ZERO = "#dfe7f3"  # a bit that is 0 (a light fill; its digit or its run's tooltip says 0)
+
+
+def _every(m: int, labels: int = 8) -> list[int]:
+    step = max(1, -(-m // labels))
+    return list(range(0, m, step))
 
 
 def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.ndarray, n_bits: int,
-              digits: np.ndarray | None = None) -> dict:
+              digits: np.ndarray | None = None) -> spec.Figure:
     """The bit table as runs of equal bits: one row per bit (bit 0 on top), positions 0 … 2ⁿ − 1 across.
 
     Drag to pan, scroll to zoom (x only). ``digits`` (2ⁿ × n), when given, writes each 0/1 in its cell.
-    The spec is the same for every n (domains, rows and the white run borders come from the data; the digits
-    layer is empty without digits): changing n only swaps the data in the browser.
     """
-    if len(bit) > MAX_MARKS:
+    if len(bit) > spec.MAX_MARKS:
         raise ValueError("Too many runs for one chart; use fewer bits.")
     positions = 2**n_bits
-    ds = Datasets()
-    x = {"field": "from", "type": "quantitative", "title": "position p (starting at 0)",
-         "scale": {"nice": False, "zero": False}, "axis": {"tickMinStep": 1, "format": "d"}}
-    # integer field, readable label: "bit 0: flips every step", "bit 3: flips every 8 steps"
-    y = {"field": "bit", "type": "ordinal", "title": None, "sort": "ascending",
-         "axis": {"labelOverlap": False, "labelLimit": 260,
-                  "labelExpr": "'bit ' + datum.value + (datum.value == 0 ? ': flips every step' : "
-                               "': flips every ' + pow(2, datum.value) + ' steps')"}}
-    runs = {
-        "data": ds.add("runs", {"bit": np.asarray(bit, dtype=np.int8),
-                                "from": np.asarray(start, dtype=np.float32) - 0.5,
-                                "to": np.asarray(stop, dtype=np.float32) - 0.5,
-                                "first": np.asarray(start, dtype=np.int32),
-                                "last": np.asarray(stop, dtype=np.int32) - 1,
-                                "value": np.asarray(value, dtype=np.int8),
-                                # white borders between runs while they are wide enough to show them
-                                "border": np.full(len(bit), 0.5 if positions <= 64 else 0.0, dtype=np.float32)}),
-        "params": [{"name": "zoom", "select": {"type": "interval", "encodings": ["x"]}, "bind": "scales"}],
-        "mark": {"type": "rect", "stroke": "white"},
-        "encoding": {
-            "x": x, "x2": {"field": "to"}, "y": y,
-            "strokeWidth": {"field": "border", "type": "quantitative", "scale": None, "legend": None},
-            "color": {"field": "value", "type": "nominal", "title": "bit value",
-                      "scale": {"domain": [0, 1], "range": [ZERO, ONE]}, "legend": {"orient": "top"}},
-            # whole numbers as they are (ordinal: no number formatting per run and redraw)
-            "tooltip": [tip("bit", "ordinal"), tip("value", "ordinal"), tip("first", "ordinal", title="from position"),
-                        tip("last", "ordinal", title="to position")],
-        },
-    }
     d = np.zeros((0, n_bits), dtype=np.int8) if digits is None else np.asarray(digits)
-    text = {
-        "data": ds.add("digits", {"p": np.repeat(np.arange(d.shape[0], dtype=np.int32), n_bits),
-                                  "bit": np.tile(np.arange(n_bits, dtype=np.int8), d.shape[0]),
-                                  "digit": d.ravel().astype(np.int8)}),
-        "mark": {"type": "text", "fontSize": 12},
-        "encoding": {"x": {"field": "p", "type": "quantitative"}, "y": y,
-                     "text": {"field": "digit", "type": "quantitative"},
-                     "color": {"condition": {"test": "datum.digit === 1", "value": "white"}, "value": "#555"}},
+    y = alt.Y("bit:O", title="bit b (0-based)", sort="ascending",
+              axis=alt.Axis(labelExpr="datum.value == 0 ? 'bit 0: every step' : "
+                                      "'bit ' + datum.value + ': every ' + pow(2, datum.value)"))
+    zoom = alt.selection_interval(bind="scales", encodings=["x"])
+    runs = alt.Chart(spec.named("runs")).mark_rect(stroke="white").encode(
+        x=alt.X("from:Q", title=f"position p (0 … {positions - 1}: the number the bits write)",
+                scale=alt.Scale(nice=False, zero=False), axis=alt.Axis(tickMinStep=1, format="d")),
+        x2="to:Q",
+        y=y,
+        strokeWidth=alt.StrokeWidth("border:Q", scale=None, legend=None),
+        color=alt.Color("value:N", title="bit value", scale=alt.Scale(domain=[0, 1], range=[ZERO, ONE])),
+        tooltip=[alt.Tooltip("bit:O", title="bit b"), alt.Tooltip("value:O", title="value"),
+                 alt.Tooltip("first:O", title="from position"), alt.Tooltip("last:O", title="to position")],
+    ).add_params(zoom)
+    text = alt.Chart(spec.named("digits")).mark_text(fontSize=12).encode(
+        x="p:Q", y=alt.Y("bit:O", sort="ascending"), text="digit:Q",
+        color=alt.condition("datum.digit === 1", alt.value("white"), alt.value(spec.TEXT)),
+        tooltip=[alt.Tooltip("p:Q", title="position"), alt.Tooltip("bit:O", title="bit b"),
+                 alt.Tooltip("digit:Q", title="value")],
+    )
+    chart = alt.layer(runs, text).properties(
+        title=f"The bit table, {n_bits} bit{'s' if n_bits != 1 else ''}: bit b flips every 2^b steps",
+        height=alt.Step(30) if n_bits > 1 else 60, autosize=FIT_X)
+    data = {
+        "runs": spec.columns(bit=np.asarray(bit, dtype=np.int8), **{
+            "from": np.asarray(start, dtype=np.float32) - 0.5, "to": np.asarray(stop, dtype=np.float32) - 0.5,
+            "first": np.asarray(start, dtype=np.int32), "last": np.asarray(stop, dtype=np.int32) - 1,
+            "value": np.asarray(value, dtype=np.int8),
+            "border": np.full(len(bit), 0.5 if positions <= 64 else 0.0, dtype=np.float32)}),
+        "digits": spec.columns(p=np.repeat(np.arange(d.shape[0], dtype=np.int32), n_bits),
+                               bit=np.tile(np.arange(n_bits, dtype=np.int8), d.shape[0]),
+                               digit=d.ravel().astype(np.int8)),
     }
-    return ds.spec({"width": "container", "height": {"step": 34}, "layer": [runs, text]})
+    return spec.figure(chart, data, description=(
+        f"The bit table for {n_bits} bits: bit 0 flips every step, bit 1 every two, bit 2 every four, and so on; "
+        f"{positions} positions get {positions} different codes."))
 
 
-def hamming_vs_distance(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[int, int],
-                        far: tuple[int, int]) -> dict:
-    """Two heatmaps of the same pairs (i, j): Hamming distance (bits that differ) beside |i − j|.
+def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[int, int],
+                    far: tuple[int, int], *, show: str) -> spec.Figure:
+    """One heatmap over the pairs (i, j) of the first positions: ``show="hamming"`` colours each cell by the bits
+    that differ, ``show="distance"`` by |i − j|. Both draw the same cells and outline the same two pairs (and
+    their mirrors), so the two figures side by side (or stacked on a phone) compare cell for cell.
 
-    The ``near`` pair (and its mirror) is outlined in red, the ``far`` pair in green. ``codes[i]`` is position
-    i's code, shown in the tooltips. With more than 16 positions the spec is the same for any number of them
-    (fixed size, every 8th position labelled), and the cells' data is the same for any n ≥ 6 (the codes are
-    looked up from a small table of their own): changing n swaps at most that table in the browser. Each cell's
-    tooltip is its data row (no per-cell tooltip text to build: with 8,192 cells that was most of the redraw).
+    Fills its container's width; the codes of i and j are in every cell's tooltip.
     """
     m = H.shape[0]
-    if 2 * m * m > 2 * MAX_MARKS:
+    if m * m > spec.MAX_MARKS:
         raise ValueError("Too many cells; show fewer positions.")
-    ds = Datasets()
-    cells = ds.add("cells", {"i": np.repeat(np.arange(m, dtype=np.int16), m),
-                             "j": np.tile(np.arange(m, dtype=np.int16), m),
-                             "bits that differ": np.asarray(H).ravel().astype(np.int8),
-                             "|i − j|": np.asarray(D).ravel().astype(np.int16)})
-    code_table = ds.add("codes", {"position": np.arange(m, dtype=np.int16), "code": list(codes[:m])})
-    lookups = [{"lookup": v, "from": {"data": code_table, "key": "position", "fields": ["code"]}, "as": [f"code {v}"]}
-               for v in ("i", "j")]
-    if m <= 16:  # every position labelled, cells of up to 24 px
-        side: int | dict = {"step": min(24, 360 // m)}
-        axis: dict = {}
-    else:  # every 8th position labelled, a fixed size
-        side, axis = 352, {"labelExpr": "datum.value % 8 === 0 ? datum.label : ''", "ticks": False}
-    x = {"field": "j", "type": "ordinal", "title": "position j", "axis": {"labelAngle": 0, **axis}}
-    y = {"field": "i", "type": "ordinal", "title": "position i", "axis": dict(axis)}
-    pair_names = list(dict.fromkeys([f"{near[0]} and {near[1]}", f"{far[0]} and {far[1]}"]))
-    pairs = ds.add("pairs", {"i": np.array([near[0], near[1], far[0], far[1]], dtype=np.int16),
-                    "j": np.array([near[1], near[0], far[1], far[0]], dtype=np.int16),
-                    "pair": categories([0, 0, len(pair_names) - 1, len(pair_names) - 1], pair_names)})
-    outline = {
-        "data": pairs, "mark": {"type": "rect", "fill": None, "strokeWidth": 2.5},
-        "encoding": {"x": {"field": "j", "type": "ordinal"}, "y": {"field": "i", "type": "ordinal"},
-                     "stroke": {"field": "pair", "type": "nominal", "sort": pair_names, "title": "highlighted",
-                                "scale": {"domain": pair_names, "range": [HIGHLIGHT, FAR][: len(pair_names)]},
-                                "legend": {"orient": "bottom"}}},
+    field, title, legend = {
+        "hamming": ("bits that differ", "Bits that differ between the codes of i and j", "bits that differ"),
+        "distance": ("|i − j|", "How far apart i and j are: |i − j|", "|i − j|"),
+    }[show]
+    ticks = _every(m)
+    x = alt.X("j:O", title="position j", axis=alt.Axis(values=ticks, labelAngle=0))
+    y = alt.Y("i:O", title="position i", axis=alt.Axis(values=ticks))
+    lookups = [alt.LookupData(data=spec.named("codes"), key="position", fields=["code"])]
+    heat = alt.Chart(spec.named("cells")).mark_rect().transform_lookup(
+        lookup="i", from_=lookups[0], as_=["code i"]).transform_lookup(
+        lookup="j", from_=lookups[0], as_=["code j"]).encode(
+        x=x, y=y,
+        color=alt.Color(f"{field}:Q", title=legend, scale=alt.Scale(scheme=spec.SEQUENTIAL),
+                        legend=alt.Legend(format="d", gradientLength=130)),
+        tooltip=[alt.Tooltip("i:O", title="position i"), alt.Tooltip("code i:N"),
+                 alt.Tooltip("j:O", title="position j"), alt.Tooltip("code j:N"),
+                 alt.Tooltip("bits that differ:Q"), alt.Tooltip("|i − j|:Q")],
+    )
+    names = list(dict.fromkeys([f"{near[0]} and {near[1]}", f"{far[0]} and {far[1]}"]))
+    enc = spec.series("pair", names, title="outlined", colours=(spec.FOCUS, spec.SERIES[2]))
+    for channel in enc.values():  # one entry per line: two long labels side by side do not fit a phone
+        channel.legend = alt.Legend(title="outlined pairs", direction="vertical")
+    outline = alt.Chart(spec.named("pairs")).mark_rect(filled=False, strokeWidth=3).encode(
+        x="j:O", y="i:O", **enc,
+        tooltip=[alt.Tooltip("pair:N"), alt.Tooltip("i:O", title="position i"),
+                 alt.Tooltip("j:O", title="position j")],
+    )
+    chart = alt.layer(heat, outline).properties(title=title, height=300, autosize=FIT_X)
+    code = np.array([0, 0, len(names) - 1, len(names) - 1])
+    data = {
+        "cells": spec.columns(i=np.repeat(np.arange(m, dtype=np.int16), m), j=np.tile(np.arange(m, dtype=np.int16), m),
+                              **{"bits that differ": np.asarray(H).ravel().astype(np.int8),
+                                 "|i − j|": np.asarray(D).ravel().astype(np.int16)}),
+        "codes": spec.columns(position=np.arange(m, dtype=np.int16), code=list(codes[:m])),
+        "pairs": spec.columns(i=np.array([near[0], near[1], far[0], far[1]], dtype=np.int16),
+                              j=np.array([near[1], near[0], far[1], far[0]], dtype=np.int16),
+                              pair=spec.categories(code, names)),
     }
-
-    def panel(field: str, title: str, scheme: str) -> dict:
-        heat = {
-            "data": cells, "title": title, "transform": lookups,
-            "mark": {"type": "rect", "tooltip": {"content": "data"}},  # i, j, both distances, both codes
-            "encoding": {"x": x, "y": y,
-                         "color": {"field": field, "type": "quantitative", "scale": {"scheme": scheme},
-                                   "legend": {"orient": "bottom", "title": field, "format": "d"}}},
-        }
-        return {"width": side, "height": side, "layer": [heat, outline]}
-
-    return ds.spec({"hconcat": [panel("bits that differ", "Hamming distance: bits that differ", "greens"),
-                                panel("|i − j|", "Distance |i − j|", "blues")],
-                    "resolve": {"scale": {"color": "independent"}}})
+    a, b = near
+    c, e = far
+    takeaway = (f"{a} and {b} are neighbours yet differ in {int(H[a, b])} bits; {c} and {e} are {abs(e - c)} apart "
+                f"yet differ in {int(H[c, e])}." if show == "hamming" else
+                "the colour grows steadily away from the diagonal: distance in the sentence.")
+    return spec.figure(chart, data, description=f"{title}, positions 0 … {m - 1}: {takeaway}")
 
 
-def step_and_slope(x: np.ndarray, value: np.ndarray, slope: np.ndarray, b: int) -> tuple[dict, dict]:
+def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -> spec.Figure:
+    """The coordinates a word brings beside those its position brings, on one axis: the word's d content
+    coordinates, the n bits of position p, and the raw index p in one coordinate. A slider inside the chart moves
+    p (0 … 2ⁿ − 1): the bits are computed in the browser (⌊p / 2^b⌋ mod 2), no rerun. The axis spans the
+    content's spread; a raw index past its edge is pinned there and labelled with its value."""
+    top = 2**n_bits - 1
+    edge = float(np.ceil(np.max(np.abs(content)))) + 1.0
+    rows = ["content (d coords)", f"{n_bits} bits of p", "raw index p"]
+    p = alt.param(name="p", value=int(min(start, top)),
+                  bind=alt.binding_range(min=0, max=top, step=1, name="position p "))
+    base = alt.Chart(spec.named("coords")).transform_calculate(
+        x="datum.kind === 0 ? datum.value : datum.kind === 1 ? floor(p / pow(2, datum.b)) % 2 : p",
+    ).transform_calculate(shown=f"min(datum.x, {edge})")
+    xe = alt.X("shown:Q", title="coordinate value", scale=alt.Scale(domain=[-edge, edge + 0.2], nice=False))
+    ye = alt.Y("row:N", title=None, sort=rows, axis=alt.Axis(labelLimit=140))
+    dots = base.mark_point(filled=True, size=70, opacity=0.85).encode(
+        x=xe, y=ye, **spec.series("row", rows, legend=False),
+        tooltip=[alt.Tooltip("row:N", title="what"), alt.Tooltip("b:Q", title="coordinate (0-based)"),
+                 alt.Tooltip("x:Q", title="value", format=",.3f")],
+    )
+    off = base.transform_filter(f"datum.x > {edge}").mark_text(
+        align="right", dx=-10, dy=-12, fontWeight="bold", color=spec.FOCUS,
+    ).encode(x=xe, y=ye, text=alt.Text("label:N")).transform_calculate(
+        label="'p = ' + format(datum.x, ',') + ', off the axis →'")
+    chart = alt.layer(dots, off).add_params(p).properties(
+        title=f"Coordinates of {word_label} beside those of its position", height=150, autosize=FIT_X)
+    d = len(content)
+    kind = np.concatenate([np.zeros(d), np.ones(n_bits), [2]]).astype(np.int8)
+    b = np.concatenate([np.arange(d), np.arange(n_bits), [0]]).astype(np.int16)
+    value = np.concatenate([np.asarray(content, dtype=np.float64), np.zeros(n_bits), [0.0]])
+    data = {"coords": spec.columns(kind=kind, b=b, value=value, row=spec.categories(kind, rows))}
+    return spec.figure(chart, data, description=(
+        f"The coordinates a word brings and those its position brings: the {n_bits} bits stay 0 or 1, inside the "
+        f"content's spread, at every position; the raw index walks off to {top:,}."))
+
+
+def step_and_slope(x: np.ndarray, value: np.ndarray, slope: np.ndarray, b: int) -> tuple[spec.Figure, spec.Figure]:
     """bit_b(x) for real x as a step, and its finite-difference slope (0 but at the jumps)."""
-    cols = {"x": np.asarray(x, dtype=np.float32), "bit": np.asarray(value, dtype=np.int8),
-            "slope": np.asarray(slope, dtype=np.float32)}
-    tips = [tip("x", format=".3f"), tip("bit"), tip("slope", format=".1f")]
-    xe = {"field": "x", "type": "quantitative", "title": "position x (any real number)", "scale": {"nice": False}}
-    hidden = {"opacity": 0, "size": 30}  # invisible points: a tooltip anywhere along the line
-    top, bottom = Datasets(), Datasets()
-    top_spec = top.spec({
-        "title": f"bit {b} of a position x: a step", "width": "container", "height": 260,
-        "data": top.add("steps", cols),
-        "mark": {"type": "line", "color": ONE, "interpolate": "step-after", "point": hidden},
-        "encoding": {"x": xe, "y": {"field": "bit", "type": "quantitative", "title": "bit value",
-                                    "scale": {"domain": [-0.1, 1.1]}}, "tooltip": tips},
-    })
-    bottom_spec = bottom.spec({
-        "title": "its slope: flat, then a spike at each jump", "width": "container", "height": 260,
-        "data": bottom.add("steps", cols),
-        "mark": {"type": "line", "color": HIGHLIGHT, "point": hidden},
-        "encoding": {"x": xe, "y": {"field": "slope", "type": "quantitative", "title": "slope"}, "tooltip": tips},
-    })
-    return top_spec, bottom_spec
+    data = {"steps": spec.columns(x=np.asarray(x, dtype=np.float32), bit=np.asarray(value, dtype=np.int8),
+                                  slope=np.asarray(slope, dtype=np.float32))}
+    xe = alt.X("x:Q", title="position x (any real number)", scale=alt.Scale(nice=False))
+    tips = [alt.Tooltip("x:Q", format=".3f"), alt.Tooltip("bit:Q"), alt.Tooltip("slope:Q", format=".1f")]
+    top = alt.Chart(spec.named("steps")).mark_line(color=spec.SERIES[0], interpolate="step-after").encode(
+        x=xe, y=alt.Y("bit:Q", title="bit value", scale=alt.Scale(domain=[-0.1, 1.1])), tooltip=tips,
+    ).properties(title=f"bit {b} of a position x: a step", height=200, autosize=FIT_X)
+    bottom = alt.Chart(spec.named("steps")).mark_line(color=spec.FOCUS).encode(
+        x=xe, y=alt.Y("slope:Q", title="slope"), tooltip=tips,
+    ).properties(title="its slope: 0, then a spike at each jump", height=200, autosize=FIT_X)
+    return (spec.figure(top, data, description=f"Bit {b} over real positions: flat, then a jump every {2**b}."),
+            spec.figure(bottom, data, description="The bit's slope: zero everywhere except a spike at each jump, "
+                                                  "so it says nothing about which way the next position lies."))
 
 
-def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], bit: np.ndarray, sine: np.ndarray,
-                   points_x: np.ndarray, points_y: np.ndarray, b: int) -> dict:
+def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], points_x: np.ndarray,
+                   points_y: np.ndarray, b: int) -> spec.Figure:
     """A bit as a square wave, smoothed into the sine of the same wavelength by a slider inside the chart.
 
     ``curves[s]`` is the curve at smoothing level s (0 = the bit itself, last = the sine); the slider re-filters
-    the data in the browser (no rerun). The bit (grey) and the sine (dashed) stay as references; dots are the
-    code's values at whole positions.
+    the data in the browser (no rerun). The bit and the sine stay as references; dots are the code's values at
+    whole positions.
     """
     levels = len(curves)
-    if levels * len(x) > MAX_MARKS:
+    if (levels + 2) * len(x) > spec.MAX_MARKS:
         raise ValueError("Too many points; use a coarser grid.")
-    ds = Datasets()
-    names_ref = ds.add("names", {"level": np.arange(levels, dtype=np.int8), "curve": list(names)})
-    ref_names = [f"bit {b} (square wave)", f"sine of wavelength {2 ** (b + 1)}"]
-    xe = {"field": "x", "type": "quantitative", "title": "position x", "scale": {"nice": False}}
-    ye = {"field": "value", "type": "quantitative", "title": "value",
-          "scale": {"domain": [-0.25, 1.25], "nice": False}, "axis": {"values": [0, 0.5, 1]}}
-    refs = {
-        "data": ds.add("references", {"x": np.concatenate([x, x]).astype(np.float32),
-                        "value": np.concatenate([bit, sine]).astype(np.float32),
-                        "curve": categories(np.repeat([0, 1], len(x)), ref_names)}),
-        "mark": {"type": "line", "strokeWidth": 1.5, "opacity": 0.45},
-        "encoding": {
-            "x": xe, "y": ye,
-            "color": {"field": "curve", "type": "nominal", "title": None, "sort": ref_names,
-                      "scale": {"domain": ref_names, "range": ["#888", BASE]}, "legend": {"orient": "top"}},
-            "strokeDash": {"field": "curve", "type": "nominal", "legend": None, "sort": ref_names,
-                           "scale": {"domain": ref_names, "range": [[1, 0], [5, 4]]}},
-        },
+    T = 2 ** (b + 1)
+    ref_names = [f"bit {b} (square wave)", f"sine of wavelength {T}"]
+    smooth = alt.param(name="smooth", value=0, bind=alt.binding_range(
+        min=0, max=levels - 1, step=1, name=f"Smooth it: 0 = the bit … {levels - 1} = the sine "))
+    xe = alt.X("x:Q", title="position x", scale=alt.Scale(nice=False))
+    ye = alt.Y("value:Q", title="value", scale=alt.Scale(domain=[-0.25, 1.25], nice=False),
+               axis=alt.Axis(values=[0, 0.5, 1]))
+    refs = alt.Chart(spec.named("references")).mark_line(strokeWidth=1.5).encode(
+        x=xe, y=ye, **spec.series("curve", ref_names, colours=(spec.REFERENCE, spec.SERIES[0])),
+        tooltip=[alt.Tooltip("curve:N"), alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("value:Q", format=".3f")],
+    )
+    moving = alt.Chart(spec.named("curves")).transform_filter("datum.level === smooth").transform_lookup(
+        lookup="level", from_=alt.LookupData(data=spec.named("names"), key="level", fields=["curve"])
+    ).mark_line(color=spec.FOCUS, strokeWidth=3).encode(
+        x=xe, y=ye, tooltip=[alt.Tooltip("curve:N"), alt.Tooltip("x:Q", format=".2f"),
+                             alt.Tooltip("value:Q", format=".3f")])
+    label = alt.Chart(spec.named("names")).transform_filter("datum.level === smooth").mark_text(
+        align="left", baseline="top", x=8, y=8, fontSize=14, fontWeight="bold", color=spec.FOCUS,
+    ).encode(text="curve:N")
+    dots = alt.Chart(spec.named("whole")).mark_point(filled=True, size=50, color=spec.SERIES[0]).encode(
+        x=alt.X("position:Q"), y=alt.Y("bit:Q"),
+        tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("bit:Q", title="bit at this whole position")])
+    chart = alt.layer(refs, moving, dots, label).add_params(smooth).properties(
+        title=f"Bit {b} smoothed into the sine of the same wavelength, {T}", height=280, autosize=FIT_X)
+    data = {
+        "names": spec.columns(level=np.arange(levels, dtype=np.int8), curve=list(names)),
+        "references": spec.columns(x=np.concatenate([x, x]).astype(np.float32),
+                                   value=np.concatenate([curves[0], curves[-1]]).astype(np.float32),
+                                   curve=spec.categories(np.repeat([0, 1], len(x)), ref_names)),
+        "curves": spec.columns(x=np.tile(x, levels).astype(np.float32),
+                               value=np.concatenate(curves).astype(np.float32),
+                               level=np.repeat(np.arange(levels, dtype=np.int8), len(x))),
+        "whole": spec.columns(position=np.asarray(points_x, dtype=np.int32), bit=np.asarray(points_y, dtype=np.int8)),
     }
-    moving = {
-        "data": ds.add("curves", {"x": np.tile(x, levels).astype(np.float32),
-                        "value": np.concatenate(curves).astype(np.float32),
-                        "level": np.repeat(np.arange(levels, dtype=np.int8), len(x))}),
-        "transform": [{"filter": "datum.level === smooth"},
-                      {"lookup": "level", "from": {"data": names_ref, "key": "level", "fields": ["curve"]}}],
-        "mark": {"type": "line", "color": HIGHLIGHT, "strokeWidth": 3},
-        "encoding": {"x": xe, "y": ye, "tooltip": [tip("curve", "nominal"), tip("x", format=".2f"),
-                                                   tip("value", format=".3f")]},
-    }
-    label = {
-        "data": names_ref, "transform": [{"filter": "datum.level === smooth"}],
-        "mark": {"type": "text", "align": "left", "baseline": "top", "x": 8, "y": 8, "fontSize": 14,
-                 "fontWeight": "bold", "color": HIGHLIGHT},
-        "encoding": {"text": {"field": "curve", "type": "nominal"}},
-    }
-    dots = {
-        "data": ds.add("whole", {"position": np.asarray(points_x, dtype=np.int32),
-                                 "bit": np.asarray(points_y, dtype=np.int8)}),
-        "mark": {"type": "point", "filled": True, "size": 50, "color": ONE},
-        "encoding": {"x": {"field": "position", "type": "quantitative"},
-                     "y": {"field": "bit", "type": "quantitative", "title": "value"},
-                     "tooltip": [tip("position"), tip("bit", title="bit at this whole position")]},
-    }
-    smooth = {"name": "smooth", "value": 0,
-              "bind": {"input": "range", "min": 0, "max": levels - 1, "step": 1,
-                       "name": f"Smooth it: 0 = the bit … {levels - 1} = the sine  "}}
-    return ds.spec({"width": "container", "height": 340, "params": [smooth], "layer": [refs, moving, dots, label]})
+    return spec.figure(chart, data, description=(
+        f"Bit {b} as a square wave of wavelength {T}; dropping its sharp harmonics leaves the smooth sine of the "
+        "same wavelength, defined and sloped at every x."))
+
+
+def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio: float, pair_ratio: float,
+           d: int) -> spec.Figure:
+    """Wavelength of each rung, on a log axis: bits (×2 per bit) beside sinusoid pairs (×base^(2/d) per pair)."""
+    names = [f"bits: ×{bit_ratio:g} per rung", f"sinusoid pairs: ×{pair_ratio:.4f}"]
+    nb, npairs = len(bit_wavelengths), len(pair_wavelengths)
+    chart = alt.Chart(spec.named("rungs")).mark_line(point=True).encode(
+        x=alt.X("rung:Q", title="rung: bit b or pair i (0-based)", scale=alt.Scale(nice=False),
+                axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("wavelength:Q", title="wavelength (positions, log scale)", scale=alt.Scale(type="log")),
+        **spec.series("ladder", names, title=None),
+        tooltip=[alt.Tooltip("ladder:N"), alt.Tooltip("rung:Q", title="rung (0-based)"),
+                 alt.Tooltip("wavelength:Q", format=",.4g")],
+    ).properties(title=f"Wavelength per rung: bits double, sinusoid pairs (d = {d}) grow by base^(2/d)", height=240,
+                 autosize=FIT_X)
+    data = {"rungs": spec.columns(
+        rung=np.concatenate([np.arange(nb), np.arange(npairs)]).astype(np.int16),
+        wavelength=np.concatenate([bit_wavelengths, pair_wavelengths]).astype(np.float64),
+        ladder=spec.categories(np.repeat([0, 1], [nb, npairs]), names))}
+    return spec.figure(chart, data, description=(
+        f"Wavelengths rung by rung: a bit's doubles (×{bit_ratio:g}), a sinusoid pair's grows by only "
+        f"×{pair_ratio:.4f} at d = {d}, over many more rungs."))
