@@ -8,20 +8,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc import chapter
 from posenc.core import embed, projections, tokenize
-from posenc.encodings import MAX_POSITION, rope
+from posenc.encodings import MAX_POSITION, rope, sinusoidal
 from posenc.rope_demo import (
     WINDOW,
     additive_qkv,
     diagonal_spread,
     half_split_permutation,
+    length_demo,
     rope_demo,
     rope_half,
     rope_qkv,
+    row_spread,
     score_window,
     wrap_angle,
 )
-from posenc.sinusoid_demo import CHAPTER_PAIRS, angle_tolerance
+from posenc.sinusoid_demo import angle_tolerance
 
 SENT = tokenize("The cat chased the mouse")
 even_d = st.integers(min_value=1, max_value=64).map(lambda h: 2 * h)
@@ -82,6 +85,11 @@ def test_diagonal_spread():
     assert diagonal_spread(np.diag([1.0, 3.0])) == 2.0
 
 
+def test_row_spread():
+    assert row_spread(np.array([[1.0, 4.0, 2.0], [0.0, 0.5, 0.0]])) == 3.0
+    assert row_spread(np.ones((3, 3))) == 0.0
+
+
 @given(st.floats(-1e6, 1e6))
 def test_wrap_angle(a):
     w = float(wrap_angle(np.array([a]))[0])
@@ -96,7 +104,8 @@ def test_defaults_reproduce_the_chapter():
     X = embed(SENT, 64, 0)
     Wq, Wk, _ = projections(64, 0)
     assert np.allclose(r.q, X[2] @ Wq) and np.allclose(r.k, X[1] @ Wk)
-    assert r.pairs == CHAPTER_PAIRS
+    assert r.pairs == chapter.PAIRS
+    assert (r.m, r.n) == chapter.PAIRS[0]  # the defaults are the chapter's first pair
     assert r.pair_spread < angle_tolerance(4000)
     assert r.score == pytest.approx(r.pair_scores[0], abs=1e-12)
     assert r.identity_error < 1e-12
@@ -117,21 +126,49 @@ def test_score_depends_on_the_gap_only(m, n, shift, d, seed):
 
 @settings(max_examples=20, deadline=None)
 @given(positions, positions, st.sampled_from([2, 8, 64]), st.integers(0, 20))
-def test_lengths_and_values(m, n, d, seed):
+def test_turned_pairs_keep_their_lengths(m, n, d, seed):
     r = rope_demo(SENT, 2, 1, d, seed, m, n)
-    assert r.norm_error < 1e-12
-    assert np.allclose(r.rope_norms, r.q_norm)
-    assert r.v_gap_rope == 0.0
-    if m == n:
-        assert r.v_gap_additive == 0.0
     assert np.allclose(np.hypot(*r.q_turned.T), np.hypot(*r.q_pairs.T))
     assert np.allclose(r.q_turned.ravel(), rope(r.q, [m])[0])
+    assert np.allclose(r.k_turned.ravel(), rope(r.k, [n])[0])
 
 
-def test_additive_moves_lengths_and_values():
-    r = rope_demo(SENT, 2, 1, 64, 0, 10, 7)
-    assert r.v_gap_additive > 0.1
-    assert np.ptp(r.additive_norms) > 1e-3
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, MAX_POSITION), st.sampled_from([2, 8, 64]), st.integers(0, 20))
+def test_lengths_rope_keeps_raw_index_grows(m, d, seed):
+    L = length_demo(SENT, 2, d, seed, m)
+    X = embed(SENT, d, seed)
+    Wq, _, Wv = projections(d, seed)
+    q = X[2] @ Wq
+    assert L.q_norm == pytest.approx(np.linalg.norm(q))
+    assert L.x_norm == pytest.approx(np.linalg.norm(X[2]))
+    assert L.norm_error < 1e-12 * max(1.0, L.q_norm)
+    assert np.allclose(L.rope_norms, L.q_norm, rtol=0, atol=1e-12 * max(1.0, L.q_norm))
+    # the raw index appends the position itself: [x ; m]
+    assert L.raw_coordinate == m
+    assert L.raw_norm == pytest.approx(np.linalg.norm(np.append(X[2], m)))
+    assert np.all(np.diff(L.raw_norms) > 0)  # grows with the position
+    assert L.positions[0] == 1 and L.positions[-1] == MAX_POSITION and max(m, 1) in L.positions
+    # v = x W_V has no position in it; v = (x + PE) W_V does, unless the two positions coincide
+    assert L.v_gap_rope == 0.0
+    pe = sinusoidal([1, m], d)
+    expect = np.max(np.abs((X[2] + pe[0]) @ Wv - (X[2] + pe[1]) @ Wv))
+    assert L.v_gap_additive == pytest.approx(expect, abs=1e-12)
+    assert L.x_pe_norm == pytest.approx(np.linalg.norm(X[2] + pe[1]))
+
+
+def test_lengths_at_the_chapters_raw_position():
+    L = length_demo(SENT, 2, 64, 0)
+    assert L.m == chapter.RAW_POSITION
+    assert L.raw_norm > 10 * L.x_norm  # the index dwarfs the word vector at 500
+    assert abs(L.rotated_q_norm - L.q_norm) < 1e-12
+    with pytest.raises(ValueError):
+        length_demo(SENT, 2, 64, 0, MAX_POSITION + 1)
+    with pytest.raises(ValueError):
+        length_demo(SENT, 7, 64, 0)
+
+
+def test_additive_moves_values():
     X = embed(SENT, 64, 0)
     W = projections(64, 0)
     _, _, v = rope_qkv(X, np.arange(1, 6), *W)
@@ -164,6 +201,8 @@ def test_window(start, d, seed):
     assert w.rope_diag_spread < tol
     assert w.half_vector_error < tol and w.half_score_error < tol
     assert w.half_unpermuted_diag_spread < tol  # the other pairing is relative too
+    assert w.rope_row_spread == pytest.approx(np.ptp(w.rope_scores, axis=1).max())
+    assert w.tol == angle_tolerance(start + WINDOW - 1)
 
 
 def test_window_additive_is_not_relative():

@@ -1,108 +1,189 @@
-"""Charts for the RoPE page: each pair of q and k on its circle, the score window, the lengths."""
+"""Charts for the RoPE page (arrays in, ``spec.Figure`` out): the score window, each pair on its circle, lengths.
+
+Every builder goes through ``spec.figure`` with named datasets; in-chart params re-slice data already sent.
+"""
 
 from __future__ import annotations
 
 import altair as alt
 import numpy as np
-import pandas as pd
 
-from . import BASE, HIGHLIGHT
+from . import spec
 
-Q_COLOUR = BASE
-K_COLOUR = "#f58518"
+SCHEMES = ("RoPE", "adding sinusoids")  # the window heatmap's two score matrices, picked in the chart
+VECTORS = ("q", "k")
+WINDOW_HEIGHT = 420  # the whole chart: title, axes and the legend below included
+CIRCLE_HEIGHT = 420
+LENGTH_HEIGHT = 380
+
+
+def _ticks(positions: np.ndarray, every: int = 5) -> list[int]:
+    p = [int(v) for v in positions]
+    return p[::every] + ([p[-1]] if (len(p) - 1) % every else [])
+
+
+def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores: np.ndarray, *,
+                 scheme: str = SCHEMES[0], query_word: str = "", key_word: str = "") -> spec.Figure:
+    """The score of one query word at m against one key word at n, for every (m, n) of the window: RoPE's and the
+    additive scheme's matrices are both sent (2 × 40 × 40 rows); a radio inside the chart picks which is drawn.
+    RoPE's colours run along the diagonals (same gap n − m); the additive scheme's change along them."""
+    pos = np.asarray(positions, dtype=np.int64)
+    w = pos.size
+    mm, nn = np.meshgrid(pos, pos, indexing="ij")
+    scores = np.concatenate([np.asarray(rope_scores, float).ravel(), np.asarray(additive_scores, float).ravel()])
+    codes = np.repeat(np.arange(2), w * w)
+    top = float(np.max(np.abs(scores))) or 1.0
+    pick = alt.param(name="scheme", value=scheme,
+                     bind=alt.binding_radio(options=list(SCHEMES), name="Score with: "))
+    axis_n = alt.Axis(values=_ticks(pos), labelAngle=0, labelOverlap=True, format=",d")
+    axis_m = alt.Axis(values=_ticks(pos), labelOverlap=True, format=",d")
+    chart = (
+        alt.Chart(spec.named("main"))
+        .mark_rect()
+        .encode(
+            x=alt.X(field="n", type="ordinal", title="key position n", axis=axis_n),
+            y=alt.Y(field="m", type="ordinal", title="query position m", axis=axis_m),
+            color=alt.Color(field="score", type="quantitative", title="score",
+                            scale=alt.Scale(scheme=spec.DIVERGING, domain=[-top, top]),
+                            legend=alt.Legend(gradientLength=220, titleOrient="left")),
+            tooltip=[alt.Tooltip(field="scheme", type="nominal"),
+                     alt.Tooltip(field="m", type="quantitative", title="query position m", format=",d"),
+                     alt.Tooltip(field="n", type="quantitative", title="key position n", format=",d"),
+                     alt.Tooltip(field="gap", type="quantitative", title="gap n − m", format=",d"),
+                     alt.Tooltip(field="score", type="quantitative", format=".6f")],
+        )
+        .add_params(pick)
+        .transform_filter(alt.datum.scheme == pick)
+        .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(
+            f"Score at (m, n), positions {pos[0]:,} … {pos[-1]:,}",
+            subtitle="One colour per diagonal: the gap n − m sets it."))
+    )
+    data = {"main": spec.columns(m=np.tile(mm.ravel(), 2), n=np.tile(nn.ravel(), 2),
+                                 gap=np.tile((nn - mm).ravel(), 2), score=scores,
+                                 scheme=spec.categories(codes, SCHEMES))}
+    words = f" ({query_word!s} → {key_word!s})" if query_word and key_word else ""
+    return spec.figure(chart, data, description=(
+        f"Score window{words}, positions {pos[0]:,} to {pos[-1]:,}: with RoPE every diagonal (one gap n − m) has "
+        "one colour; adding sinusoids instead, the colour changes along the diagonals."))
 
 
 def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, q_turned: np.ndarray,
-                 k_turned: np.ndarray, gap_angles: np.ndarray, m: int, n: int, *, size: int = 360,
-                 default_pair: int = 0, title: str = "") -> alt.LayerChart:
+                 k_turned: np.ndarray, gap_angles: np.ndarray, m: int, n: int, *,
+                 default_pair: int = 0) -> spec.Figure:
     """Pair i of q and of k as points (x_{2i}, x_{2i+1}) on their circles: hollow before turning, filled after
-    q is turned by m·θ_i and k by n·θ_i. A slider inside the chart picks i (every pair is sent once, ≤ d rows).
+    q is turned by m·θ_i and k by n·θ_i. A slider inside the chart picks i (every pair is sent once: d rows).
 
-    The circles are a unit circle scaled in the browser by the chosen pair's length (a lookup, no rerun).
+    The circles are one unit circle per vector, scaled in the browser by the chosen pair's length (a lookup). The
+    axes keep one unit = one unit on screen at any container width: the x domain follows the width/height ratio.
     """
     half = len(thetas)
     i = np.arange(half)
-    r_all = np.concatenate([np.hypot(*q_pairs.T), np.hypot(*k_pairs.T)])
-    R = float(max(r_all.max(), 1e-12)) * 1.18
-    rows = []
-    for name, before, after, pos, lift in (("q", q_pairs, q_turned, m, 0.07), ("k", k_pairs, k_turned, n, -0.1)):
-        rows.append(pd.DataFrame({
-            "pair i": i, "vector": name, "position": pos, "θ_i": thetas,
-            "|pair|": np.hypot(*before.T),
-            "x before": before[:, 0], "y before": before[:, 1],
-            "x": after[:, 0], "y": after[:, 1],
-            "label x": after[:, 0] + 0.04 * R, "label y": after[:, 1] + lift * R,
-            "angle before (rad)": np.arctan2(before[:, 1], before[:, 0]),
-            "turned by p·θ_i mod 2π": np.mod(pos * thetas, 2 * np.pi),
-            "angle after (rad)": np.arctan2(after[:, 1], after[:, 0]),
-            "angle q → k after (rad)": gap_angles,
-            "label": f"{name} at {pos:,}",
-        }))
-    df = pd.concat(rows, ignore_index=True)
-    df["vector"] = pd.Categorical(df["vector"], categories=["q", "k"])
-    df["label"] = pd.Categorical(df["label"])
-    df["zero"] = 0.0
-    pick = alt.param(name="pair", value=int(min(max(default_pair, 0), half - 1)),
-                     bind=alt.binding_range(min=0, max=half - 1, step=1, name="pair i "))
-    scale = alt.Scale(domain=[-R, R], nice=False, zero=False)
-    colour = alt.Color(field="vector", type="nominal", scale=alt.Scale(domain=["q", "k"],
-                       range=[Q_COLOUR, K_COLOUR]), legend=alt.Legend(orient="right", title=None))
-    tips = [alt.Tooltip(field="vector", type="nominal"), alt.Tooltip(field="pair i", type="quantitative"),
-            alt.Tooltip(field="position", type="quantitative")] + [
-        alt.Tooltip(field=c, type="quantitative", format=".4f")
-        for c in ["θ_i", "|pair|", "angle before (rad)", "turned by p·θ_i mod 2π", "angle after (rad)",
-                  "angle q → k after (rad)"]]
-    x = alt.X(field="x", type="quantitative", scale=scale, title="first coordinate of the pair (x₂ᵢ)")
-    y = alt.Y(field="y", type="quantitative", scale=scale, title="second (x₂ᵢ₊₁)")
-    # circles: a unit circle per vector, scaled by the chosen pair's length (looked up in the browser)
+    q_len, k_len = np.hypot(*np.asarray(q_pairs).T), np.hypot(*np.asarray(k_pairs).T)
+    R = float(max(q_len.max(), k_len.max(), 1e-12)) * 1.25
+    codes = np.repeat([0, 1], half)
+    before = np.concatenate([q_pairs, k_pairs])
+    after = np.concatenate([q_turned, k_turned])
+    pos = np.repeat([m, n], half)
+    th = np.tile(thetas, 2)
+    labels = np.array([f"q at {m:,}", f"k at {n:,}"])
+    pairs = spec.columns(
+        pair=np.tile(i, 2), vector=spec.categories(codes, VECTORS), position=pos, theta=th,
+        length=np.concatenate([q_len, k_len]),
+        x0=before[:, 0], y0=before[:, 1], x=after[:, 0], y=after[:, 1],
+        turned=np.mod(pos * th, 2 * np.pi), gap_angle=np.tile(gap_angles, 2),
+        label=spec.categories(codes, labels), zero=np.zeros(2 * half),
+    )
     t = np.linspace(0, 2 * np.pi, 73)
-    unit = pd.DataFrame({"vector": pd.Categorical(np.repeat(["q", "k"], t.size), categories=["q", "k"]),
-                         "t": np.tile(t, 2), "order": np.tile(np.arange(t.size), 2)})
-    radii = pd.DataFrame({"key": [f"{v}|{j}" for v in ("q", "k") for j in i], "|pair|": r_all})
+    unit = spec.columns(vector=spec.categories(np.repeat([0, 1], t.size), VECTORS), t=np.tile(t, 2),
+                        order=np.tile(np.arange(t.size), 2))
+    radii = spec.columns(key=[f"{v}|{j}" for v in VECTORS for j in i],
+                         radius=np.concatenate([q_len, k_len]))
+    pick = alt.param(name="pair", value=int(min(max(default_pair, 0), half - 1)),
+                     bind=alt.binding_range(min=0, max=half - 1, step=1, name="pair i (0 = fastest) "))
+    aspect = "(width / max(height, 1))"
+    xs = alt.Scale(domain=[alt.ExprRef(f"-{R!r} * {aspect}"), alt.ExprRef(f"{R!r} * {aspect}")], nice=False,
+                   zero=False)
+    ys = alt.Scale(domain=[-R, R], nice=False, zero=False)
+    enc = spec.series("vector", VECTORS, title="vector")
+    colour, dash, shape = enc["color"], enc["strokeDash"], enc["shape"]
+    tips = [alt.Tooltip(field="vector", type="nominal"), alt.Tooltip(field="pair", type="quantitative",
+                                                                     title="pair i (0-based)"),
+            alt.Tooltip(field="position", type="quantitative", format=",d"),
+            alt.Tooltip(field="theta", type="quantitative", title="θ_i", format=".6g"),
+            alt.Tooltip(field="length", type="quantitative", title="|pair|", format=".4f"),
+            alt.Tooltip(field="turned", type="quantitative", title="turned by p·θ_i mod 2π", format=".4f"),
+            alt.Tooltip(field="gap_angle", type="quantitative", title="angle q → k after (rad)", format=".4f")]
+    x = alt.X(field="x", type="quantitative", scale=xs, title="first coordinate of the pair (x₂ᵢ)")
+    y = alt.Y(field="y", type="quantitative", scale=ys, title="second (x₂ᵢ₊₁)")
+    chosen = alt.datum.pair == pick
     circles = (
-        alt.Chart(unit)
+        alt.Chart(spec.named("unit"))
         .transform_calculate(key=alt.datum.vector + "|" + alt.expr.toString(pick))
-        .transform_lookup(lookup="key", from_=alt.LookupData(data=radii, key="key", fields=["|pair|"]))
-        .transform_calculate(x=alt.datum["|pair|"] * alt.expr.cos(alt.datum.t),
-                             y=alt.datum["|pair|"] * alt.expr.sin(alt.datum.t))
-        .mark_line(strokeWidth=1.5, strokeDash=[4, 3])
-        .encode(x=x, y=y, order=alt.Order(field="order", type="quantitative"), color=colour)
+        .transform_lookup(lookup="key", from_=alt.LookupData(data=spec.named("radii"), key="key",
+                                                             fields=["radius"]))
+        .transform_calculate(x=alt.datum.radius * alt.expr.cos(alt.datum.t),
+                             y=alt.datum.radius * alt.expr.sin(alt.datum.t))
+        .mark_line(strokeWidth=1.5)
+        .encode(x=x, y=y, order=alt.Order(field="order", type="quantitative"), color=colour, strokeDash=dash)
         .add_params(pick)
     )
-    chosen = alt.datum["pair i"] == pick
-    spokes = alt.Chart().mark_rule(strokeWidth=2).encode(
-        x=alt.X(field="zero", type="quantitative", scale=scale),
-        y=alt.Y(field="zero", type="quantitative", scale=scale),
-        x2=alt.X2(field="x"), y2=alt.Y2(field="y"), color=colour).transform_filter(chosen)
-    before = alt.Chart().mark_point(size=90, strokeWidth=2, opacity=0.6).encode(
-        x=alt.X(field="x before", type="quantitative", scale=scale),
-        y=alt.Y(field="y before", type="quantitative", scale=scale), color=colour,
-        tooltip=tips).transform_filter(chosen)
-    after = alt.Chart().mark_point(size=160, filled=True, opacity=1).encode(
-        x=x, y=y, color=colour, tooltip=tips).transform_filter(chosen)
-    labels = alt.Chart().mark_text(align="left", fontSize=14, fontWeight="bold").encode(
-        x=alt.X(field="label x", type="quantitative", scale=scale),
-        y=alt.Y(field="label y", type="quantitative", scale=scale),
-        text=alt.Text(field="label", type="nominal"), color=colour).transform_filter(chosen)
-    return alt.layer(circles, spokes, before, after, labels, data=df, title=title, width=size, height=size)
+    base = alt.Chart(spec.named("pairs")).transform_filter(chosen)
+    spokes = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X(field="zero", type="quantitative", scale=xs), y=alt.Y(field="zero", type="quantitative", scale=ys),
+        x2=alt.X2(field="x"), y2=alt.Y2(field="y"), color=colour, strokeDash=dash)
+    hollow = base.mark_point(size=90, strokeWidth=2, filled=False).encode(
+        x=alt.X(field="x0", type="quantitative", scale=xs), y=alt.Y(field="y0", type="quantitative", scale=ys),
+        color=colour, shape=shape, tooltip=tips)
+    filled = base.mark_point(size=170, filled=True, opacity=1).encode(x=x, y=y, color=colour, shape=shape,
+                                                                      tooltip=tips)
+    text = base.mark_text(align="left", dx=9, dy=-9, fontSize=14, fontWeight="bold").encode(
+        x=x, y=y, text=alt.Text(field="label", type="nominal"), color=alt.Color(
+            field="vector", type="nominal", legend=None,
+            scale=alt.Scale(domain=list(VECTORS), range=list(spec.SERIES[:2]))))
+    chart = alt.layer(circles, spokes, hollow, filled, text).properties(
+        height=CIRCLE_HEIGHT,
+        title=alt.TitleParams("Pair i of q and of k, turned",
+                              subtitle="Hollow: before. Filled: after (q by m·θᵢ, k by n·θᵢ)."))
+    return spec.figure(chart, {"pairs": pairs, "unit": unit, "radii": radii}, description=(
+        f"Pair circles, q at {m:,} and k at {n:,}: each pair of q turns by m·θ_i and each pair of k by n·θ_i, so "
+        "the angle between them changes by (n − m)·θ_i, the gap alone."))
 
 
-def length_lines(positions: np.ndarray, rope_norms: np.ndarray, q_norm: float, additive_norms: np.ndarray,
-                 x_norm: float, *, title: str = "") -> alt.Chart:
-    """Lengths over positions, relative to the unpositioned vector: ‖R_p q‖/‖q‖ (flat at 1) and ‖x + PE_p‖/‖x‖."""
-    names = ["RoPE: ‖R_p q‖ / ‖q‖", "additive: ‖x + PE_p‖ / ‖x‖"]
-    df = pd.DataFrame({
-        "position p": np.tile(positions, 2),
-        "length ratio": np.concatenate([rope_norms / q_norm, additive_norms / x_norm]),
-        "length": np.concatenate([rope_norms, additive_norms]),
-        "scheme": np.repeat(names, len(positions)),
-    })
-    return alt.Chart(df, title=title).mark_line(strokeWidth=2.5).encode(
-        x=alt.X(field="position p", type="quantitative", title="position p", scale=alt.Scale(nice=False)),
-        y=alt.Y(field="length ratio", type="quantitative", title="length ratio", scale=alt.Scale(zero=False)),
-        color=alt.Color(field="scheme", type="nominal", sort=names, title=None,
-                        scale=alt.Scale(domain=names, range=[BASE, HIGHLIGHT]), legend=alt.Legend(orient="right")),
-        tooltip=[alt.Tooltip(field="scheme", type="nominal"), alt.Tooltip(field="position p", type="quantitative"),
-                 alt.Tooltip(field="length", type="quantitative", format=".12f"),
-                 alt.Tooltip(field="length ratio", type="quantitative", format=".12f")],
-    ).properties(width="container", height=300)
+def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray, m: int) -> spec.Figure:
+    """Lengths against the position (both axes logarithmic): ‖q R_pᵀ‖, flat at ‖q‖ however far p goes, beside the
+    raw index's ‖[x ; p]‖, which grows with p; the position m marked (FOCUS) with both values labelled."""
+    names = ["RoPE: ‖q turned by p‖", "raw index: ‖[x ; p]‖"]
+    p = np.asarray(positions, dtype=np.int64)
+    vals = np.concatenate([rope_norms, raw_norms])
+    main = spec.columns(position=np.tile(p, 2), length=vals,
+                        scheme=spec.categories(np.repeat([0, 1], p.size), names))
+    at = int(np.searchsorted(p, max(m, 1)))
+    marks = spec.columns(position=[max(m, 1)] * 2, length=[float(rope_norms[at]), float(raw_norms[at])],
+                         scheme=spec.categories(np.array([0, 1]), names),
+                         text=[f"{float(rope_norms[at]):.3f}", f"{float(raw_norms[at]):,.1f}"])
+    xs = alt.Scale(type="log", domain=[1, int(p.max())], nice=False)
+    ys = alt.Scale(type="log")
+    x = alt.X(field="position", type="quantitative", scale=xs, title="position p (log scale)",
+              axis=alt.Axis(format="~s", labelOverlap=True))
+    y = alt.Y(field="length", type="quantitative", scale=ys, title="length (log scale)",
+              axis=alt.Axis(format="~s", labelOverlap=True, values=[1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]))
+    tips = [alt.Tooltip(field="scheme", type="nominal"),
+            alt.Tooltip(field="position", type="quantitative", format=",d"),
+            alt.Tooltip(field="length", type="quantitative", format=",.12g")]
+    enc = spec.series("scheme", names, title=None)
+    lines = alt.Chart(spec.named("main")).mark_line(strokeWidth=2.5).encode(
+        x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], tooltip=tips)
+    focus = alt.Chart(spec.named("marks")).mark_rule(color=spec.FOCUS, strokeWidth=1.5).encode(
+        x=alt.X(field="position", type="quantitative", scale=xs))
+    dots = alt.Chart(spec.named("marks")).mark_point(filled=True, size=90, opacity=1).encode(
+        x=x, y=y, color=enc["color"], shape=enc["shape"], tooltip=tips)
+    labels = alt.Chart(spec.named("marks")).mark_text(align="left", dx=8, dy=-8, fontWeight="bold",
+                                                      color=spec.FOCUS).encode(
+        x=x, y=y, text=alt.Text(field="text", type="nominal"))
+    chart = alt.layer(lines, focus, dots, labels).properties(
+        height=LENGTH_HEIGHT, title=alt.TitleParams(
+            f"Lengths, positions 1 to {int(p.max()):,}",
+            subtitle=f"Marked: m = {m:,}."))
+    return spec.figure(chart, {"main": main, "marks": marks}, description=(
+        f"Lengths against position, marked at {m:,}: RoPE keeps ‖q‖ = {float(rope_norms[at]):.3f} at every "
+        f"position, while the raw index's vector grows to {float(raw_norms[at]):,.1f} at {m:,}."))
