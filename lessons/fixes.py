@@ -1,14 +1,20 @@
+"""Obvious fixes that fail: the raw index, index ÷ length, multiplying, one-hot — and how each breaks."""
+
 import math
 
 import streamlit as st
 
 import frame
 import posenc
-from posenc.charts import fixes as fx_charts
-from posenc.charts import vega_spec
+from posenc import chapter
+from posenc.charts import fixes as fc
 from posenc.fixes import (
+    COS_TOL,
+    DECIDES,
+    DWARFS,
+    LONG,
+    REL_TOL,
     SHORT,
-    compare_length,
     fixes_inputs,
     index_over_length,
     index_scores,
@@ -20,6 +26,7 @@ from posenc.fixes import (
     rank_correlation,
     ratio_demo,
     raw_index_demo,
+    raw_term,
     summary,
     wish_bounded,
     wish_neighbours,
@@ -29,13 +36,15 @@ from posenc.fixes import (
 )
 
 PATH = "lessons/fixes.py"
+TABS = ["Raw index", "Divide by length", "Multiply", "One-hot", "All four"]
+TAB_OF = {"fx_start": 0, "fx_len": 1, "fx_mpos": 2, "fx_width": 3, "fx_past": 3}  # a control's tab
+P_RAW = chapter.RAW_POSITION
+T, N_SHORT, N_LONG = chapter.LENGTH_EXAMPLE
+M_FROM, M_TO = chapter.MULTIPLY_POSITIONS
 
-frame.header(
-    "Obvious fixes that fail",
-    "Every obvious way to write a position into the input breaks something: the raw index drowns the words, "
-    "index ÷ length changes meaning with the length, multiplying turns position into volume, and one-hot "
-    "makes neighbours strangers.",
-)
+frame.page(PATH, "Every obvious way to write a position into the input breaks something: the raw index drowns "
+                 "the words, index ÷ length changes meaning with the length, multiplying turns position into "
+                 "volume, and one-hot makes neighbours strangers.")
 
 ex = frame.example()
 tokens = frame.tokens_or_stop(ex.sentence)
@@ -43,277 +52,238 @@ n = len(tokens)
 frame.require(n >= 2, "Type at least two words: attention needs something to compare.")
 
 
-# One cached computation per section, keyed only on the scalars that section depends on, so moving one
-# tab's control recomputes that tab alone. Each returns its posenc result together with its charts as
-# ready Vega-Lite specs (data already in Arrow form: fx_charts.vega_spec), so a rerun neither rebuilds nor
-# re-serialises a chart. ``_inp`` (the cached word vectors and projections) is not hashed: the sentence,
-# d and seed identify it.
-@st.cache_resource(max_entries=32, show_spinner=False)
-def inputs(sentence: str, d: int, seed: int):
-    return fixes_inputs(posenc.tokenize(sentence), d, seed)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def raw_section(sentence: str, d: int, seed: int, start: int, _inp):
-    raw = raw_index_demo(_inp.X, _inp.W, start)
-    first, n_words = int(raw.positions[0]), len(_inp.tokens)
-    specs = {
-        "without": vega_spec(fx_charts.weights_heatmap(
-            raw.weights_without, _inp.tokens, first, "Without the index: weights follow the words")),
-        "with": vega_spec(fx_charts.weights_heatmap(
-            raw.weights_with, _inp.tokens, first, "With the index: weights follow the position")),
-        "sweep": vega_spec(fx_charts.share_sweep(raw.sweep_starts, raw.sweep_rho, raw.sweep_share, first)),
+# ---------------------------------------------------------------- one cached posenc call per section
+@frame.cached
+def raw_section(sentence: str, d: int, seed: int, start: int):
+    inp = fixes_inputs(posenc.tokenize(sentence), d, seed)
+    term, raw = raw_term(inp.X, inp.W, start), raw_index_demo(inp.X, inp.W, start)
+    figs = {
+        "coord": fc.coordinate_bars(inp.X[0], start, inp.tokens[0]),
+        "terms": fc.score_terms(term.content_score, term.one_side, term.both_sides, start, term.d),
+        "weights": fc.weights_heatmap(raw.weights_without, raw.weights_with, inp.tokens, start),
+        "sweep": fc.share_sweep(raw.sweep_starts, raw.sweep_rho, raw.sweep_share, start),
     }
-    readout = fx_charts.raw_readout(raw.rho_without, raw.rho_with, raw.share_without, raw.share_with,
-                                    raw.last_wins, n_words)
-    return raw, specs, readout
+    readout = fc.raw_readout(raw.rho_without, raw.rho_with, raw.share_without, raw.share_with, raw.last_wins,
+                             len(inp.tokens))
+    return term, raw, figs, readout
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@frame.cached
 def ratio_section(sentence: str, length: int):
     words = posenc.tokenize(sentence)
     r = ratio_demo(len(words), length)
-    return r, {"strip": vega_spec(fx_charts.ratio_strip(r.codes_sentence, r.codes_long, words, r.tracked)),
-               "gap": vega_spec(fx_charts.previous_gap_chart(r.lengths, r.previous_gap, r.n, r.length))}
+    return r, fc.ratio_strip(r.codes_sentence, r.codes_long, words, r.tracked), \
+        fc.previous_gap_chart(r.lengths, r.previous_gap, r.n, r.length)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def multiply_section(sentence: str, d: int, seed: int, position: int, _inp):
-    m = multiply_demo(_inp.X, _inp.W, _inp.word, _inp.query, position)
-    lines = vega_spec(fx_charts.multiply_lines(m.grid, m.grid_scores, _inp.tokens, m.query_index, m.position))
-    table = fx_charts.multiply_table(_inp.tokens, m.scores_at_1, m.scores_at_m, m.cos_at_1, m.cos_at_m,
-                                     m.position)
-    return m, lines, table
+@frame.cached
+def multiply_section(sentence: str, d: int, seed: int, position: int):
+    inp = fixes_inputs(posenc.tokenize(sentence), d, seed)
+    m = multiply_demo(inp.X, inp.W, inp.word, inp.query, position)
+    return m, fc.multiply_lines(m.grid, m.grid_scores, inp.tokens, m.query_index, m.position), \
+        fc.multiply_table(inp.tokens, m.scores_at_1, m.scores_at_m, m.cos_at_1, m.cos_at_m, m.position)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@frame.cached
 def onehot_section(sentence: str, width: int, past: int):
     words = posenc.tokenize(sentence)
     oh = one_hot_demo(len(words), width, past)
-    specs = {"distances": vega_spec(fx_charts.distance_heatmap(oh.distances))}
-    if oh.sentence_codes is not None:
-        specs["codes"] = vega_spec(fx_charts.onehot_codes(oh.sentence_codes, words))
-    return oh, specs
+    codes = fc.onehot_codes(oh.sentence_codes, words) if oh.sentence_codes is not None else None
+    return oh, codes, fc.distance_heatmap(oh.distances)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def summary_section(sentence: str, d: int, seed: int, length: int, _inp):
-    return fx_charts.summary_frame(summary(_inp.X[_inp.word], SHORT, length), SHORT, length)
+@frame.cached
+def summary_section(sentence: str, d: int, seed: int):
+    inp = fixes_inputs(posenc.tokenize(sentence), d, seed)
+    return fc.summary_frame(summary(inp.X[inp.word], SHORT, LONG), SHORT, LONG)
 
 
-def show(spec: dict) -> None:
-    st.vega_lite_chart(spec, width="stretch")
-
-
-tabs = st.tabs(["1 · The raw index", "2 · Index ÷ length", "3 · Multiplying by p", "4 · One-hot",
-                "Summary: all four against the wishes"])
-
-# Controls first (they live in their tabs), then the cached sections.
-with tabs[0]:
-    start = frame.slider("Position of the first word", "fx_start", 1, 2000, 500,
-                         help="Place the sentence deep in a document: the chapter's example is position 500.")
-with tabs[1]:
-    length = frame.slider("Length of the sentence to compare (words)", "fx_len", 10, 1000, 100,
-                          help="Index ÷ length in your sentence against a sentence this long.")
-with tabs[2]:
-    m_pos = frame.slider("Position m of the key word", "fx_mpos", 1, 1000, 50,
-                         help="The key word is placed at position 1 and at position m.")
-with tabs[3]:
-    c1, c2 = st.columns(2)
-    with c1:
-        width = frame.number("One-hot width N (the longest sentence)", "fx_width", 1, 1000, 8,
-                             help="The table has one column per position 1 … N.")
-    with c2:
-        past = frame.number("Encode position", "fx_past", 1, 2000, 9,
-                            help="Try a position past N: it has no column.")
-
-try:
-    inp = inputs(ex.sentence, ex.d, ex.seed)
-    L = compare_length(int(length))
-    raw, specs1, readout = raw_section(ex.sentence, ex.d, ex.seed, int(start), inp)
-    ratio, specs2 = ratio_section(ex.sentence, L)
-    mul, mul_lines, mul_table = multiply_section(ex.sentence, ex.d, ex.seed, int(m_pos), inp)
-    oh, specs4 = onehot_section(ex.sentence, int(width), int(past))
-    summary_table = summary_section(ex.sentence, ex.d, ex.seed, L, inp)
-except ValueError as err:
-    st.error(str(err), icon=":material/error:")
-    st.stop()
-
-d = inp.X.shape[1]
-
-# ---------------------------------------------------------------- 1. the raw index
-with tabs[0]:
-    st.subheader("1 · The raw index as one extra coordinate")
-    st.markdown(
-        "Append the position to every word vector, x′ = [x ; p], and let it pass straight into the query and "
-        "the key. The words sit at positions {} … {}.".format(int(raw.positions[0]), int(raw.positions[-1]))
-    )
-    frame.formula(
-        r"x'_p = \begin{bmatrix} x_p \\ p \end{bmatrix},\quad q'_i = \begin{bmatrix} q_i \\ p_i \end{bmatrix},"
-        r"\quad k'_j = \begin{bmatrix} k_j \\ p_j \end{bmatrix}"
-        r"\quad\Rightarrow\quad s_{ij} = \frac{q_i\cdot k_j + p_i\,p_j}{\sqrt{d}}",
-        r"q_i\cdot k_j = \sum_{c=1}^{d} q_{ic}\,k_{jc}\ \text{ has spread}\ \approx\sqrt{d} = %.3g"
-        % math.sqrt(d),
-    )
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Spread of q·k (measured)", f"{raw.content_spread:.3g}",
-              help=f"Standard deviation of q_i·k_j over the {n * n} word pairs of the sentence.")
-    m2.metric("√d", f"{math.sqrt(d):.3g}", help="The spread a sum of d products of unit-size numbers has.")
-    m3.metric("Word length ‖x‖ (mean)", f"{raw.word_norm:.3g}", help="Mean length of the sentence's word vectors.")
-    m4, m5, m6 = st.columns(3)
-    m4.metric("Index coordinate p", "{:,} … {:,}".format(int(raw.positions[0]), int(raw.positions[-1])),
-              help="The extra coordinate appended to each word vector.")
-    m5.metric("Position term pᵢ·pⱼ, smallest", "{:,.0f}".format(raw.position_term.min()))
-    m6.metric("Position term pᵢ·pⱼ, largest", "{:,.0f}".format(raw.position_term.max()))
-    left, right = st.columns(2)
-    with left:
-        show(specs1["without"])
-    with right:
-        show(specs1["with"])
-    if n < 3:
-        st.info("With two words every pair of scores lies on a line, so R² is 1 and ρ is ±1 whatever the words "
-                "say. Type three or more words for a readout of how much of the ranking position explains.")
-    else:
-        st.markdown("**How much of the ranking position explains** (ρ: rank correlation of each query's scores — "
-                    "and so its weights — with the key positions; R²: share of the score spread a line in the "
-                    "position explains; both averaged over the {} queries):".format(n))
-        st.dataframe(readout, width="stretch")
-        frame.check("R² with the index", f"{raw.share_with:.4f}", raw.share_with > 0.99,
-                    "(✓ when above 0.99: position explains {:.2%} of the score spread; without the index: "
-                    "{:.1%})".format(raw.share_with, raw.share_without))
-        show(specs1["sweep"])
-        st.caption("The same sentence and the same content scores, slid along the document: only the position "
-                   "term changes. Hover a point for its value.")
-    frame.show_code(raw_index_demo, index_scores, rank_correlation, position_share)
-
-# ---------------------------------------------------------------- 2. index ÷ length
-with tabs[1]:
-    st.subheader("2 · Index ÷ length")
-    t = ratio.tracked
-    frame.formula(
-        r"c(p) = \frac{p}{N},\qquad c(%d) = \frac{%d}{%d} = %.4g\ \ (%d\text{ words}),\qquad "
-        r"c(%d) = \frac{%d}{%d} = %.4g\ \ (%d\text{ words})"
-        % (t, t, ratio.n, ratio.tracked_sentence, ratio.n, t, t, ratio.length, ratio.tracked_long, ratio.length),
-        r"c(p) - c(p-1) = \frac{1}{N}:\quad %.4g\ \ (N = %d),\qquad %.4g\ \ (N = %d)"
-        % (ratio.step_sentence, ratio.n, ratio.step_long, ratio.length),
-    )
-    if ratio.n < 3:
-        st.info("Your sentence has fewer than three words, so word {} is followed instead of the third.".format(t))
-    show(specs2["strip"])
-    show(specs2["gap"])
-    frame.check("c({}) in {} words − c({}) in {} words".format(t, ratio.n, t, ratio.length),
-                ratio.tracked_sentence - ratio.tracked_long, ratio.tracked_sentence == ratio.tracked_long,
-                "(the same word, a different code: ✗ means the meaning moved)")
-    st.markdown(
-        "Word {} is {:.4g} in {} words and {:.4g} in {}; the step to the previous word falls from {:.4g} to "
-        "{:.4g}. “The previous word” has no fixed numerical form for the model to learn: it is a different "
-        "number at every sentence length.".format(t, ratio.tracked_sentence, ratio.n, ratio.tracked_long,
-                                                  ratio.length, ratio.step_sentence, ratio.step_long)
-    )
-    frame.show_code(ratio_demo, index_over_length)
-
-# ---------------------------------------------------------------- 3. multiplying
-with tabs[2]:
-    st.subheader("3 · Multiplying instead of adding")
-    frame.formula(
-        r"x'_p = p\,x_p,\qquad \lVert x'_p\rVert = p\,\lVert x_p\rVert,\qquad "
-        r"s_{ij} = \frac{(p_i q_i)\cdot(p_j k_j)}{\sqrt d} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d},\qquad "
-        r"\cos(q'_i, k'_j) = \cos(q_i, k_j)",
-    )
-    st.text("Key word: “{}” (word {} of the sentence), placed at position 1 and at position {}. "
-            "Every query word stays at its own position.".format(tokens[mul.word_index], mul.word_index + 1,
-                                                                  mul.position))
-    a, b, c = st.columns(3)
-    a.metric("‖x‖ at position 1", f"{mul.norm_at_1:.4g}")
-    b.metric(f"‖x‖ at position {mul.position}", f"{mul.norm_at_m:.4g}")
-    c.metric("Ratio", f"{mul.norm_at_m / mul.norm_at_1:.4g}")
-    st.dataframe(mul_table, width="stretch")
-    frame.check(f"max |s(m) − m·s(1)| over the queries (m = {mul.position})", mul.score_ratio_error,
-                mul.score_ratio_error < 1e-9 * max(1.0, mul.position), "(every score × m)")
-    frame.check("max |cos at m − cos at 1|", mul.cos_error, mul.cos_error < 1e-12,
-                "(the direction — the meaning — is unchanged)")
-    show(mul_lines)
-    if n > 16:
-        st.caption("Hover a line to see its query word (no legend for long sentences).")
-    st.markdown(
-        "The score measures **volume, not meaning**: the key word at position {} is {:.4g} times louder than at "
-        "position 1, and every score with it is {:.4g} times larger, while the angle between query and key — "
-        "what the words mean to each other — has not moved. A late word shouts; an early one whispers."
-        .format(mul.position, mul.norm_at_m / mul.norm_at_1, mul.position)
-    )
-    frame.show_code(multiply_demo, multiply_code)
-
-# ---------------------------------------------------------------- 4. one-hot
-with tabs[3]:
-    st.subheader("4 · One-hot positions")
-    frame.formula(
-        r"c(p) = e_p \in \mathbb{R}^N,\qquad \lVert e_p - e_q\rVert^2 = 1 + 1 = 2\ \ (p \ne q)"
-        r"\quad\Rightarrow\quad \lVert e_p - e_q\rVert = \sqrt 2 \approx %.6f" % math.sqrt(2),
-    )
-    if oh.past_error:
-        st.warning(oh.past_error, icon=":material/block:")
-    else:
-        st.success("Position {} → a 1 in column {} of {}.".format(oh.past, oh.past, oh.width),
-                   icon=":material/check:")
-        if oh.width <= 64:
-            st.code(" ".join(str(int(v)) for v in oh.past_code), language=None)
-    left, right = st.columns(2)
-    with left:
-        if oh.sentence_codes is not None:
-            show(specs4["codes"])
-            shown_cols = fx_charts.onehot_columns(n, oh.width)
-            if shown_cols < oh.width:
-                st.caption(f"Columns 1 … {shown_cols} of {oh.width} shown: the rest are zero for every word here.")
-        else:
-            st.warning("Your {}-word sentence does not fit: {}".format(n, oh.sentence_error),
-                       icon=":material/block:")
-    with right:
-        show(specs4["distances"])
-        if oh.shown < oh.width:
-            st.caption(f"Positions 1 … {oh.shown} of {oh.width} shown; the check below covers every pair.")
-    if oh.width >= 2:
-        frame.check(r"max $|\lVert e_p - e_q\rVert - \sqrt 2|$ over p ≠ q", oh.sqrt2_error, oh.sqrt2_error < 1e-12,
-                    f"(all pairs of the {oh.width} positions)" if oh.width <= 1000 else "(sampled pairs)")
-    a_, b_, far = oh.pair
-    if a_ < b_ < far:
-        frame.check(r"$\lVert e_{%d} - e_{%d}\rVert - \lVert e_{%d} - e_{%d}\rVert$" % (a_, b_, a_, far),
-                    oh.neighbour - oh.stranger, oh.neighbour < oh.stranger,
-                    "(✓ if neighbours were closer than strangers; here they are exactly as far apart)")
-    else:
-        st.info("With N = {} there are too few positions to compare a neighbour with a stranger: "
-                "try N ≥ 3.".format(oh.width))
-    st.markdown(
-        "The width is the length: a {}-word sentence needs {} columns, a {}-word one needs {} — {:.3g} times the "
-        "model width d = {}. A position past the last column has no encoding at all.".format(
-            n, n, L, L, L / d, d)
-    )
-    frame.show_code(one_hot_demo, one_hot)
-
-# ---------------------------------------------------------------- summary
-with tabs[4]:
-    st.subheader("All four against the wishes")
-    st.markdown(
-        "Each cell is a test run just now: lengths {} and {} words, the multiply fix on the key word's vector, "
-        "one-hot tables built for the longest sentence ({} columns).".format(SHORT, L, L)
-    )
-    st.table(summary_table)
-    st.caption("Change the compare length on tab 2 and the table is recomputed.")
-    frame.show_code(summary, wish_unique, wish_bounded, wish_same_meaning, wish_neighbours, wish_past)
-
-st.divider()
+# ---------------------------------------------------------------- predict (at the chapter's position 500)
+_, at_raw, _, _ = raw_section(ex.sentence, ex.d, ex.seed, P_RAW)
 frame.predict(
-    "The sentence starts at position 500 and the raw index is appended to every word. Which key gets the "
-    "most weight from each query?",
+    f"Your sentence starts at position {P_RAW} (the chapter's example) and every word vector gets its index "
+    "appended, in the query and the key alike. Which key gets the most weight from each query?",
     ["The word closest in meaning to the query", "The last word of the sentence", "The query word itself",
      "All keys about equally"],
     1,
-    "The last word. The position term $p_i\\,p_j$ grows by $p_i$ (here {:,} to {:,}) with every step of the key, "
-    "beside content scores that spread by about $\\sqrt d$ = {:.3g}. On this page, {} of {} queries put their "
-    "largest weight on the last word (average weight {:.4f}).".format(
-        int(raw.positions[0]), int(raw.positions[-1]), math.sqrt(d), raw.last_wins, n, raw.last_weight),
+    "The last word: it has the largest index. A score gains the term $p_i\\,p_j$ (here {:,} to {:,}), which grows "
+    "by $p_i$ with every step of the key, beside content scores that spread by about {:.3g}. At position {}, "
+    "{} of your {} queries put their largest weight on the last word (average weight {:.4f}).".format(
+        int(at_raw.position_term.min()), int(at_raw.position_term.max()), at_raw.content_spread, P_RAW,
+        at_raw.last_wins, n, at_raw.last_weight),
     key="fixes_predict",
 )
 
-frame.share_link(PATH)
-frame.bridge(PATH, "None of the four works, but one idea survives: give every position its own vector, "
-             "the same at every length. The next page learns such a table — and finds its limits.")
+# A link that sets one tab's control but names no tab opens that tab.
+if "fx_tab" not in st.session_state and "fx_tab" not in st.query_params:
+    linked = sorted(TAB_OF[k] for k in TAB_OF if k in st.query_params)
+    if linked:
+        st.session_state["fx_tab"] = TABS[linked[0]]
+tabs = frame.tabs(TABS, key="fx_tab")
+
+# ---------------------------------------------------------------- 1. the raw index
+with tabs[0]:
+    @frame.section(None)
+    def raw_index_section():
+        lead, control = st.columns([3, 2])
+        lead.markdown("**1 · The raw index as one extra coordinate.** Append the position to every word vector, "
+                      "x′ = [x ; p]. Look at the coordinate first, then at what it does in a "
+                      + frame.term("score") + ".")
+        with control:
+            start = int(frame.slider("Position of the first word", "fx_start", 1, 2000, P_RAW,
+                                     help=f"Place the sentence deep in a document: the chapter's example is "
+                                          f"position {P_RAW}."))
+        term, raw, figs, readout = raw_section(ex.sentence, ex.d, ex.seed, start)
+        left, right = st.columns(2)
+        with left:
+            frame.chart(figs["coord"])
+        with right:
+            frame.chart(figs["terms"])
+        frame.verdict("the index coordinate dwarfs the word's own coordinates",
+                      start >= DWARFS * term.content_coordinate,
+                      f"p = {start:,} against coordinates of typical size {term.content_coordinate:.2f} (root mean "
+                      f"square), {start / term.content_coordinate:,.0f} times larger")
+        frame.verdict("in a score, the index outweighs the words, as the chapter predicts",
+                      term.one_side >= DWARFS * term.content_score,
+                      f"content scores spread by {term.content_score:.3g} (√d = {term.sqrt_d:.3g}); the index "
+                      f"meeting a query coordinate of size {term.query_coordinate:.2f} adds {term.one_side:,.0f}, "
+                      f"and passed into both q and k it adds p × p = {term.both_sides:,.0f}")
+        st.markdown(
+            f"The chapter's numbers, on this page's sentence: a score is a sum of d products, so content scores "
+            f"spread by about √d (8 at the chapter's d = {chapter.CONTENT_D}; here d = {term.d}, measured "
+            f"{term.content_score:.3g}). The index coordinate of a key meets one coordinate of the query, of size "
+            f"about 1 like all the others, and adds about 1 × {start:,} — the chapter's “term of order "
+            f"{P_RAW}” when p = {P_RAW}. If the query carries its own index too, as below, the term is "
+            f"pᵢ·pⱼ, up to {int(raw.position_term.max()):,}. Either way the words cannot compete.")
+        frame.formula(r"s_{ij} = \frac{q_i\cdot k_j + p_i\,p_j}{\sqrt{d}}")
+        frame.chart(figs["weights"])
+        if n < 3:
+            st.info("With two words every pair of scores lies on a line, so R² is 1 whatever the words say. Type "
+                    "three or more words for a measure of how much of the ranking position explains.")
+        else:
+            frame.verdict(f"with the index, position decides the weights (R² above {DECIDES})",
+                          raw.share_with > DECIDES,
+                          f"position explains {raw.share_with:.4f} of each query's score spread (words only: "
+                          f"{raw.share_without:.4f}); {raw.last_wins} of {n} queries give their largest weight to "
+                          f"the last word")
+        with frame.deeper("how much position explains, wherever the sentence starts", key="fx_deep_sweep"):
+            st.markdown("ρ: rank correlation of each query's scores — and so its weights — with the key positions; "
+                        "R²: the share of the score spread a straight line in the position explains; both "
+                        f"averaged over the {n} queries. The content scores stay the same; only the start moves.")
+            st.dataframe(readout, width="stretch")
+            frame.chart(figs["sweep"])
+        frame.show_code(raw_term, raw_index_demo, index_scores, rank_correlation, position_share)
+
+# ---------------------------------------------------------------- 2. index ÷ length
+with tabs[1]:
+    @frame.section(None)
+    def ratio_tab():
+        st.markdown(f"**2 · Index ÷ length.** Divide the index by the sentence's length N: every code lands between "
+                    f"0 and 1. The chapter's "
+                    f"example: word {T} is {index_over_length([T], N_SHORT)[0, 0]:.3g} in {N_SHORT} words and "
+                    f"{index_over_length([T], N_LONG)[0, 0]:.3g} in {N_LONG}.")
+        length = int(frame.slider("Length of the sentence to compare (words)", "fx_len", 10, 1000, N_LONG,
+                                  help="Index ÷ length in your sentence against a sentence this long."))
+        r, strip, gap = ratio_section(ex.sentence, length)
+        frame.chart(strip)
+        frame.verdict(f"word {r.tracked}'s code depends on the sentence's length, as the chapter predicts",
+                      r.tracked_sentence != r.tracked_long,
+                      f"{r.tracked_sentence:.4g} in {r.n} words, {r.tracked_long:.4g} in {r.length}")
+        frame.chart(gap)
+        frame.verdict("the step to the previous word changes with the length",
+                      r.step_long != r.step_sentence,
+                      f"{r.step_sentence:.4g} in {r.n} words, {r.step_long:.4g} in {r.length}")
+        if r.n < T:
+            st.info(f"Your sentence has fewer than {T} words, so word {r.tracked} is followed instead.")
+        st.markdown("“Look at the previous word” has no fixed numerical form for the model to learn: it is a "
+                    "different number at every sentence length.")
+        frame.formula(r"c(p) = \frac{p}{N},\qquad c(p) - c(p-1) = \frac{1}{N}")
+        frame.show_code(ratio_demo, index_over_length)
+
+# ---------------------------------------------------------------- 3. multiplying
+with tabs[2]:
+    @frame.section(None)
+    def multiply_tab():
+        st.markdown(f"**3 · Multiplying instead of adding.** Scale each word vector by its position, x′ = p·x. The chapter's example: “{chapter.MULTIPLY_WORD}” "
+                    f"at position {M_TO} against position {M_FROM}.")
+        m_pos = int(frame.slider("Position m of the key word", "fx_mpos", 1, 1000, M_TO,
+                                 help=f"The key word is placed at position {M_FROM} and at position m."))
+        m, lines, table = multiply_section(ex.sentence, ex.d, ex.seed, m_pos)
+        st.text(f"Key word: “{tokens[m.word_index]}” (word {m.word_index + 1} of the sentence), at position "
+                f"{M_FROM} and at position {m.position}. Every query word stays at its own position.")
+        frame.chart(lines)
+        frame.verdict(f"the key word at position {m.position} is {m.position} times louder",
+                      abs(m.norm_at_m / m.norm_at_1 - m.position) <= REL_TOL * m.position,
+                      f"‖x‖ = {m.norm_at_1:.4g} at position {M_FROM}, {m.norm_at_m:.4g} at position {m.position}")
+        frame.verdict(f"every score with it is multiplied by {m.position}: volume",
+                      m.score_ratio_error <= REL_TOL * max(1.0, m.position) * float(abs(m.scores_at_1).max()),
+                      f"largest |s(m) − m·s(1)| over the queries {m.score_ratio_error:.1e}")
+        frame.verdict("the angle between query and key — the meaning — does not move", m.cos_error < COS_TOL,
+                      f"largest change of cos(q, k) {m.cos_error:.1e}, tolerance {COS_TOL:.0e}")
+        st.markdown("The score measures **volume, not meaning**: a late word shouts, an early one whispers, and "
+                    "what the words mean to each other has not changed.")
+        frame.formula(r"x'_p = p\,x_p,\qquad s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d},\qquad "
+                      r"\cos(q'_i, k'_j) = \cos(q_i, k_j)")
+        with frame.deeper("every query's score and cosine, at position 1 and at m", key="fx_deep_multiply"):
+            st.dataframe(table, width="stretch")
+        frame.show_code(multiply_demo, multiply_code)
+
+# ---------------------------------------------------------------- 4. one-hot
+with tabs[3]:
+    @frame.section(None)
+    def onehot_tab():
+        st.markdown("**4 · One-hot positions.** Give position p a column of its own: a vector of N zeros with a single 1 in column p.")
+        c1, c2 = st.columns(2)
+        with c1:
+            width = int(frame.number("One-hot width N (the longest sentence)", "fx_width", 1, 1000, 8,
+                                     help="The table has one column per position 1 … N."))
+        with c2:
+            past = int(frame.number("Encode position", "fx_past", 1, 2000, 9,
+                                    help="Try a position past N: it has no column."))
+        oh, codes, dist = onehot_section(ex.sentence, width, past)
+        if oh.past_error:
+            frame.verdict(f"position {oh.past} has no encoding in a table of width {oh.width}, as the chapter "
+                          "predicts", True, oh.past_error)
+        else:
+            st.markdown(f"Position {oh.past} → a 1 in column {oh.past} of {oh.width}. Try a position past "
+                        f"{oh.width}.")
+        left, right = st.columns(2)
+        with left:
+            frame.chart(dist)
+            if oh.shown < oh.width:
+                st.caption(f"Positions 1 … {oh.shown} of {oh.width} shown; the check below covers every pair.")
+        with right:
+            if codes is not None:
+                frame.chart(codes)
+                shown_cols = fc.onehot_columns(n, oh.width)
+                if shown_cols < oh.width:
+                    st.caption(f"Columns 1 … {shown_cols} of {oh.width} shown: the rest are zero for every word.")
+            else:
+                st.warning(f"Your {n}-word sentence does not fit: {oh.sentence_error}", icon=":material/block:")
+        a_, b_, far = oh.pair
+        if a_ < b_ < far:
+            frame.verdict("neighbours sit as far apart as strangers, as the chapter predicts",
+                          abs(oh.neighbour - oh.stranger) < COS_TOL,
+                          f"‖e{a_} − e{b_}‖ = {oh.neighbour:.6f}, ‖e{a_} − e{far}‖ = {oh.stranger:.6f}")
+        if oh.width >= 2:
+            frame.verdict("every two positions are √2 apart", oh.sqrt2_error < COS_TOL,
+                          f"largest deviation {oh.sqrt2_error:.0e} over "
+                          + (f"all pairs of the {oh.width} positions" if oh.width <= 1000 else "sampled pairs"))
+        st.markdown(f"The width is the length: a {n}-word sentence needs {n} columns, a {oh.width}-word one "
+                    f"{oh.width} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
+        frame.formula(r"c(p) = e_p \in \mathbb{R}^N,\qquad \lVert e_p - e_q\rVert = \sqrt 2 \approx %.6f"
+                      % math.sqrt(2))
+        frame.show_code(one_hot_demo, one_hot)
+
+# ---------------------------------------------------------------- the summary
+with tabs[4]:
+    @frame.section(None, fragment=False)
+    def summary_tab():
+        st.markdown(f"**All four against the wishes.** Each cell is a test run just now on your sentence's vectors: the chapter's lengths, "
+                    f"{SHORT} and {LONG} words; the multiply fix on the key word's vector; one-hot tables built for "
+                    f"the longest sentence ({LONG} columns).")
+        st.table(summary_section(ex.sentence, ex.d, ex.seed))
+        frame.show_code(summary, wish_unique, wish_bounded, wish_same_meaning, wish_neighbours, wish_past)
+
+frame.bridge(PATH, "None of the four works, but one idea survives: give every position its own vector, the same "
+                   "at every length. The next page learns such a table — and finds its limits.")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import chapter
 from .core import embed, projections, softmax
 
 FIXES = ("raw index", "index ÷ length", "multiply by p", "one-hot")
@@ -30,6 +31,10 @@ WISHES = ("unique", "bounded", "same meaning at every length", "neighbours close
 MAX_POSITION = 1_000_000
 MAX_LENGTH = 100_000
 MAX_WIDTH = 100_000
+DWARFS = 10.0  # one term "decides" another when it is at least ten times larger
+DECIDES = 0.99  # R²: position explains at least 99 % of a query's score spread
+REL_TOL = 1e-9  # relative tolerance of identities computed in float64 (s(m) = m·s(1))
+COS_TOL = 1e-12  # cosines are unchanged by scaling, up to rounding
 
 
 # ---------------------------------------------------------------- the four codes
@@ -179,11 +184,42 @@ def index_scores(content: np.ndarray, positions, d_model: int) -> np.ndarray:
     return (np.asarray(content, dtype=np.float64) + np.outer(p, p)) / math.sqrt(d_model)
 
 
-def _pick(tokens: list[str], word: str, fallback: int) -> int:
-    return tokens.index(word) if word in tokens else fallback
-
-
 # ---------------------------------------------------------------- 1. the raw index
+@dataclass(frozen=True)
+class RawTerm:
+    """The chapter's item 1 in its own order: the coordinate first, then what it does in a score."""
+
+    position: int  # p: the index written into the extra coordinate (the chapter's 500)
+    d: int
+    content_coordinate: float  # RMS of the word vectors' own coordinates (≈ 1)
+    query_coordinate: float  # RMS of the queries' coordinates, q = x W_Q (≈ 1)
+    content_score: float  # spread (std) of the content scores q_i·k_j over the sentence's pairs (≈ √d)
+    sqrt_d: float
+    one_side: float  # the index in the key meeting a query coordinate of typical size: query_coordinate · p
+    both_sides: float  # the index passed into both the query and the key: p · p
+
+
+def raw_term(X: np.ndarray, W: tuple[np.ndarray, np.ndarray, np.ndarray], position: int) -> RawTerm:
+    """x'_p = [x_p ; p]: d coordinates of size ≈ 1 and one of size p.  In a score q·k = Σ_c q_c k_c (d products,
+    spread ≈ √d: 8 at d = 64), the index coordinate of the key meets one coordinate of the query, of the same
+    typical size as the others (≈ 1), so it adds a term ≈ 1 · p — the chapter's "term of order 500" at p = 500.
+    Passed into both q and k (x'_i and x'_j both carry their index), the term is p · p."""
+    p = float(_positions([position])[0])
+    d = X.shape[1]
+    Q, K = X @ W[0], X @ W[1]
+    q_rms = float(np.sqrt(np.mean(Q * Q)))
+    return RawTerm(
+        position=int(p),
+        d=d,
+        content_coordinate=float(np.sqrt(np.mean(X * X))),
+        query_coordinate=q_rms,
+        content_score=float(np.std(Q @ K.T)),
+        sqrt_d=math.sqrt(d),
+        one_side=q_rms * p,
+        both_sides=p * p,
+    )
+
+
 @dataclass(frozen=True)
 class RawIndex:
     positions: np.ndarray  # p_1 … p_n = start … start + n − 1
@@ -269,7 +305,7 @@ class Ratio:
     previous_gap: np.ndarray  # c(p) − c(p − 1) = 1 / N
 
 
-def ratio_demo(n: int, length: int, tracked: int = 3) -> Ratio:
+def ratio_demo(n: int, length: int, tracked: int = chapter.LENGTH_EXAMPLE[0]) -> Ratio:
     """c(p) = p / N in the running sentence (N = n) and in one of ``length`` words; the gap to the previous
     word, c(p) − c(p − 1) = 1/N, for every N from 2 to max(n, L)."""
     n, L = _length(n), _length(length)
@@ -483,7 +519,8 @@ def summary(word: np.ndarray, short: int, length: int, p: int = 3, far: int = 50
 
 
 # ---------------------------------------------------------------- the page's one call
-SHORT = 5  # the chapter's five-word sentence, for the summary's length comparison
+SHORT = chapter.LENGTH_EXAMPLE[1]  # the chapter's five-word sentence, for the summary's length comparison
+LONG = chapter.LENGTH_EXAMPLE[2]  # the chapter's hundred-word one
 
 
 @dataclass(frozen=True)
@@ -491,8 +528,8 @@ class Inputs:
     tokens: list[str]
     X: np.ndarray  # the word vectors, (n, d)
     W: tuple[np.ndarray, np.ndarray, np.ndarray]  # W_Q, W_K, W_V
-    word: int  # the key word followed by the multiply demo and the summary ("mouse", else the last word)
-    query: int  # the query highlighted by the multiply demo ("chased", else the first word)
+    word: int  # the key word followed by the multiply demo and the summary (chapter.multiply_index)
+    query: int  # the query highlighted by the multiply demo (chapter.query_index)
 
 
 def fixes_inputs(tokens: list[str], d_model: int, seed: int) -> Inputs:
@@ -501,9 +538,8 @@ def fixes_inputs(tokens: list[str], d_model: int, seed: int) -> Inputs:
     if len(tokens) < 2:
         raise ValueError("Type at least two words: attention needs something to compare.")
     X = embed(tokens, d_model, seed)
-    n = len(tokens)
-    return Inputs(list(tokens), X, projections(d_model, seed), _pick(tokens, "mouse", n - 1),
-                  _pick(tokens, "chased", 0))
+    return Inputs(list(tokens), X, projections(d_model, seed), chapter.multiply_index(tokens),
+                  chapter.query_index(tokens))
 
 
 def compare_length(length: int) -> int:

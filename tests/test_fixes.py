@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
-import posenc.charts as charts_mod
+from posenc import chapter
 from posenc.core import embed, projections, softmax
 from posenc.fixes import (
     FIXES,
@@ -31,6 +31,8 @@ from posenc.fixes import (
     ratio_demo,
     raw_index,
     raw_index_demo,
+    raw_term,
+    fixes_inputs,
     summary,
     wish_past,
 )
@@ -285,122 +287,129 @@ def test_fixes_demo_any_width_and_extremes(d):
     assert f.onehot.sentence_error is not None and f.onehot.past_error is None
 
 
+# ---------------------------------------------------------------- issue #11: the chapter's "term of order 500"
+def test_raw_term_coordinate_first_then_the_score():
+    """The coordinate p sits beside coordinates of size ≈ 1; in a score the content spreads by ≈ √d while the index
+    meeting a query coordinate of size ≈ 1 adds ≈ p (the chapter's "term of order 500"), and p·p in both q and k."""
+    X, W = _xw(TOKENS)
+    t = raw_term(X, W, chapter.RAW_POSITION)
+    Q, K = X @ W[0], X @ W[1]
+    assert t.position == chapter.RAW_POSITION and t.d == 64 and t.sqrt_d == 8.0
+    assert t.content_coordinate == pytest.approx(math.sqrt(np.sum(X ** 2) / X.size))
+    assert t.query_coordinate == pytest.approx(math.sqrt(np.sum(Q ** 2) / Q.size))
+    assert t.content_score == pytest.approx(np.std(Q @ K.T))
+    assert t.one_side == pytest.approx(t.query_coordinate * 500) and t.both_sides == 500 * 500
+    # the chapter's orders of magnitude: coordinates ≈ 1, content scores ≈ √64 = 8, the index's term ≈ 500
+    assert 0.7 < t.content_coordinate < 1.3 and 0.7 < t.query_coordinate < 1.3
+    assert 4 < t.content_score < 16
+    assert 350 < t.one_side < 650
+    # it agrees with the page's score formula: p_i·p_j is the term both sides carry
+    assert raw_index_demo(X, W, 500).position_term[0, 0] == t.both_sides
+
+
+@given(st.integers(1, 100_000), st.integers(1, 50))
+@settings(max_examples=30, deadline=None)
+def test_raw_term_grows_linearly_and_quadratically(p, seed):
+    X, W = _xw(TOKENS, 16, seed)
+    t = raw_term(X, W, p)
+    assert t.one_side == pytest.approx(t.query_coordinate * p)
+    assert t.both_sides == pytest.approx(float(p) ** 2)
+
+
+def test_inputs_follow_the_chapter_picks():
+    inp = fixes_inputs(TOKENS, 16, 0)
+    assert TOKENS[inp.word] == chapter.MULTIPLY_WORD and TOKENS[inp.query] == chapter.QUERY_WORD
+    other = ["a", "b", "c"]
+    inp = fixes_inputs(other, 16, 0)
+    assert inp.word == 2 and inp.query == chapter.query_index(other)
+
+
 # ---------------------------------------------------------------- the charts
-def _has_tooltips(spec) -> bool:
-    layers = spec.get("layer", [spec])
-    return all("tooltip" in layer.get("encoding", {}) for layer in layers if layer.get("mark") not in ("text",)
-               and (layer.get("mark") or {}).get("type") != "text")
+def _layers(spec: dict) -> list[dict]:
+    return spec.get("layer", [spec])
 
 
-def _all_charts(tokens, **kw):
+def _all_figures(tokens, d=16, start=500, length=100, position=50, width=8, past=9):
     from posenc.charts import fixes as C
 
-    f = fixes_demo(tokens, 16, 0, **kw)
+    f = fixes_demo(tokens, d, 0, start, length, position, width, past)
     r, ra, m, o = f.raw, f.ratio, f.multiply, f.onehot
-    charts = [
-        C.weights_heatmap(r.weights_with, tokens, int(r.positions[0]), "with"),
-        C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, int(r.positions[0])),
+    inp = fixes_inputs(tokens, d, 0)
+    t = raw_term(inp.X, inp.W, start)
+    figs = [
+        C.coordinate_bars(inp.X[0], start, tokens[0]),
+        C.score_terms(t.content_score, t.one_side, t.both_sides, start, d),
+        C.weights_heatmap(r.weights_without, r.weights_with, tokens, start),
+        C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, start),
         C.ratio_strip(ra.codes_sentence, ra.codes_long, tokens, ra.tracked),
         C.previous_gap_chart(ra.lengths, ra.previous_gap, ra.n, ra.length),
         C.multiply_lines(m.grid, m.grid_scores, tokens, m.query_index, m.position),
         C.distance_heatmap(o.distances),
     ]
     if o.sentence_codes is not None:
-        charts.append(C.onehot_codes(o.sentence_codes, tokens))
-    return f, charts
+        figs.append(C.onehot_codes(o.sentence_codes, tokens))
+    return f, figs
 
 
 @pytest.mark.parametrize("kw", [
     dict(start=500, length=100, position=50, width=8, past=9),
-    dict(start=2000, length=1000, position=1000, width=1000, past=2000),
+    dict(start=2000, length=1000, position=1000, width=1000, past=2000, d=512),
+    dict(start=1, length=10, position=1, width=1, past=1, d=2),
 ])
-def test_every_chart_is_a_valid_spec_with_tooltips_and_few_marks(kw):
-    from posenc.charts import MAX_MARKS, to_spec
+def test_every_figure_is_valid_named_and_small(kw):
+    from posenc.charts.spec import MAX_MARKS, validate
 
     tokens = [f"w{i}" for i in range(64)] if kw["length"] == 1000 else TOKENS
-    f, charts = _all_charts(tokens, **kw)
-    for chart in charts:
-        spec = chart.to_dict()  # validates against the Vega-Lite schema
-        assert _has_tooltips(spec), spec.get("title")
-        rows = sum(len(v) for v in spec["datasets"].values())
-        assert rows <= 2 * MAX_MARKS
-        assert all(len(v) <= MAX_MARKS for v in spec["datasets"].values())
-        plain = to_spec(chart)
-        assert plain["datasets"] == spec["datasets"] and "view" not in plain.get("config", {})
-        # what the page draws: the same spec, its tables as Arrow bytes holding the same rows
-        fast = charts_mod.vega_spec(chart)
-        assert all(isinstance(v, bytes) for v in fast["datasets"].values())
-        assert fast.pop("usermeta") == {"embedOptions": {"renderer": "canvas"}}
-        assert resolved(fast) == resolved(plain), spec.get("title")
+    _, figs = _all_figures(tokens, **kw)
+    for fig in figs:
+        full = validate(fig)  # the Vega-Lite schema
+        assert fig.description and all(t.num_rows <= MAX_MARKS for t in fig.datasets.values())
+        assert "width" not in fig.spec  # fills its column
+        assert fig.spec["autosize"]["type"] == "fit-x"
+        for layer in _layers(full):
+            data = layer.get("data", full.get("data"))
+            assert data is not None and set(data) == {"name"} and data["name"] in fig.datasets  # named, not inline
+            mark = layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+            if mark != "text":
+                assert "tooltip" in layer["encoding"], fig.description
 
 
-def resolved(spec: dict) -> dict:
-    """The spec with every named dataset written in place as rows (Arrow bytes decoded), names dropped."""
-    import pyarrow as pa
-
-    rows = {name: pa.ipc.open_stream(v).read_all().to_pylist() if isinstance(v, bytes) else v
-            for name, v in spec.get("datasets", {}).items()}
-
-    def walk(x):
-        if isinstance(x, dict):
-            return {k: rows[v["name"]] if k == "data" and isinstance(v, dict) and "name" in v else walk(v)
-                    for k, v in x.items() if k != "datasets"}
-        return [walk(v) for v in x] if isinstance(x, list) else x
-
-    return walk(spec)
-
-
-def test_moving_a_slider_changes_only_the_data():
-    """The start slider (tab 1) and the compare length (tab 2) leave every chart's spec as it was: the browser
-    swaps the data inside the charts it has instead of rebuilding them."""
+def test_weights_heatmap_sends_both_and_picks_in_the_chart():
     from posenc.charts import fixes as C
 
-    def parts(start, length):
-        f = fixes_demo(TOKENS, 16, 0, start, length, 50, 8, 9)
-        r, ra = f.raw, f.ratio
-        first = int(r.positions[0])
-        return [charts_mod.vega_spec(c) for c in (
-            C.weights_heatmap(r.weights_without, TOKENS, first, "Without"),
-            C.weights_heatmap(r.weights_with, TOKENS, first, "With"),
-            C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, first),
-            C.ratio_strip(ra.codes_sentence, ra.codes_long, TOKENS, ra.tracked),
-            C.previous_gap_chart(ra.lengths, ra.previous_gap, ra.n, ra.length))]
-
-    for a, b in zip(parts(500, 100), parts(501, 101)):
-        data_a, data_b = a.pop("datasets"), b.pop("datasets")
-        assert a == b and list(data_a) == list(data_b) and data_a != data_b
-
-
-def test_vega_spec_data_is_what_streamlit_would_send():
-    """Arrow bytes byte-for-byte as Streamlit's own conversion makes them (so the browser reads them as
-    always), equal tables shared by name, and the cheap layer() the same spec as alt.layer()."""
-    import altair as alt
-    import pandas as pd
-    from streamlit import dataframe_util
-
-    from posenc.charts import to_spec
-
-    df = pd.DataFrame({"word": ["1 the", "2 cat"], "p": [1, 2], "v": [0.5, np.nan], "ok": [True, False]})
-    assert charts_mod.arrow_bytes(df) == dataframe_util.convert_anything_to_arrow_bytes(df)
-    a = alt.Chart(mark="point").encode(x=alt.X(field="p", type="quantitative"),
-                                       tooltip=[alt.Tooltip(field="word", type="nominal")])
-    b = alt.Chart(mark="line").encode(x=alt.X(field="p", type="quantitative"),
-                                      y=alt.Y(field="v", type="quantitative"))
-    cheap = charts_mod.layer(a, b, data=df, width="container", height=200, title="t")
-    assert to_spec(cheap) == to_spec(alt.layer(a, b, data=df, width="container", height=200, title="t"))
-    spec = charts_mod.vega_spec(charts_mod.layer(a, alt.Chart(df, mark="line").encode(x=alt.X(field="p", type="quantitative")),
-                               data=df))
-    assert len(spec["datasets"]) == 1  # the same table twice: one dataset
-    assert resolved(spec)["data"][1]["v"] is None  # NaN travels as a missing value
+    X, W = _xw(TOKENS)
+    r = raw_index_demo(X, W, 500)
+    fig = C.weights_heatmap(r.weights_without, r.weights_with, TOKENS, 500)
+    rows = fig.datasets["weights"].to_pylist()
+    assert len(rows) == 2 * 25
+    # two copies of "the" stay two labels, 1-based from the start
+    assert {"500 the", "503 the"} <= {row["key"] for row in rows}
+    got = {(row["scores"], row["query"], row["key"]): row["weight"] for row in rows}
+    assert got[("with the index", "500 the", "504 mouse")] == r.weights_with[0, 4]
+    assert got[("words only", "502 chased", "501 cat")] == r.weights_without[2, 1]
+    param = fig.spec["params"][0]
+    assert param["bind"]["input"] == "radio" and param["value"] == "with the index"
+    assert fig.spec["transform"] == [{"filter": f"(datum.scores === {param['name']})"}]
 
 
-def test_word_labels_keep_two_copies_of_a_word_apart():
+def test_multiply_lines_highlight_the_chapter_query_inside_the_chart():
     from posenc.charts import fixes as C
 
-    f, _ = _all_charts(TOKENS, start=500, length=100, position=50, width=8, past=9)
-    spec = C.weights_heatmap(f.raw.weights_with, TOKENS, 500, "t").to_dict()
-    keys = {row["key"] for rows in spec["datasets"].values() for row in rows}
-    assert {"500 the", "503 the"} <= keys and len(keys) == 5
+    X, W = _xw(TOKENS)
+    m = multiply_demo(X, W, 4, 2, 50)
+    fig = C.multiply_lines(m.grid, m.grid_scores, TOKENS, m.query_index, m.position)
+    params = fig.spec.get("params", []) + [p for layer in fig.spec["layer"] for p in layer.get("params", [])]
+    assert params and params[0]["value"] == "3 chased" and params[0]["bind"]["input"] == "select"
+    assert fig.datasets["m"].to_pylist() == [{"p": 50.0, "label": "m = 50"}]
+
+
+def test_score_terms_put_the_chapters_number_between_the_content_and_p_squared():
+    from posenc.charts import fixes as C
+
+    fig = C.score_terms(8.0, 500.0, 250_000.0, 500, 64)
+    sizes = [row["size"] for row in fig.datasets["terms"].to_pylist()]
+    assert sizes == [8.0, 500.0, 250_000.0]
+    assert fig.spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
 
 
 def test_summary_frame_shows_every_verdict():
@@ -411,5 +420,6 @@ def test_summary_frame_shows_every_verdict():
     df = C.summary_frame(verdicts, SHORT, 100)
     assert list(df.columns) == list(FIXES) and df.shape == (len(WISHES), len(FIXES))
     cells = df.to_numpy().ravel().tolist()
-    assert sum(c.startswith("✓") for c in cells) == sum(v.passed for v in verdicts)
-    assert df.loc[df.index[3], "one-hot"].startswith("✗")  # neighbours close
+    assert sum(c.startswith("meets it") for c in cells) == sum(v.passed for v in verdicts)
+    assert sum(c.startswith("fails") for c in cells) == sum(not v.passed for v in verdicts)
+    assert df.loc[df.index[3], "one-hot"].startswith("fails")  # neighbours close

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from conftest import charts_of, open_page, page_text
 
 import posenc
-from posenc.fixes import fixes_demo
+from posenc import chapter
+from posenc.fixes import fixes_inputs, multiply_demo, one_hot_demo, ratio_demo, raw_index_demo, raw_term
 
 PAGE = "lessons/fixes.py"
-DEFAULT = "The cat chased the mouse"
+TOKENS = posenc.tokenize(chapter.SENTENCE)
+TABS = ["Raw index", "Divide by length", "Multiply", "One-hot", "All four"]
 
 
 def _ok(at) -> str:
@@ -19,64 +19,105 @@ def _ok(at) -> str:
     return page_text(at)
 
 
-def _run_default():
-    return open_page(PAGE)
+def _tab_index(at) -> int:
+    return at.get("tab_container")[0].proto.tab_container.default_tab_index
 
 
 @pytest.fixture(scope="module")
 def default_page():
-    return _run_default()
+    return open_page(PAGE)
 
 
-def test_defaults_show_the_four_fixes_with_computed_numbers(default_page):
+def test_defaults_skeleton_and_no_error(default_page):
     at = default_page
     text = _ok(at)
     assert at.title[0].value == "Obvious fixes that fail"
-    assert len(charts_of(at)) >= 8
-    res = fixes_demo(posenc.tokenize(DEFAULT), 64, 0, 500, 100, 50, 8, 9)
-    raw, ratio, mul, oh = res.raw, res.ratio, res.multiply, res.onehot
-    # 1. raw index: the sentence at 500 … 504, the measured spread beside √d, the readout
-    assert "500 … 504" in text
-    assert f"{raw.content_spread:.3g}" in text and f"{math.sqrt(64):.3g}" in text
-    assert "{:,.0f}".format(raw.position_term.max()) in text
-    assert f"{raw.share_with:.4f}" in text
-    # 2. index ÷ length: 3/5 = 0.6 and 3/100 = 0.03, computed into the LaTeX
-    latex = "\n".join(e.value for e in at.latex)
-    assert r"\frac{3}{5} = 0.6" in latex and r"\frac{3}{100} = 0.03" in latex
-    assert "0.2" in latex and "0.01" in latex
-    # 3. multiplying: norms and the ratio
-    assert f"{mul.norm_at_m:.4g}" in text and f"{mul.norm_at_m / mul.norm_at_1:.4g}" in text
-    # 4. one-hot: the past position gets a message, √2 in the formula
-    assert oh.past_error in text
-    assert r"\sqrt 2" in latex and "1.414214" in latex
-    # the summary table, every cell computed
-    table = at.table[0].value
+    assert not at.error
+    assert len(charts_of(at)) >= 9
+    assert "**Predict.**" in text and "Holds" in text and "Does not hold" not in text
+    assert _tab_index(at) == 0
+    labels = [t.label for t in at.tabs]
+    assert labels == TABS
+
+
+def test_raw_index_shows_the_coordinate_then_the_score_with_the_chapters_numbers(default_page):
+    """Issue #11: the coordinate (≈ 500 against content coordinates ≈ 1), then the score: content ≈ √d, the index's
+    term ≈ 500 (the chapter's "term of order 500") and p·p in both q and k — numbers from posenc."""
+    text = _ok(default_page)
+    inp = fixes_inputs(TOKENS, 64, 0)
+    t = raw_term(inp.X, inp.W, chapter.RAW_POSITION)
+    assert f"p = {chapter.RAW_POSITION:,} against coordinates of typical size {t.content_coordinate:.2f}" in text
+    assert f"content scores spread by {t.content_score:.3g} (√d = 8)" in text
+    assert f"adds {t.one_side:,.0f}" in text and f"p × p = {chapter.RAW_POSITION ** 2:,}" in text
+    assert f"“term of order {chapter.RAW_POSITION}”" in text
+    assert f"8 at the chapter's d = {chapter.CONTENT_D}" in text
+
+
+def test_every_tab_states_its_verdict_from_posenc(default_page):
+    text = _ok(default_page)
+    inp = fixes_inputs(TOKENS, 64, 0)
+    raw = raw_index_demo(inp.X, inp.W, chapter.RAW_POSITION)
+    assert f"position explains {raw.share_with:.4f}" in text and f"{raw.last_wins} of 5 queries" in text
+    r = ratio_demo(5, chapter.LENGTH_EXAMPLE[2])
+    assert f"{r.tracked_sentence:.4g} in 5 words, {r.tracked_long:.4g} in 100" in text
+    m = multiply_demo(inp.X, inp.W, inp.word, inp.query, chapter.MULTIPLY_POSITIONS[1])
+    assert f"is {chapter.MULTIPLY_POSITIONS[1]} times louder" in text and f"{m.norm_at_m:.4g}" in text
+    oh = one_hot_demo(5, 8, 9)
+    assert oh.past_error in text and "no encoding in a table of width 8" in text
+    table = default_page.table[0].value
     assert list(table.columns) == ["raw index", "index ÷ length", "multiply by p", "one-hot"]
-    cells = table.to_numpy().ravel().tolist()
-    assert sum(c.startswith("✗") for c in cells) == sum(not v.passed for v in res.verdicts)
-    assert "✗ no column 101" in cells
-    # anatomy: formulas, predict, link
-    assert len(at.latex) >= 5
-    assert "Predict, then reveal" in text
+    assert f"no column {chapter.LENGTH_EXAMPLE[2] + 1}" in " ".join(table.to_numpy().ravel())
 
 
-def test_default_weights_with_the_index_sit_on_the_last_word(default_page):
-    res = fixes_demo(posenc.tokenize(DEFAULT), 64, 0, 500, 100, 50, 8, 9)
-    assert res.raw.last_wins == 5
-    assert f"{res.raw.last_wins} of 5 queries" in default_page.dataframe[0].value.to_string()
+def test_predict_is_answered_at_its_own_settings_whatever_the_slider_says():
+    """Issue #9: with the slider moved to 1,500 the answer still speaks of position 500, with 500's numbers."""
+    at = open_page(PAGE, query={"fx_start": "1500"})
+    at.radio(key="fixes_predict_guess").set_value("The last word of the sentence").run()
+    text = _ok(at)
+    inp = fixes_inputs(TOKENS, 64, 0)
+    at500, at1500 = raw_index_demo(inp.X, inp.W, 500), raw_index_demo(inp.X, inp.W, 1500)
+    assert "Right." in text
+    assert "{:,} to {:,}".format(int(at500.position_term.min()), int(at500.position_term.max())) in text
+    assert "{:,} to {:,}".format(int(at1500.position_term.min()), int(at1500.position_term.max())) not in text
+    assert f"{at500.last_weight:.4f}" in text
+    assert "p = 1,500 against" in text  # while the section itself follows the slider
+
+
+def test_a_wrong_guess_names_the_answer():
+    at = open_page(PAGE)
+    at.radio(key="fixes_predict_guess").set_value("All keys about equally").run()
+    text = _ok(at)
+    assert "Not quite" in text and "The last word of the sentence" in text
+
+
+@pytest.mark.parametrize("query,tab", [
+    ({"fx_mpos": "60"}, 2), ({"fx_len": "300"}, 1), ({"fx_past": "3"}, 3), ({"fx_tab": "One-hot"}, 3),
+    ({"fx_tab": "All four"}, 4), ({"fx_mpos": "60", "fx_tab": "Raw index"}, 0), ({"fx_start": "9"}, 0),
+])
+def test_a_link_opens_its_tab(query, tab):
+    """Issue #9: the tab lives in the URL; a link with one tab's control and no tab opens that tab."""
+    at = open_page(PAGE, query=query)
+    _ok(at)
+    assert _tab_index(at) == tab
+
+
+def test_at_position_1_the_index_does_not_dwarf_the_words():
+    """The verdicts are computed, not decorative: at p = 1 the coordinate is the size of the others."""
+    at = open_page(PAGE, query={"fx_start": "1"})
+    text = _ok(at)
+    assert "Does not hold** — the index coordinate dwarfs the word's own coordinates" in text
 
 
 @pytest.mark.parametrize("query", [
     {"fx_start": "1", "fx_len": "10", "fx_mpos": "1", "fx_width": "1", "fx_past": "1"},
     {"fx_start": "2000", "fx_len": "1000", "fx_mpos": "1000", "fx_width": "1000", "fx_past": "2000"},
     {"fx_width": "2", "fx_past": "2"},
-    {"fx_width": "3"},
     {"fx_width": "64", "fx_past": "64"},
 ])
 def test_control_extremes(query):
     at = open_page(PAGE, query=query)
     text = _ok(at)
-    assert len(charts_of(at)) >= 6
+    assert len(charts_of(at)) >= 8
     width, past = int(query.get("fx_width", 8)), int(query.get("fx_past", 9))
     if past > width:
         assert "has no encoding" in text
@@ -86,7 +127,7 @@ def test_control_extremes(query):
 
 @pytest.mark.parametrize("query", [
     {"fx_start": "99999"}, {"fx_start": "-4"}, {"fx_len": "3"}, {"fx_len": "abc"}, {"fx_mpos": "1e9"},
-    {"fx_width": "0"}, {"fx_past": "nan"}, {"fx_width": "2.5"},
+    {"fx_width": "0"}, {"fx_past": "nan"}, {"fx_width": "2.5"}, {"fx_tab": "nonsense"},
 ])
 def test_bad_url_values_give_a_notice_not_a_traceback(query):
     at = open_page(PAGE, query=query)
@@ -126,6 +167,7 @@ def test_two_words_odd_d_and_long_sentences():
     at = open_page(PAGE, query={"fx_width": "8"}, sentence=words, d=512)
     text = _ok(at)
     assert "does not fit" in text  # 64 words in a width-8 one-hot table
+    assert all(sum(ds.data.data.__len__() for ds in c.proto.datasets) < 400_000 for c in charts_of(at))
 
 
 def test_student_text_is_never_markdown():
@@ -136,14 +178,3 @@ def test_student_text_is_never_markdown():
         assert "![x]" not in e.value and "http://a/b.png" not in e.value
     for e in list(at.caption) + list(at.info) + list(at.warning) + list(at.success):
         assert "http://a/b.png" not in str(e.value)
-
-
-def test_predict_then_reveal_uses_computed_numbers():
-    at = open_page(PAGE)
-    at.radio(key="fixes_predict_guess").set_value("The last word of the sentence")
-    at.toggle(key="fixes_predict_reveal").set_value(True).run()
-    text = _ok(at)
-    res = fixes_demo(posenc.tokenize(DEFAULT), 64, 0, 500, 100, 50, 8, 9)
-    assert "Right." in text
-    assert f"{res.raw.last_wins} of 5 queries put their largest weight" in text
-    assert f"{res.raw.last_weight:.4f}" in text

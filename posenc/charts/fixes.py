@@ -1,9 +1,9 @@
-"""Charts and tables for page 2, obvious fixes that fail (arrays in, ``alt.Chart``/``pd.DataFrame`` out).
+"""Charts and tables of the page “Obvious fixes that fail” (arrays in, ``spec.Figure`` / ``pd.DataFrame`` out).
 
-Speed: the builders avoid the Altair calls that validate while the chart is built (``alt.value`` /
-``alt.condition`` dicts inside ``encode``, ``.properties``): typed values (``alt.StrokeWidthValue``,
-``alt.ColorValue`` with a condition) and constructor arguments cost a fraction of that. The tests still
-validate every builder's full spec (``chart.to_dict()``); pages draw ``vega_spec(chart)``.
+Every figure goes through the one pipeline (``spec.figure`` over named datasets). Controls that only re-slice
+data already sent live inside the chart as Vega-Lite params: which scores the weights heat map shows (words
+only, or with the index), and which query the multiply chart highlights. Positions are 1-based, as in the
+chapter.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from . import BASE, HIGHLIGHT, MAX_MARKS, layer, word_labels
-
-
-RULE = {"type": "rule", "color": HIGHLIGHT, "strokeDash": [4, 3]}
+from ..core import block_average
+from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, columns, figure, named,
+                   series, word_labels)
 
 
 def _check_marks(n: int) -> None:
@@ -25,67 +24,122 @@ def _check_marks(n: int) -> None:
         raise ValueError(f"{n} marks is too many for one chart; downsample to ≤ {MAX_MARKS}.")
 
 
-# ---------------------------------------------------------------- 1. the raw index
-def weights_heatmap(weights: np.ndarray, tokens: list[str], start: int, title: str) -> alt.Chart:
-    """Attention weights as cells (rows: queries, columns: keys), words labelled with their positions
-    ("500 the"), colour fixed to [0, 1] so two such charts compare directly."""
-    w = np.asarray(weights, dtype=float)
-    n = len(tokens)
-    _check_marks(w.size)
-    labels = word_labels(tokens, start=start)
-    df = pd.DataFrame({
-        "query": np.repeat(labels, n),
-        "key": np.tile(labels, n),
-        "weight": w.ravel(),
-        "qi": np.repeat(np.arange(n, dtype=np.int16), n),  # sentence order, kept in the data (not the spec)
-        "ki": np.tile(np.arange(n, dtype=np.int16), n),  # so that moving the sentence only changes the data
-    })
-    angle = -40 if n > 8 else 0
-    return (
-        alt.Chart(df, title=title, width="container", height=alt.Step(max(6, min(36, 300 // max(n, 1)))))
-        .mark_rect()
-        .encode(
-            x=alt.X(field="key", type="nominal", sort=alt.EncodingSortField(field="ki", op="min"),
-                    title="key (position word)", axis=alt.Axis(labelAngle=angle, labelOverlap=True)),
-            y=alt.Y(field="query", type="nominal", sort=alt.EncodingSortField(field="qi", op="min"), title="query",
-                    axis=alt.Axis(labelOverlap=True)),
-            color=alt.Color(field="weight", type="quantitative", title="weight",
-                            scale=alt.Scale(scheme="blues", domain=[0, 1])),
-            tooltip=[alt.Tooltip(field="query", type="nominal"), alt.Tooltip(field="key", type="nominal"),
-                     alt.Tooltip(field="weight", type="quantitative", format=".4f")],
-        )
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")  # width fills the column; height is the plot's
+
+
+def _heat_height(n: int) -> int:
+    return int(min(360, max(110, 26 * n)))
+
+
+# ---------------------------------------------------------------- 1. the raw index: the coordinate, then the score
+def coordinate_bars(x: np.ndarray, position: int, word: str) -> Figure:
+    """x′ = [x ; p] for one word: its d own coordinates (size ≈ 1) and the index coordinate p, on one scale."""
+    x = np.asarray(x, dtype=float).ravel()
+    d = x.size
+    _check_marks(d + 1)
+    kind = np.r_[np.zeros(d, dtype=np.int8), 1]
+    names = [f"the word's own {d} coordinates", "the index coordinate p"]
+    data = columns(coordinate=np.arange(1, d + 2), value=np.r_[x, float(position)], kind=categories(kind, names))
+    label = columns(coordinate=[d + 1], value=[float(position)], text=[f"p = {position:,}"])
+    enc_x = alt.X("coordinate:Q", title=f"coordinate of x′ (1 … {d}: the word; {d + 1}: the index)",
+                  scale=alt.Scale(domain=[0.5, d + 1.5], nice=False), axis=alt.Axis(format="d", tickMinStep=1))
+    enc_y = alt.Y("value:Q", title="value of the coordinate")
+    colour = alt.Color("kind:N", scale=alt.Scale(domain=names, range=[SERIES[0], FOCUS]), title=None,
+                       legend=alt.Legend(labelLimit=320, direction="vertical"))
+    bars = alt.Chart(named("coords")).mark_bar(size=max(2, min(14, 400 // (d + 1)))).encode(
+        x=enc_x, y=enc_y, color=colour,
+        tooltip=[alt.Tooltip("coordinate:Q"), alt.Tooltip("value:Q", format=",.3f"), alt.Tooltip("kind:N", title="what")])
+    text = alt.Chart(named("label")).mark_text(align="right", dx=-8, dy=10, color=FOCUS, fontSize=13,
+                                               fontWeight="bold").encode(x=enc_x, y=enc_y, text="text:N")
+    chart = alt.layer(bars, text).properties(autosize=FIT_X, 
+        height=190, title=f"First the coordinate: x′ = [x ; p] at position {position:,}")
+    return figure(chart, {"coords": data, "label": label}, description=(
+        f"The vector of “{word}” at position {position:,} with the raw index appended: its {d} own coordinates "
+        f"are of size about 1 and hardly show beside the index coordinate, {position:,}."))
+
+
+def score_terms(content_score: float, one_side: float, both_sides: float, position: int, d: int) -> Figure:
+    """The size of each part of a score on one log axis: the content score (spread ≈ √d), the index meeting a
+    query coordinate of size ≈ 1 (≈ p, the chapter's number), the index in both q and k (p²)."""
+    names = ["content score q·k (spread)", "index × a query coordinate ≈ 1", "index in q and k: p × p"]
+    values = [content_score, one_side, both_sides]
+    data = columns(part=categories(np.arange(3), names), size=values, base=[1.0, 1.0, 1.0],
+                   text=[f"{v:,.3g}" if v < 1000 else f"{v:,.0f}" for v in values])
+    y = alt.Y("part:N", sort=names, title=None, axis=alt.Axis(labelLimit=260))
+    x = alt.X("size:Q", title=f"size in a score (log scale; d = {d})", axis=alt.Axis(grid=False),
+              scale=alt.Scale(type="log", domain=[1, max(10.0, both_sides) * 60], nice=False))
+    colour = series("part", names, legend=False)["color"]
+    bars = alt.Chart(named("terms")).mark_bar(height=20).encode(
+        x=x, x2="base:Q", y=y, color=colour, tooltip=[alt.Tooltip("part:N"), alt.Tooltip("size:Q", format=",.4g")])
+    text = alt.Chart(named("terms")).mark_text(align="left", dx=5, fontSize=13).encode(
+        x=x, y=y, text="text:N", color=colour)
+    chart = alt.layer(bars, text).properties(autosize=FIT_X, height=120, title=f"Then the score: at position {position:,}")
+    return figure(chart, {"terms": data}, description=(
+        f"Sizes in a score at position {position:,}: the content score spreads by about {content_score:.3g}; "
+        f"the index meeting a query coordinate of size about 1 adds about {one_side:,.0f}, and passed into both "
+        f"the query and the key it adds {both_sides:,.0f}."))
+
+
+def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[str], start: int) -> Figure:
+    """The attention weights without and with the raw index, one heat map; a radio inside the chart picks which
+    (both are sent, so switching costs no rerun). Words are labelled with their positions ("500 The")."""
+    side = math.isqrt(MAX_MARKS // 2)  # both matrices must fit in one figure: blocks of positions beyond that
+    a, r, _ = block_average(without, side, side)
+    b, _, _ = block_average(with_index, side, side)
+    n, total = a.shape[0], len(tokens)
+    _check_marks(2 * n * n)
+    labels = word_labels(tokens, start=start) if r == 1 else [
+        f"{start + i * r}–{start + min((i + 1) * r, total) - 1}" for i in range(n)]
+    which = ["words only", "with the index"]
+    data = columns(
+        scores=categories(np.repeat([0, 1], n * n), which),
+        query=categories(np.tile(np.repeat(np.arange(n), n), 2), labels),
+        key=categories(np.tile(np.tile(np.arange(n), n), 2), labels),
+        weight=np.r_[a.ravel(), b.ravel()],
     )
+    pick = alt.param(name="fx_scores", value=which[1],
+                     bind=alt.binding_radio(options=which, name="scores: "))
+    angle = -40 if n > 6 else 0
+    chart = (
+        alt.Chart(named("weights")).mark_rect()
+        .encode(
+            x=alt.X("key:N", sort=labels, title="key (position and word)",
+                    axis=alt.Axis(labelAngle=angle, labelOverlap=True, labelLimit=90)),
+            y=alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelOverlap=True)),
+            color=alt.Color("weight:Q", title="weight", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1])),
+            tooltip=[alt.Tooltip("scores:N"), alt.Tooltip("query:N"), alt.Tooltip("key:N"),
+                     alt.Tooltip("weight:Q", format=".4f")],
+        )
+        .add_params(pick)
+        .transform_filter(alt.datum.scores == pick)
+        .properties(autosize=FIT_X, height=_heat_height(n), title="What it does to the weights (pick the scores below)")
+    )
+    blocks = f" (blocks of {r} positions averaged)" if r > 1 else ""
+    return figure(chart, {"weights": data}, description=(
+        f"Attention weights of the sentence placed at positions {start:,} onward{blocks}, words only or with the "
+        f"raw index: with the index every query gives nearly all its weight to the last key."))
 
 
-def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: int) -> alt.Chart:
+def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: int) -> Figure:
     """How much of the ranking position explains (ρ and R²) for every starting position; a rule at ``start``."""
-    s = np.asarray(starts)
-    df = pd.DataFrame({
-        "first position": np.concatenate([s, s]),
-        "value": np.concatenate([rho, share]),
-        "measure": ["rank correlation ρ"] * s.size + ["share of score spread R²"] * s.size,
-    })
-    _check_marks(len(df))
-    lines = (
-        alt.Chart(df, title="With the index: how much position explains, by where the sentence starts",
-                  mark={"type": "line", "point": True})
-        .encode(
-            x=alt.X(field="first position", type="quantitative", scale=alt.Scale(type="log"),
-                    title="position of the first word"),
-            y=alt.Y(field="value", type="quantitative", scale=alt.Scale(domain=[-1, 1]), title="ρ or R²"),
-            color=alt.Color(field="measure", type="nominal", title=None,
-                            legend=alt.Legend(orient="bottom-right", fillColor="white", padding=4)),
-            tooltip=[alt.Tooltip(field="first position", type="quantitative"),
-                     alt.Tooltip(field="measure", type="nominal"),
-                     alt.Tooltip(field="value", type="quantitative", format=".4f")],
-        )
-    )
-    rule = (
-        alt.Chart(pd.DataFrame({"first position": [start], "label": [f"now: {start}"]}), mark=RULE)
-        .encode(x=alt.X(field="first position", type="quantitative"),
-                tooltip=[alt.Tooltip(field="label", type="nominal", title="start")])
-    )
-    return layer(lines, rule, width="container", height=300)
+    s = np.asarray(starts, dtype=float)
+    names = ["rank correlation ρ", "share of score spread R²"]
+    _check_marks(2 * s.size)
+    data = columns(first=np.r_[s, s], value=np.r_[np.asarray(rho, float), np.asarray(share, float)],
+                   measure=categories(np.repeat([0, 1], s.size), names))
+    x = alt.X("first:Q", title="position of the first word (log scale)", scale=alt.Scale(type="log"))
+    lines = alt.Chart(named("sweep")).mark_line(point=True).encode(
+        x=x, y=alt.Y("value:Q", title="ρ or R²", scale=alt.Scale(domain=[-1, 1])),
+        **series("measure", names),
+        tooltip=[alt.Tooltip("first:Q", title="first position"), alt.Tooltip("measure:N"),
+                 alt.Tooltip("value:Q", format=".4f")])
+    rule = alt.Chart(named("now")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
+        x=x, tooltip=[alt.Tooltip("label:N", title="now")])
+    chart = alt.layer(lines, rule).properties(autosize=FIT_X, 
+        height=260, title="How much position explains, by where the sentence starts")
+    return figure(chart, {"sweep": data, "now": columns(first=[float(start)], label=[f"first word at {start:,}"])},
+                  description="Rank correlation and R² of the scores with the key positions, against the position "
+                              "of the first word: the further into the document, the more position decides.")
 
 
 def raw_readout(rho_without: float, rho_with: float, share_without: float, share_with: float,
@@ -100,93 +154,90 @@ def raw_readout(rho_without: float, rho_with: float, share_without: float, share
 
 
 # ---------------------------------------------------------------- 2. index ÷ length
-def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list[str],
-                tracked: int) -> alt.Chart:
+def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list[str], tracked: int) -> Figure:
     """Every word's code p/N on [0, 1], for the running sentence and for a longer one; word ``tracked``
-    (1-based) in red."""
+    (1-based) marked in the focus colour, with its value written beside it."""
     n, L = len(codes_sentence), len(codes_long)
+    _check_marks(n + L)
     rows = [f"your sentence ({n} words)", f"a {L}-word sentence"]
-    df = pd.DataFrame({
-        "sentence": [rows[0]] * n + [rows[1]] * L,
-        "row": np.repeat(np.array([0, 1], dtype=np.int8), [n, L]),  # strip order, in the data (labels hold L)
-        "position p": np.concatenate([np.arange(1, n + 1), np.arange(1, L + 1)]),
-        "word": list(tokens) + [""] * L,
-        "code p/N": np.concatenate([codes_sentence, codes_long]),
-        "tracked": np.concatenate([np.arange(1, n + 1) == tracked, np.arange(1, L + 1) == tracked]),
-    })
-    _check_marks(len(df))
-    tip = [alt.Tooltip(field="sentence", type="nominal"), alt.Tooltip(field="position p", type="quantitative"),
-           alt.Tooltip(field="word", type="nominal"),
-           alt.Tooltip(field="code p/N", type="quantitative", format=".4f")]
-    y = alt.Y(field="sentence", type="nominal", sort=alt.EncodingSortField(field="row", op="min"), title=None,
-              axis=alt.Axis(labelLimit=220))
-    x = alt.X(field="code p/N", type="quantitative", scale=alt.Scale(domain=[0, 1]), title="code c(p) = p / N")
-    dots = alt.Chart(mark={"type": "tick", "thickness": 2, "size": 22}).encode(
-        x=x, y=y, color=alt.ColorValue(BASE, condition={"test": "datum.tracked", "value": HIGHLIGHT}), tooltip=tip)
-    marks = alt.Chart(mark={"type": "point", "shape": "triangle-down", "size": 140, "filled": True,
-                            "color": HIGHLIGHT, "yOffset": -20}).transform_filter("datum.tracked").encode(
-        x=x, y=y, tooltip=tip)
-    return layer(dots, marks, data=df, width="container", height=alt.Step(70),
-                     title=f"c(p) = p / N: word {tracked} (red) moves when the sentence grows")
+    pos = np.r_[np.arange(1, n + 1), np.arange(1, L + 1)]
+    code = np.r_[np.asarray(codes_sentence, float), np.asarray(codes_long, float)]
+    which = np.repeat([0, 1], [n, L])
+    words = list(tokens) + [""] * L
+    data = columns(sentence=categories(which, rows), p=pos, code=code, word=words, tracked=pos == tracked)
+    y = alt.Y("sentence:N", sort=rows, title=None, axis=alt.Axis(labelLimit=200))
+    x = alt.X("code:Q", scale=alt.Scale(domain=[0, 1]), title="code c(p) = p / N")
+    tip = [alt.Tooltip("sentence:N"), alt.Tooltip("p:Q", title="position p"), alt.Tooltip("word:N"),
+           alt.Tooltip("code:Q", format=".4f", title="p / N")]
+    ticks = alt.Chart(named("codes")).mark_tick(thickness=2, size=26).encode(
+        x=x, y=y, tooltip=tip,
+        color=alt.condition(alt.datum.tracked, alt.value(FOCUS), alt.value(SERIES[0])))
+    mark = alt.Chart(named("codes")).transform_filter(alt.datum.tracked).mark_text(
+        dy=-22, color=FOCUS, fontSize=13, fontWeight="bold").encode(
+        x=x, y=y, text=alt.Text("code:Q", format=".3g"))
+    chart = alt.layer(ticks, mark).properties(autosize=FIT_X, 
+        height=160, title=f"c(p) = p / N: word {tracked} (marked, with its code) moves when the sentence grows")
+    return figure(chart, {"codes": data}, description=(
+        f"The codes p/N of every word in your {n}-word sentence and in a {L}-word one: word {tracked} is "
+        f"{tracked / n:.3g} in the first and {tracked / L:.3g} in the second."))
 
 
-def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int) -> alt.Chart:
+def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int) -> Figure:
     """The code of “the previous word”, c(p) − c(p − 1) = 1/N, against the sentence length N (log axis)."""
-    df = pd.DataFrame({"sentence length N": np.asarray(lengths), "gap to the previous word 1/N": gap})
-    _check_marks(len(df))
-    x = alt.X(field="sentence length N", type="quantitative", scale=alt.Scale(type="log"),
-              title="sentence length N (words)")
-    y = alt.Y(field="gap to the previous word 1/N", type="quantitative", title="c(p) − c(p−1)")
-    tip = [alt.Tooltip(field="sentence length N", type="quantitative"),
-           alt.Tooltip(field="gap to the previous word 1/N", type="quantitative", format=".4f")]
-    line = alt.Chart(df, mark={"type": "line", "color": BASE}).encode(x=x, y=y, tooltip=tip)
-    pts = df[df["sentence length N"].isin([n, length])].copy()
-    pts["which"] = [("your sentence" if v == n else "") + (" & " if v == n == length else "")
-                    + ("compared" if v == length else "") for v in pts["sentence length N"]]
-    marks = alt.Chart(pts, mark={"type": "point", "size": 110, "filled": True, "color": HIGHLIGHT}).encode(
-        x=x, y=y, tooltip=tip + [alt.Tooltip(field="which", type="nominal")])
-    text = alt.Chart(pts, mark={"type": "text", "align": "left", "dx": 8, "dy": -8, "color": HIGHLIGHT}).encode(
-        x=x, y=y, text=alt.Text(field="gap to the previous word 1/N", type="quantitative", format=".3g"))
-    return layer(line, marks, text, width="container", height=280,
-                     title="“The previous word” as a code: a different number at every length")
+    N = np.asarray(lengths, dtype=float)
+    g = np.asarray(gap, dtype=float)
+    _check_marks(N.size)
+    keep = np.isin(N, [n, length])
+    which = [("your sentence" if v == n else "") + (" & " if v == n == length else "")
+             + ("compared" if v == length else "") for v in N[keep]]
+    x = alt.X("N:Q", scale=alt.Scale(type="log"), title="sentence length N (words, log scale)")
+    y = alt.Y("gap:Q", title="c(p) − c(p−1)")
+    tip = [alt.Tooltip("N:Q", title="length N"), alt.Tooltip("gap:Q", format=".4f", title="gap 1/N")]
+    line = alt.Chart(named("gap")).mark_line(color=SERIES[0]).encode(x=x, y=y, tooltip=tip)
+    pts = alt.Chart(named("marked")).mark_point(size=110, filled=True, color=FOCUS).encode(
+        x=x, y=y, tooltip=tip + [alt.Tooltip("which:N")])
+    text = alt.Chart(named("marked")).mark_text(align="left", dx=8, dy=-8, color=FOCUS, fontSize=13).encode(
+        x=x, y=y, text=alt.Text("gap:Q", format=".3g"))
+    chart = alt.layer(line, pts, text).properties(autosize=FIT_X, 
+        height=220, title="“The previous word” as a code: a different number at every length")
+    return figure(chart, {"gap": columns(N=N, gap=g),
+                          "marked": columns(N=N[keep], gap=g[keep], which=which)},
+                  description=(f"The step between neighbouring codes, 1/N, against the sentence length: "
+                               f"{1 / n:.3g} in {n} words, {1 / length:.3g} in {length}."))
 
 
 # ---------------------------------------------------------------- 3. multiplying
 def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str], query_index: int,
-                   position: int) -> alt.Chart:
-    """Score of every query word with the key word placed at position p: straight lines through 0 whose
-    slope is the meaning (q·k) and whose height is set by p. The highlighted query is drawn thick."""
+                   position: int) -> Figure:
+    """Score of every query word with the key word placed at position p: straight lines through 0 whose slope is
+    the meaning (q·k) and whose height is set by p. A select box inside the chart picks the query drawn in the
+    focus colour (the rest stay thin, in the reference grey)."""
     labels = word_labels(tokens)
-    g = np.asarray(grid)
+    g = np.asarray(grid, dtype=float)
     s = np.asarray(grid_scores, dtype=float)
-    df = pd.DataFrame({
-        "query": np.repeat(labels, g.size),
-        "key position p": np.tile(g, len(labels)),
-        "score": s.ravel(),
-        "highlight": np.repeat([i == query_index for i in range(len(labels))], g.size),
-    })
-    _check_marks(len(df))
-    legend = alt.Legend(orient="right") if len(labels) <= 16 else None  # long sentences: tooltips only
-    lines = (
-        alt.Chart(df)
-        .mark_line()
-        .encode(
-            x=alt.X(field="key position p", type="quantitative", title="position p of the key word"),
-            y=alt.Y(field="score", type="quantitative", title="score s(p)"),
-            color=alt.Color(field="query", type="nominal", sort=labels, title="query", legend=legend),
-            strokeWidth=alt.StrokeWidthValue(1.5, condition={"test": "datum.highlight", "value": 4}),
-            tooltip=[alt.Tooltip(field="query", type="nominal"),
-                     alt.Tooltip(field="key position p", type="quantitative"),
-                     alt.Tooltip(field="score", type="quantitative", format=".4g")],
-        )
-    )
-    rule = (
-        alt.Chart(pd.DataFrame({"key position p": [position], "label": [f"m = {position}"]}), mark=RULE)
-        .encode(x=alt.X(field="key position p", type="quantitative"),
-                tooltip=[alt.Tooltip(field="label", type="nominal", title="position")])
-    )
-    return layer(lines, rule, width="container", height=320,
-                     title="Each query's score with the same key word, moved along the sentence")
+    n = len(labels)
+    _check_marks(n * g.size)
+    data = columns(query=categories(np.repeat(np.arange(n), g.size), labels), p=np.tile(g, n), score=s.ravel())
+    pick = alt.param(name="fx_query", value=labels[query_index],
+                     bind=alt.binding_select(options=labels, name="highlighted query: "))
+    x = alt.X("p:Q", title="position p of the key word")
+    y = alt.Y("score:Q", title="score s(p)")
+    tip = [alt.Tooltip("query:N"), alt.Tooltip("p:Q", title="key position p"),
+           alt.Tooltip("score:Q", format=".4g")]
+    lines = alt.Chart(named("lines")).mark_line(strokeWidth=1.2, color=REFERENCE, opacity=0.6).encode(
+        x=x, y=y, detail="query:N", tooltip=tip).add_params(pick)
+    focus = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).mark_line(
+        strokeWidth=4, color=FOCUS).encode(x=x, y=y, tooltip=tip)
+    end = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).transform_filter(
+        alt.datum.p == float(g[-1])).mark_text(align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13,
+                                               fontWeight="bold").encode(x=x, y=y, text="query:N")
+    rule = alt.Chart(named("m")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
+        x=x, tooltip=[alt.Tooltip("label:N", title="position")])
+    chart = alt.layer(lines, rule, focus, end).properties(autosize=FIT_X, 
+        height=300, title="Each query's score with the same key word, moved along the sentence")
+    return figure(chart, {"lines": data, "m": columns(p=[float(position)], label=[f"m = {position}"])},
+                  description=("Scores of every query with the same key word placed at positions 1 onward: "
+                               "straight lines through zero, so the score grows with the position, not the meaning."))
 
 
 def multiply_table(tokens: list[str], scores_1: np.ndarray, scores_m: np.ndarray, cos_1: np.ndarray,
@@ -209,7 +260,7 @@ def onehot_columns(n: int, width: int, extra: int = 8) -> int:
     return min(width, n + extra)
 
 
-def onehot_codes(codes: np.ndarray, tokens: list[str]) -> alt.Chart:
+def onehot_codes(codes: np.ndarray, tokens: list[str]) -> Figure:
     """The sentence's one-hot rows e_1 … e_n, columns 1 … onehot_columns(n, N) (the rest are zeros)."""
     c = np.asarray(codes, dtype=float)
     c = c[:, :onehot_columns(c.shape[0], c.shape[1])]
@@ -217,44 +268,36 @@ def onehot_codes(codes: np.ndarray, tokens: list[str]) -> alt.Chart:
     _check_marks(c.size)
     labels = word_labels(tokens)
     cols = [str(j) for j in range(1, k + 1)]
-    df = pd.DataFrame({"word": np.repeat(labels, k), "column": np.tile(cols, n), "value": c.ravel()})
-    return (
-        alt.Chart(df, title="The sentence in one-hot codes", width="container",
-                  height=alt.Step(max(10, min(28, 240 // max(n, 1)))),
-                  mark={"type": "rect", "stroke": "white", "strokeWidth": 0.5})
-        .encode(
-            x=alt.X(field="column", type="nominal", sort=cols, title="column",
-                    axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-            y=alt.Y(field="word", type="nominal", sort=labels, title=None),
-            color=alt.Color(field="value", type="quantitative", scale=alt.Scale(scheme="greys", domain=[0, 1]),
-                            legend=None),
-            tooltip=[alt.Tooltip(field="word", type="nominal"), alt.Tooltip(field="column", type="nominal"),
-                     alt.Tooltip(field="value", type="quantitative", format=".0f")],
-        )
-    )
+    data = columns(word=categories(np.repeat(np.arange(n), k), labels),
+                   column=categories(np.tile(np.arange(k), n), cols), value=c.ravel())
+    chart = alt.Chart(named("onehot")).mark_rect(stroke="white", strokeWidth=0.5).encode(
+        x=alt.X("column:N", sort=cols, title="column", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        y=alt.Y("word:N", sort=labels, title=None),
+        color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]), legend=None),
+        tooltip=[alt.Tooltip("word:N"), alt.Tooltip("column:N"), alt.Tooltip("value:Q", format=".0f")],
+    ).properties(autosize=FIT_X, height=_heat_height(n), title="The sentence in one-hot codes")
+    return figure(chart, {"onehot": data}, description=(
+        f"The one-hot codes of the sentence's {n} words: word p has a single 1, in column p."))
 
 
-def distance_heatmap(distances: np.ndarray) -> alt.Chart:
+def distance_heatmap(distances: np.ndarray) -> Figure:
     """‖e_p − e_q‖ between positions 1 … k: one colour off the diagonal (every pair √2 apart)."""
     D = np.asarray(distances, dtype=float)
     k = D.shape[0]
     _check_marks(D.size)
     pos = [str(j) for j in range(1, k + 1)]
-    df = pd.DataFrame({"p": np.repeat(pos, k), "q": np.tile(pos, k), "distance": D.ravel()})
-    return (
-        alt.Chart(df, title="Distance between the codes of positions p and q", width="container",
-                  height=alt.Step(max(6, min(24, 260 // max(k, 1)))))
-        .mark_rect()
-        .encode(
-            x=alt.X(field="q", type="nominal", sort=pos, title="position q",
-                    axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-            y=alt.Y(field="p", type="nominal", sort=pos, title="position p"),
-            color=alt.Color(field="distance", type="quantitative",
-                            scale=alt.Scale(scheme="oranges", domain=[0, 1.5]), title="‖e_p − e_q‖"),
-            tooltip=[alt.Tooltip(field="p", type="nominal"), alt.Tooltip(field="q", type="nominal"),
-                     alt.Tooltip(field="distance", type="quantitative", format=".6f")],
-        )
-    )
+    data = columns(p=categories(np.repeat(np.arange(k), k), pos), q=categories(np.tile(np.arange(k), k), pos),
+                   distance=D.ravel())
+    chart = alt.Chart(named("dist")).mark_rect().encode(
+        x=alt.X("q:N", sort=pos, title="position q", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        y=alt.Y("p:N", sort=pos, title="position p", axis=alt.Axis(labelOverlap=True)),
+        color=alt.Color("distance:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, math.sqrt(2)]),
+                        title="‖e_p − e_q‖"),
+        tooltip=[alt.Tooltip("p:N"), alt.Tooltip("q:N"), alt.Tooltip("distance:Q", format=".6f")],
+    ).properties(autosize=FIT_X, height=_heat_height(k), title="Distance between the codes of positions p and q")
+    return figure(chart, {"dist": data}, description=(
+        f"Distances between the one-hot codes of positions 1 to {k}: every pair of different positions is "
+        f"√2 apart, neighbours exactly as far as strangers."))
 
 
 # ---------------------------------------------------------------- the summary
@@ -267,8 +310,8 @@ def _fmt(v: float) -> str:
 
 
 def summary_frame(verdicts: list, short: int, length: int, p: int = 3, far: int = 50) -> pd.DataFrame:
-    """The five wishes (rows, each with its computed test) against the four fixes (columns):
-    ✓/✗ and the numbers behind each verdict."""
+    """The five wishes (rows, each with its computed test) against the four fixes (columns): "meets it" or
+    "fails", and the numbers behind each."""
     q = min(p + far, length)
     tests = {
         "unique": f"unique — distinct codes among p = 1 … {length}",
@@ -281,7 +324,7 @@ def summary_frame(verdicts: list, short: int, length: int, p: int = 3, far: int 
     }
     table: dict[str, dict[str, str]] = {}
     for v in verdicts:
-        mark = "✓" if v.passed else "✗"
+        mark = "meets it:" if v.passed else "fails:"
         if v.wish == "unique":
             cell = f"{mark} {_fmt(v.left)} of {_fmt(v.right)}"
         elif v.wish == "bounded":
