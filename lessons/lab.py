@@ -148,6 +148,11 @@ def at_length(record: dict, length: int) -> dict[str, float | None]:
     return out
 
 
+def join(names: list[str]) -> str:
+    """a, b and c"""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def pct(x: float | None) -> str:
     return "no row" if x is None else f"{100 * x:.0f} %"
 
@@ -269,9 +274,10 @@ def show_results(record: dict, key: tuple) -> None:
     tokens = record["map"]["tokens"]
     st.caption(
         f"One test sequence of {len(tokens)} tokens (2 × the training length), trained from seed "
-        f"{record['seeds'][0]}. Outlined: the cell a perfect model would read "
+        f"{record['seeds'][0]}. Outlined: where the answer sits "
         + (f"({s.k} back)." if s.task == "copy" else "(position 1).")
-        + (" With two layers the pattern can be split between them: switch layers to see both."
+        + (" With two layers the answer can also travel in two hops — layer 1 copies it into a later position, "
+           "layer 2 reads that one — so a bright stripe beside the outline can be a correct solution too."
            if s.n_layers == 2 else "")
     )
 
@@ -289,18 +295,19 @@ def explanation(record: dict) -> str:
     fit = [sch for sch in lab.SCHEMES if at_L[sch] >= 0.95]
     kept = [sch for sch in lab.SCHEMES if works[sch]]
     lost = [sch for sch in fit if not works[sch] and sch != "learned"]
-    parts = []
-    parts.append(
-        (f"At the training length, {', '.join(fit)} answer at least 95 % right. " if fit else
-         "No scheme reaches 95 % even at the training length with these settings. ")
-    )
+    parts = [f"At the training length, {join(fit)} answer{'s' if len(fit) == 1 else ''} at least 95 % right. "
+             if fit else "No scheme reaches 95 % even at the training length with these settings. "]
     if kept:
-        parts.append(f"At {4 * L} tokens, only {', '.join(kept)} keep{'s' if len(kept) == 1 else ''} at least "
-                     f"{WORKS:.0%} of {'its' if len(kept) == 1 else 'their'} own accuracy at length {L}. ")
-        weak = [sch for sch in kept if sch not in fit]
-        if weak:
-            parts.append("But " + ", ".join(f"{sch} never got past {pct(at_L[sch])} even at the training length"
-                                            for sch in weak) + ": it keeps what it learned, and it learned less. ")
+        others = [sch for sch in lab.SCHEMES if sch not in kept]
+        parts.append(f"At {4 * L} tokens, {join(kept)} still reach{'es' if len(kept) == 1 else ''} at least "
+                     f"{WORKS:.0%} of {'its' if len(kept) == 1 else 'their'} own accuracy at length {L}"
+                     + (f"; {join(others)} do{'es' if len(others) == 1 else ''} not" if others else "") + ". ")
+        for sch in (x for x in kept if x not in fit):
+            parts.append(f"But {sch} reached only {100 * at_L[sch]:.1f} % at the training length: it keeps what "
+                         "it learned, and it learned less. ")
+        if "none" in kept:
+            parts.append("And `none` — no position encoding at all — is among them: the causal mask alone told it "
+                         "enough about position (see “why the causal mask leaks position” below). ")
     else:
         parts.append(f"At {4 * L} tokens no scheme keeps {WORKS:.0%} of its accuracy at length {L}. ")
     if lost:
@@ -447,6 +454,7 @@ with frame.deeper("the data behind the default view", key="lab_deep_data"):
     )
     st.dataframe(pd.DataFrame({"what": list(prov), "value": [str(v) for v in prov.values()]}), hide_index=True)
 
+st.caption("In the code below positions count from 0 (position 1 on the page is index 0).")
 frame.show_code(lab.forward, lab.loss_and_grads, lab.adam_step, lab.train)
 frame.bridge(PATH, "Training short and testing long is exactly the problem large models face. The next page "
              "looks at how RoPE models are stretched to longer contexts after training, and at ALiBi again.")
