@@ -1,6 +1,8 @@
 """Page 5, sinusoids: the table, its waves, any position on demand, the shift rule, and the catch.
 
 numpy only. ω_i = base^(−2i/d); PE(p, 2i) = sin(p ω_i), PE(p, 2i+1) = cos(p ω_i) (``posenc.encodings``).
+Positions p are the chapter's, 1-based for words (the table holds p = 1 … length); the formula also has p = 0,
+PE(0) = (0, 1, 0, 1, …), where no word sits. Pair indices i and dimension indices j are 0-based, as in the formula.
 """
 
 from __future__ import annotations
@@ -10,11 +12,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import chapter
 from .core import block_average, check_d_model, embed, projections
 from .encodings import MAX_POSITION, check_base, frequencies, shift_matrix, sinusoidal
 
-#: The chapter's (query position, key position) pairs: the same gap, far apart.
-CHAPTER_PAIRS: tuple[tuple[int, int], ...] = ((10, 7), (40, 37), (4000, 3997))
+#: The chapter's (query position, key position) pairs: the same gap, far apart (``chapter.PAIRS``; the RoPE page
+#: imports this name).
+CHAPTER_PAIRS: tuple[tuple[int, int], ...] = chapter.PAIRS
+DEFAULT_POSITION = 5  # "the vector for position 5, or 5,000,000, is computed on demand" (the other: HUGE_POSITION)
+DEFAULT_LENGTH = 100  # positions 1 … 100 in the table by default
+FLOAT32_TOL = 1e-6  # float32 "agrees" with float64 when every coordinate is within this
+SHOWN_PAIRS = 4  # pairs listed in the float32/float64 table
+M_SHOWN = 16  # coordinates of M_k drawn
+SIM_SIZE = 60  # positions in the similarity matrix
+LAYOUT_LENGTH = 200  # positions compared in the layouts aside
 MAX_LENGTH = 2000
 MAX_SHIFT = 100_000
 WAVE_SPAN = 120  # positions drawn as waves (finer sampling would alias the fast pairs over long spans)
@@ -252,8 +263,8 @@ class Catch:
     sweep_scores: np.ndarray  # score(m, m − gap)
 
 
-def catch(tokens: list[str], q_index: int, k_index: int, d: int, seed: int = 0, base: float = 10000.0,
-          pairs: tuple[tuple[int, int], ...] = CHAPTER_PAIRS, sweep: int = 300) -> Catch:
+def catch(tokens: list[str], q_index: int, k_index: int, d: int, seed: int = 0, base: float = chapter.BASE,
+          pairs: tuple[tuple[int, int], ...] = chapter.PAIRS, sweep: int = 300) -> Catch:
     """The additive scheme's score for one query word at m and one key word at n, for pairs with the same gap:
 
     ((x_q + PE_m) W_Q)·((x_k + PE_n) W_K)/√d = [x_q A x_kᵀ + x_q A PE_nᵀ + PE_m A x_kᵀ + PE_m A PE_nᵀ]/√d,
@@ -290,3 +301,70 @@ def catch(tokens: list[str], q_index: int, k_index: int, d: int, seed: int = 0, 
         spread=float(scores.max() - scores.min()), gap=gap, sweep_m=sm,
         sweep_scores=np.sum(Q * K, axis=1) / root,
     )
+
+
+# ---------------------------------------------------------------- the ladder of rates
+@dataclass(frozen=True)
+class Ladder:
+    d: int
+    base: float
+    ratio: float  # ω_i / ω_{i+1} = λ_{i+1} / λ_i = base^(2/d), the same for every i (NaN for d = 2)
+    fastest: float  # λ_0 = 2π
+    slowest: float  # λ_{d/2−1} = 2π·base^((d−2)/d)
+    limit: float  # 2π·base: what λ_{d/2} would be, one pair past the last
+    short_by: float  # 1 − slowest/limit = 1 − base^(−2/d): how far below 2π·base the slowest pair is
+
+
+def ladder(d: int, base: float = chapter.BASE) -> Ladder:
+    """The wavelengths' ladder, from the computed frequencies: neighbouring pairs differ by base^(2/d) (1.3335 at
+    d = 64, base 10,000), not by 2 as bits do; the slowest pair is 2π·base / base^(2/d), short of 2π·base."""
+    w = frequencies(d, base)
+    lam = 2 * np.pi / w
+    ratio = float(np.mean(w[:-1] / w[1:])) if w.size > 1 else float("nan")
+    limit = 2 * np.pi * float(base)
+    return Ladder(int(d), float(base), ratio, float(lam[0]), float(lam[-1]), limit, float(1 - lam[-1] / limit))
+
+
+# ---------------------------------------------------------------- one M_k at the chapter's starts
+def shift_at(k: int, starts, d: int, base: float = chapter.BASE) -> float:
+    """max |PE(n + k) − M_k PE(n)| over the given starts n (the chapter's 7, 37 and 3997): one matrix for all."""
+    n = np.asarray(list(starts), dtype=np.float64)
+    M = shift_matrix(k, d, base)
+    return float(np.max(np.abs(sinusoidal(n + k, d, base) - sinusoidal(n, d, base) @ M.T)))
+
+
+# ---------------------------------------------------------------- layouts in the wild
+@dataclass(frozen=True)
+class Layouts:
+    d: int
+    length: int
+    permutation: np.ndarray  # column j of the halves table is column perm[j] of the interleaved one
+    permuted_diff: float  # max |halves − interleaved[:, perm]|: 0, the same numbers in another order
+    unpermuted_diff: float  # max |halves − interleaved|: the pictures differ
+    t2t_diff: float  # max |t2t table − halves table|: tensor2tensor/fairseq also change the frequencies
+
+
+def sinusoidal_halves(positions, d: int, base: float = chapter.BASE, t2t: bool = False) -> np.ndarray:
+    """The [sin half | cos half] layout: columns 0 … d/2 − 1 hold sin(p ω_i), columns d/2 … d − 1 cos(p ω_i).
+    ``t2t``: tensor2tensor's and fairseq's frequencies ω_i = base^(−i/(d/2 − 1)) instead of the paper's."""
+    d = check_d_model(d, even=True)
+    h = d // 2
+    if t2t:
+        w = np.float64(check_base(base)) ** (-np.arange(h, dtype=np.float64) / max(h - 1, 1))
+    else:
+        w = frequencies(d, base)
+    a = np.outer(np.asarray(positions, dtype=np.float64), w)
+    return np.concatenate([np.sin(a), np.cos(a)], axis=1)
+
+
+def layouts(d: int, base: float = chapter.BASE, length: int = LAYOUT_LENGTH) -> Layouts:
+    """The paper's interleaved table against the [sin | cos] halves layout (a permutation of its columns) and
+    against tensor2tensor's halves (other frequencies: not a permutation), for positions 1 … length."""
+    d = check_d_model(d, even=True)
+    p = np.arange(1, int(length) + 1)
+    inter = sinusoidal(p, d, base)
+    halves = sinusoidal_halves(p, d, base)
+    perm = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
+    return Layouts(d, int(length), perm, float(np.max(np.abs(halves - inter[:, perm]))),
+                   float(np.max(np.abs(halves - inter))),
+                   float(np.max(np.abs(sinusoidal_halves(p, d, base, t2t=True) - halves))))

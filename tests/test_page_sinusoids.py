@@ -1,98 +1,150 @@
-"""AppTest of the sinusoid page: defaults, extremes, bad values, safety."""
+"""AppTest of the sinusoid page: defaults, the numbers it says (derived by hand here), extremes, bad values,
+safety, the asides."""
 
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
 from conftest import charts_of, open_page, page_text
 
-from posenc.core import tokenize
-from posenc.sinusoid_demo import any_position, catch, table
+from posenc import chapter
+from posenc.core import embed, projections, tokenize
+from posenc.encodings import MAX_POSITION
 
 PAGE = "lessons/sinusoids.py"
 
 
 def chart_bytes(at) -> int:
-    total = 0
-    for c in charts_of(at):
-        total += len(c.proto.spec) + sum(len(d.data.data) for d in c.proto.datasets)
-    return total
+    return sum(len(c.proto.spec) + sum(len(d.data.data) for d in c.proto.datasets) for c in charts_of(at))
 
 
 def no_exception(at):
     assert not at.exception, at.exception[0].value if at.exception else ""
 
 
+def pe(p, d, base=10000.0):
+    """The paper's formula, written out again for the tests."""
+    out = np.empty(d)
+    for i in range(d // 2):
+        out[2 * i] = math.sin(p / base ** (2 * i / d))
+        out[2 * i + 1] = math.cos(p / base ** (2 * i / d))
+    return out
+
+
 def test_defaults():
     at = open_page(PAGE)
     no_exception(at)
-    assert len(charts_of(at)) >= 7
+    assert len(charts_of(at)) == 8  # table, waves, vector, float32 (in Deeper), M_k, lines, similarity, catch
+    assert not at.error and not at.warning and not at.info  # a clean link shows no notice
     text = page_text(at)
+    assert "Does not hold" not in text
     latex = "\n".join(e.value for e in at.latex)
-    assert r"\text{base}^{2i/d}" in latex and "M_k" in latex and r"\cos(\omega_i k)" in latex
-    # wavelengths computed by posenc, as the page prints them
-    t = table(64, 10000.0, 100)
-    assert "{:.4f}".format(t.wavelengths[0]) in text
-    assert "{:,.1f}".format(t.wavelengths[-1]).replace(",", "{,}") in text  # KaTeX-friendly thousands
-    # the float32 check at the chapter's position 5
-    assert "{:.2g}".format(any_position(5, 64).max_diff) in text
-    # the catch: the three scores in the table, and their spread
-    c = catch(tokenize("The cat chased the mouse"), 2, 1, 64, 0)
-    frames = [df.value for df in at.dataframe]
-    catch_df = next(f for f in frames if "query at m" in f.columns)
-    assert np.allclose(catch_df["score"].to_numpy(), c.scores)
-    assert catch_df["query at m"].tolist() == [10, 40, 4000]
-    assert "{:.2g}".format(c.spread) in text
-    assert not at.error
+    assert r"\text{base}^{-2i/d}" in latex and "M_k" in latex and r"\cos(\omega_i k)" in latex
     assert chart_bytes(at) < 300_000
+    for c in charts_of(at):
+        spec = json.loads(c.proto.spec)
+        assert "width" not in spec or spec["width"] == "container"  # no pixel widths: nothing spills
+        assert "tooltip" in json.dumps(spec)
+
+
+def test_wavelengths_said_correctly():
+    at = open_page(PAGE)
+    text = page_text(at)
+    d, base = 64, 10000.0
+    slowest = 2 * math.pi * base ** ((d - 2) / d)  # λ₃₁ by hand
+    limit = 2 * math.pi * base
+    assert "{:,.0f}".format(slowest).replace(",", "{,}") in text  # 47{,}117
+    assert "{:,.0f}".format(limit).replace(",", "{,}") in text
+    assert f"{1 - slowest / limit:.0%} below it" in text  # 25 % under, not "just under"
+    assert "just under" not in text
+    assert f"{base ** (2 / d):.4f}" in text  # the ratio between neighbouring pairs
+
+
+def test_indexing_words():
+    at = open_page(PAGE)
+    text = page_text(at)
+    assert "positions 1 … 100" in text  # the table starts at 1
+    assert "PE(0) = (0, 1, 0, 1, …)" in text  # the formula's position 0, said once, with no word on it
+    assert "Positions 0 … " not in text
+    assert "count from 0" in text  # dimensions and pairs are 0-based, and the page says so
+
+
+def test_predict_explains_at_its_own_settings():
+    at = open_page(PAGE)
+    right = f"{10000.0 ** (2 / chapter.CONTENT_D):.4f}"
+    at.radio(key="sn_predict_guess").set_value(right).run()
+    no_exception(at)
+    text = page_text(at)
+    assert "**Right.**" in text and f"{10000.0:,.0f}^(2/{chapter.CONTENT_D})" in text
+    at = open_page(PAGE, d=16)  # the sidebar's d does not change the question's answer
+    at.radio(key="sn_predict_guess").set_value(right).run()
+    assert "**Right.**" in page_text(at)
 
 
 def test_five_million_and_ten_million():
     at = open_page(PAGE)
     at.button(key="sn_pos_big").click().run()
     no_exception(at)
-    assert at.number_input(key="sn_pos").value == 5_000_000
-    far = any_position(5_000_000, 64)
-    assert "{:.2g}".format(far.max_diff) in page_text(at)
-    assert "✗" in "\n".join(m.value for m in at.markdown)  # float32 fails the 1e-6 check there
-    at.number_input(key="sn_pos").set_value(10_000_000).run()
+    assert at.number_input(key="sn_pos").value == chapter.HUGE_POSITION
+    p = chapter.HUGE_POSITION
+    w32 = (10000.0 ** (-np.arange(0, 64, 2) / 64)).astype(np.float32)
+    a32 = np.float32(p) * w32
+    diff = max(np.max(np.abs(np.sin(a32).astype(np.float64) - pe(p, 64)[0::2])),
+               np.max(np.abs(np.cos(a32).astype(np.float64) - pe(p, 64)[1::2])))
+    text = page_text(at).replace("**", "")
+    assert diff > 1e-3  # float32 breaks there
+    assert f"Does not hold — float32 agrees with float64 at p = {p:,}" in text
+    at.number_input(key="sn_pos").set_value(MAX_POSITION).run()
     no_exception(at)
-    assert "{:.2g}".format(any_position(10_000_000, 64).max_diff) in page_text(at)
+    assert f"PE({MAX_POSITION:,})" in page_text(at)
 
 
-@pytest.mark.parametrize("query", [
-    {"sn_d": "512", "sn_len": "2000", "sn_k": "100000", "sn_base": "1000000", "sn_pos": "10000000"},
-    {"sn_d": "2", "sn_len": "2", "sn_k": "0", "sn_base": "2", "sn_pos": "0"},
+def test_the_catch_scores_by_hand():
+    at = open_page(PAGE)
+    no_exception(at)
+    toks = tokenize(chapter.SENTENCE)
+    X = embed(toks, 64, 0)
+    Wq, Wk, _ = projections(64, 0)
+    qi, ki = toks.index(chapter.QUERY_WORD), toks.index(chapter.KEY_WORD)
+    scores = [float(((X[qi] + pe(m, 64)) @ Wq) @ ((X[ki] + pe(n, 64)) @ Wk)) / 8 for m, n in chapter.PAIRS]
+    frame_ = next(df.value for df in at.dataframe if "query at m" in df.value.columns)
+    assert np.allclose(frame_["score"].to_numpy(), scores, atol=1e-9)
+    assert frame_["query at m"].tolist() == [m for m, _ in chapter.PAIRS]
+    assert f"{max(scores) - min(scores):.2g}" in page_text(at)
+
+
+@pytest.mark.parametrize("query, d", [
+    ({"sn_len": "2000", "sn_k": "100000", "sn_base": "1000000", "sn_pos": "10000000"}, 512),
+    ({"sn_len": "2", "sn_k": "0", "sn_base": "2", "sn_pos": "0"}, 2),
 ])
-def test_extremes(query):
-    at = open_page(PAGE, query=query)
+def test_extremes(query, d):
+    at = open_page(PAGE, query=query, d=d)
     no_exception(at)
     assert not at.error
-    assert len(charts_of(at)) >= 7
+    assert len(charts_of(at)) == 8
     assert chart_bytes(at) < 600_000
 
 
-def test_odd_page_d_gets_a_message():
-    at = open_page(PAGE, query={"sn_d": "63"})
-    no_exception(at)
-    assert any("d must be even" in e.value for e in at.error)
-
-
-def test_odd_sidebar_d_stops_only_the_catch():
+def test_odd_sidebar_d_gets_a_message():
     at = open_page(PAGE, d=63)
     no_exception(at)
     assert any("d must be even" in e.value for e in at.error)
-    assert len(charts_of(at)) >= 6  # the table, waves, vector, M_k, lines and similarity still show
 
 
-@pytest.mark.parametrize("query", [{"sn_pos": "abc"}, {"sn_pos": "-4"}, {"sn_pos": "1e12"}, {"sn_k": "2.5"},
-                                   {"sn_len": "0"}, {"sn_base": "nan"}, {"sn_qw": "99"}])
-def test_bad_url_values(query):
+@pytest.mark.parametrize("query, notice", [
+    ({"sn_pos": "abc"}, f"not usable; using {5}"), ({"sn_pos": "-4"}, "outside its range; using 0"),
+    ({"sn_pos": "1e12"}, f"outside its range; using {MAX_POSITION}"), ({"sn_k": "2.5"}, "not usable; using 3"),
+    ({"sn_len": "0"}, "outside its range; using 2"), ({"sn_base": "nan"}, "not usable; using 10000"),
+    ({"sn_qw": "99"}, "outside its range; using 5"), ({"sn_deep_float32": "maybe"}, "not usable; using False"),
+])
+def test_bad_url_values(query, notice):
     at = open_page(PAGE, query=query)
     no_exception(at)
-    assert at.warning or at.info
+    notices = [n.value for n in [*at.warning, *at.info]]
+    assert any(notice in n for n in notices), notices
 
 
 def test_word_choice_survives_a_shorter_sentence():
@@ -122,8 +174,11 @@ def test_one_word_and_empty_sentences():
     assert at.error
 
 
-def test_specs_are_valid_json_with_tooltips():
+def test_asides_are_in_deeper():
     at = open_page(PAGE)
-    for c in charts_of(at):
-        spec = json.loads(c.proto.spec)
-        assert "tooltip" in json.dumps(spec)
+    no_exception(at)
+    labels = [e.label for e in at.expander]
+    assert "Deeper: float32 at huge positions" in labels
+    assert "Deeper: interleaved or [sin | cos] halves?" in labels
+    text = page_text(at).replace("**", "")
+    assert "Holds — the halves layout is the interleaved table with its columns reordered" in text

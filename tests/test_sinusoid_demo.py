@@ -214,24 +214,86 @@ def test_largest_settings_run():
 
 
 
-# ---------------------------------------------------------------- the page's charts (Vega-Lite specs)
-def _page_specs(d: int, base: float, length: int, k: int, p: int) -> dict:
-    from posenc.charts import heatmap
+# ---------------------------------------------------------------- the ladder, one M_k, the layouts
+def test_chapter_pairs_are_the_chapters():
+    from posenc import chapter
+
+    assert CHAPTER_PAIRS == chapter.PAIRS  # the RoPE page imports this name
+
+
+@pytest.mark.parametrize("d, base", [(64, 10000.0), (128, 10000.0), (8, 500.0)])
+def test_ladder_ratio_is_base_to_the_two_over_d(d, base):
+    from posenc.sinusoid_demo import ladder
+
+    lad = ladder(d, base)
+    assert lad.ratio == pytest.approx(base ** (2 / d), rel=1e-12)  # not 2, as bits are
+    assert lad.fastest == pytest.approx(2 * math.pi)
+    assert lad.slowest == pytest.approx(2 * math.pi * base ** ((d - 2) / d), rel=1e-12)
+    assert lad.limit == pytest.approx(2 * math.pi * base)
+    assert lad.short_by == pytest.approx(1 - base ** (-2 / d), rel=1e-12)
+
+
+def test_ladder_at_the_chapters_width_by_hand():
+    from posenc.sinusoid_demo import ladder
+
+    lad = ladder(64, 10000.0)
+    assert round(lad.ratio, 4) == 1.3335  # 10000^(1/32), by hand: e^(ln 10000 / 32) = e^0.28782
+    assert round(lad.short_by, 2) == 0.25  # λ₃₁ is a quarter under 2π·base, not "just under"
+    assert math.isnan(ladder(2, 10000.0).ratio)
+
+
+@pytest.mark.parametrize("k", [0, 3, 1000])
+def test_one_shift_matrix_at_the_chapters_starts(k):
+    from posenc.sinusoid_demo import shift_at
+
+    assert shift_at(k, [7, 37, 3997], 64) < angle_tolerance(3997 + k)
+
+
+def test_shift_at_fails_for_a_wrong_matrix():
+    """The check can fail: M_3 applied to move 7 by 4 is wrong."""
+    from posenc.sinusoid_demo import shift_at
+
+    n = np.array([7.0])
+    wrong = np.max(np.abs(sinusoidal(n + 4, 64) - sinusoidal(n, 64) @ shift_matrix(3, 64).T))
+    assert wrong > 1e-3 and shift_at(3, [7], 64) < 1e-12
+
+
+@pytest.mark.parametrize("d", [2, 8, 64])
+def test_halves_layout_is_a_column_permutation(d):
+    from posenc.sinusoid_demo import layouts, sinusoidal_halves
+
+    lay = layouts(d, 10000.0, 50)
+    assert lay.permuted_diff == 0.0
+    h = sinusoidal_halves([3.0], d)[0]
+    w = frequencies(d)
+    assert np.allclose(h[: d // 2], np.sin(3 * w)) and np.allclose(h[d // 2:], np.cos(3 * w))
+    if d > 2:
+        assert lay.unpermuted_diff > 0.1  # the pictures differ
+
+
+def test_t2t_frequencies_are_not_a_permutation():
+    from posenc.sinusoid_demo import layouts, sinusoidal_halves
+
+    t = sinusoidal_halves([1.0], 8, t2t=True)[0]
+    assert t[3] == pytest.approx(math.sin(10000.0 ** (-3 / 3)))  # the last pair's ω = base^(−1): d/2 − 1 = 3
+    assert layouts(64, 10000.0, 200).t2t_diff > 0.5
+
+
+# ---------------------------------------------------------------- the page's charts (one pipeline)
+def _page_figs(d: int, base: float, length: int, k: int, p: int) -> dict:
     from posenc.charts import sinusoids as sc
 
     t, pos, sh = table(d, base, length), any_position(p, d, base), shift_rule(k, d, base, length)
     ca = catch(SENT, 2, 1, 64, 0)
     marks = [(m, float(v)) for (m, _), v in zip(ca.pairs, ca.scores) if m <= ca.sweep_m[-1]]
-    sim = np.arange(1, sh.similarity.shape[0] + 1)
-    lab = [str(i) for i in range(sh.M_shown.shape[0])]
     return {
-        "table": sc.table_heatmap(t.image, length, t.omegas, width=420, height=400, title="t"),
+        "table": sc.table_heatmap(t.image, length, t.omegas),
         "waves": sc.waves(t.wave_positions, t.waves, t.wave_pairs, t.omegas, t.dot_positions, t.dots),
-        "vector": sc.position_vector(pos.pe64, pos.pe32, p),
-        "M": sc.arrow_spec(heatmap(sh.M_shown, lab, lab, row_title="row", col_title="column", value_title="M")),
+        "vector": sc.position_vector(pos.pe64, p),
+        "precision": sc.precision(pos.pe64, pos.pe32, p),
+        "M": sc.shift_heatmap(sh.M_shown, k),
         "dots": sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, k),
-        "similarity": sc.arrow_spec(sc.position_heatmap(sh.similarity, sim, sim, row_title="p", col_title="q",
-                                                        value_title="PE(p)·PE(q)")),
+        "similarity": sc.similarity(sh.similarity),
         "catch": sc.catch_sweep(ca.sweep_m, ca.sweep_scores, ca.gap, marks),
     }
 
@@ -241,44 +303,63 @@ def _page_specs(d: int, base: float, length: int, k: int, p: int) -> dict:
 def test_every_chart_is_valid_vega_lite_with_tooltips(d, base, length, k, p):
     import json
 
-    from posenc.charts import validate
+    from posenc.charts import spec
 
-    for name, spec in _page_specs(d, base, length, k, p).items():
-        full = validate(spec)  # the Vega-Lite schema, as Altair's to_dict() checks it
+    for name, fig in _page_figs(d, base, length, k, p).items():
+        full = spec.validate(fig)  # the Vega-Lite schema
         assert '"tooltip"' in json.dumps(full), name
-        assert all(isinstance(raw, bytes) for raw in spec["datasets"].values()), name  # Arrow, sent as is
-        assert sum(len(raw) for raw in spec["datasets"].values()) < 150_000, name
+        assert fig.description, name
+        assert fig.rows <= spec.MAX_MARKS, name
+        assert "width" not in fig.spec, name  # no pixel widths: the chart fills its container
+        refs = list(_data_refs(fig.spec))
+        assert refs and all(set(r) == {"name"} and r["name"] in fig.datasets for r in refs), name  # named data only
+
+
+def _data_refs(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "data" and isinstance(value, dict):
+                yield value
+            else:
+                yield from _data_refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _data_refs(value)
 
 
 def test_chart_data_round_trips_through_arrow():
-    from posenc.charts import records
     from posenc.charts import sinusoids as sc
+    from posenc.charts import spec
 
     sh = shift_rule(3, 64, 10000.0, 100)
-    rows = records(sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, 3))["datasets"]["dots"]
+    rows = spec.records(sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, 3))["datasets"]["dots"]
     assert [r["PE(p)·PE(p+k)"] for r in rows] == list(np.ravel(sh.dots))
-    assert [r["shift"] for r in rows[:: len(sh.dot_positions)]] == ["k = 1", "k = 3 (chosen)", "k = 5", "k = 20"]
+    assert [r["shift"] for r in rows[:: len(sh.dot_positions)]] == ["k = 1", "k = 3 (yours)", "k = 5", "k = 20"]
     t = table(64, 10000.0, 100)
-    rows = records(sc.waves(t.wave_positions, t.waves, t.wave_pairs, t.omegas, t.dot_positions,
-                               t.dots))["datasets"]["waves"]
+    rows = spec.records(sc.waves(t.wave_positions, t.waves, t.wave_pairs, t.omegas, t.dot_positions,
+                                 t.dots))["datasets"]["waves"]
     assert len(rows) == len(t.wave_pairs) * (len(t.wave_positions) + len(t.dot_positions))
-    assert {r["pair i"] for r in rows} == set(t.wave_pairs)
+    whole = [r for r in rows if r["kind"] == 1]
+    assert min(r["position p"] for r in whole) == 1  # dots sit on the words' positions, from 1
+    assert min(r["position p"] for r in rows if r["kind"] == 0) == 0  # the curve starts at the formula's 0
 
 
-def test_moving_the_length_changes_only_the_data():
-    """The table, waves and dot-product charts keep one spec for every length: the browser swaps their data
-    into the chart on screen instead of building a new one."""
-    import json
+def test_similarity_chart_is_one_based_and_holds_the_gaps():
+    from posenc.charts import sinusoids as sc
+    from posenc.charts import spec
 
+    sh = shift_rule(3, 16, 10000.0, 100, sim_size=10)
+    rows = spec.records(sc.similarity(sh.similarity))["datasets"]["S"]
+    assert min(r["p"] for r in rows) == 1 and max(r["q"] for r in rows) == 10
+    for r in rows:
+        assert r["gap q − p"] == r["q"] - r["p"]
+        assert r["PE(p)·PE(q)"] == pytest.approx(float(np.sum(np.cos(frequencies(16) * (r["q"] - r["p"])))))
+
+
+def test_position_heatmap_still_serves_the_rope_page():
+    """lessons/rope.py draws this one until its own conversion: keep it working."""
     from posenc.charts import sinusoids as sc
 
-    def skeletons(length):
-        t, sh = table(64, 10000.0, length), shift_rule(3, 64, 10000.0, length)
-        specs = [sc.table_heatmap(t.image, length, t.omegas, width=420, height=400, title="t"),
-                 sc.waves(t.wave_positions, t.waves, t.wave_pairs, t.omegas, t.dot_positions, t.dots),
-                 sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, 3)]
-        return [json.dumps({k: v for k, v in s.items() if k != "datasets"}, sort_keys=True) for s in specs], specs
-
-    (a, sa), (b, sb) = skeletons(100), skeletons(101)
-    assert a == b
-    assert all(x["datasets"] != y["datasets"] for x, y in zip(sa, sb))
+    pos = np.arange(1, 6)
+    chart = sc.position_heatmap(np.eye(5), pos, pos, row_title="m", col_title="n", value_title="v")
+    assert chart.to_dict()["mark"]["type"] == "rect"

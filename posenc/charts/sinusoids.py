@@ -1,10 +1,11 @@
-"""Charts for the sinusoid page: the raster table, the waves, one position's vector, the shift rule, the catch.
+"""Charts for the sinusoid page: arrays in, ``posenc.charts.spec.Figure`` out (Altair public API, named data).
 
-The page's charts are built as Vega-Lite specs (plain dicts, data as Arrow bytes in ``spec["datasets"]``), ready
-for ``st.vega_lite_chart``: building and serialising them through Altair cost 5–20 ms per chart, more than the
-whole computation, on every setting a student tries. ``validate(spec)`` checks a spec against the Vega-Lite
-schema, as Altair's ``to_dict()`` does (the tests call it for every builder). ``position_heatmap`` (shared with
-the RoPE page) stays an Altair chart; ``arrow_spec`` turns such a chart into the same kind of spec.
+Positions on screen are the chapter's, 1-based for words; where a chart includes the formula's p = 0 or indexes
+pairs i or dimensions j (0-based), its axis title says so. Every figure fills its container's width; the height a
+builder sets is the plot's own (``FIT_X``: axes, title and the legend below come on top).
+
+``position_heatmap`` returns a plain ``alt.Chart`` with its data inline: the RoPE page still draws it that way until
+its own conversion moves it off this module; this page does not use it.
 """
 
 from __future__ import annotations
@@ -16,57 +17,14 @@ import zlib
 import altair as alt
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from posenc.sinusoid_demo import COLOUR_STOPS
 
-from . import BASE, HIGHLIGHT, MAX_MARKS, Datasets, categories, fast, table_bytes, tip
+from . import spec
+from .spec import MAX_MARKS
 
-F32 = "#e45756"
-
-
-# ---------------------------------------------------------------- specs with Arrow data
-def arrow_bytes(df: pd.DataFrame) -> bytes:
-    """A DataFrame's columns as Arrow IPC stream bytes (categoricals stay dictionaries; the index is dropped)."""
-    return table_bytes(pa.table({c: pa.Array.from_pandas(df[c]) for c in df.columns}))
-
-
-def _name_datasets(obj: object, datasets: dict[str, bytes], seen: dict[int, str]) -> None:
-    """Replace every DataFrame in a chart tree (views, layers, concatenations, facets) by a named dataset."""
-    if not isinstance(obj, alt.SchemaBase):
-        return
-    data = obj._get("data")
-    if isinstance(data, pd.DataFrame):
-        if id(data) not in seen:  # names by order, not by content (see Datasets)
-            seen[id(data)] = name = f"data{len(datasets)}"
-            datasets[name] = arrow_bytes(data)
-        obj.data = alt.NamedData(name=seen[id(data)])
-    for attr in ("layer", "hconcat", "vconcat", "concat"):
-        subs = obj._get(attr)
-        if isinstance(subs, list):
-            for sub in subs:
-                _name_datasets(sub, datasets, seen)
-    _name_datasets(obj._get("spec"), datasets, seen)
-
-
-def arrow_spec(chart: alt.TopLevelMixin) -> dict:
-    """The chart's Vega-Lite spec for ``st.vega_lite_chart``, with its data already as Arrow bytes.
-
-    Like ``posenc.charts.to_spec`` (no schema validation here: the tests validate every chart builder; Altair's
-    default 300×300 view dropped), but each DataFrame goes into ``spec["datasets"]`` as Arrow IPC bytes, which
-    Streamlit ships as they are: no per-row JSON records to build, hash or convert back on every rerun. The
-    chart is modified in place (build it for this call).
-    """
-    datasets: dict[str, bytes] = {}
-    _name_datasets(chart, datasets, {})
-    spec = chart.to_dict(validate=False)
-    if datasets:
-        spec["datasets"] = {**spec.get("datasets", {}), **datasets}
-    view = spec.get("config", {}).get("view", {})
-    if view == {"continuousWidth": 300, "continuousHeight": 300}:
-        del spec["config"]["view"]
-    spec.update(fast(spec))
-    return spec
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
+ROW_GAP = 2.6  # vertical distance between two waves' centre lines (each spans −1 … 1)
 
 
 def png_data_url(rgb: np.ndarray) -> str:
@@ -134,144 +92,205 @@ def colour_scale_spec() -> dict:
             "range": ["#{:02x}{:02x}{:02x}".format(*c) for _, c in COLOUR_STOPS], "interpolate": "rgb"}
 
 
-def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, width: int = 520,
-                  height: int = 420, title: str = "") -> dict:
+def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height: int = 320) -> spec.Figure:
     """The table PE(p, j) (rows p = 1 … length, columns j = 0 … d−1) drawn as one raster image with real axes.
 
     Hovering a column tells which pair it belongs to, its frequency and wavelength (one transparent bar per
-    dimension: at most d marks besides the image).
+    dimension: at most d marks besides the image). The raster's colours are ``COLOUR_STOPS`` (blue −1, white 0,
+    orange +1), and so is the legend.
     """
     d = 2 * len(omegas)
     j = np.arange(d)
     i = j // 2
-    ds = Datasets()
-    x = {"field": "left", "type": "quantitative", "title": "dimension j",
-         "scale": {"domain": [-0.5, d - 0.5], "nice": False, "zero": False}, "axis": {"tickMinStep": 1}}
-    # the y domain (0.5 … length + 0.5) comes from the data: the spec is the same for every length
-    y = {"field": "top", "type": "quantitative", "title": "position p",
-         "scale": {"nice": False, "zero": False, "reverse": True}, "axis": {"tickMinStep": 1}}
-    img = {
-        "data": ds.add("image", {"left": [-0.5], "right": [d - 0.5], "top": [0.5], "bottom": [length + 0.5],
-                                 "url": [png_data_url(image)]}),
-        "mark": {"type": "image", "aspect": False, "smooth": False},
-        "encoding": {"x": x, "x2": {"field": "right"}, "y": y, "y2": {"field": "bottom"},
-                     "url": {"field": "url", "type": "nominal"}},
-    }
-    hover = {
-        "data": ds.add("columns", {"dimension j": j.astype(np.int32), "left": j - 0.5, "right": j + 0.5,
+    x = alt.X("left:Q", title="dimension j (0-based)",
+              scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False, zero=False), axis=alt.Axis(tickMinStep=1))
+    y = alt.Y("top:Q", title=f"position p (1 … {length:,})",
+              scale=alt.Scale(domain=[0.5, length + 0.5], nice=False, zero=False, reverse=True),
+              axis=alt.Axis(tickMinStep=1, format=",d"))
+    img = alt.Chart(spec.named("image")).mark_image(aspect=False, smooth=False).encode(
+        x=x, x2="right:Q", y=y, y2="bottom:Q", url="url:N")
+    hover = alt.Chart(spec.named("columns")).mark_rect(opacity=0.001).encode(
+        x=x, x2="right:Q", y=y, y2="bottom:Q",
+        tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
+                 alt.Tooltip("pair i:Q", title="pair i (0-based)"), alt.Tooltip("kind:N"),
+                 alt.Tooltip("ω_i:Q", format=".4g"), alt.Tooltip("wavelength 2π/ω_i:Q", format=",.4g")])
+    legend = alt.Chart(spec.named("legend")).mark_point(opacity=0).encode(
+        color=alt.Color("PE value:Q", title="PE(p, j)", scale=alt.Scale(**colour_scale_spec())))
+    chart = alt.layer(img, hover, legend).properties(
+        title=f"The table PE(p, j), d = {d}", height=height, autosize=FIT_X)
+    data = {
+        "image": spec.columns(left=[-0.5], right=[d - 0.5], top=[0.5], bottom=[length + 0.5],
+                              url=[png_data_url(image)]),
+        "columns": spec.columns(**{"dimension j": j.astype(np.int32), "left": j - 0.5, "right": j + 0.5,
                                    "top": np.full(d, 0.5), "bottom": np.full(d, length + 0.5),
-                                   "pair i": i.astype(np.int32), "kind": categories(j % 2, ["sin(p·ω_i)", "cos(p·ω_i)"]),
+                                   "pair i": i.astype(np.int32),
+                                   "kind": spec.categories(j % 2, ["sin(p·ω_i)", "cos(p·ω_i)"]),
                                    "ω_i": omegas[i], "wavelength 2π/ω_i": 2 * np.pi / omegas[i]}),
-        "mark": {"type": "rect", "opacity": 0.001},
-        "encoding": {"x": x, "x2": {"field": "right"}, "y": y, "y2": {"field": "bottom"},
-                     "tooltip": [tip("dimension j"), tip("pair i"), tip("kind", "nominal"),
-                                 tip("ω_i", format=".4g"), tip("wavelength 2π/ω_i", format=",.4g")]},
+        "legend": spec.columns(**{"PE value": [-1.0, 1.0]}),
     }
-    legend = {
-        "data": ds.add("legend", {"PE value": [-1.0, 1.0]}),
-        "mark": {"type": "point", "opacity": 0},
-        "encoding": {"color": {"field": "PE value", "type": "quantitative", "title": "PE(p, j)",
-                               "scale": colour_scale_spec()}},
-    }
-    return ds.spec({"title": title, "width": width, "height": height, "layer": [img, hover, legend]})
+    return spec.figure(chart, data, description=(
+        f"The sinusoid table for positions 1 … {length:,} and d = {d}: the left columns change fastest, each pair "
+        "to the right turns more slowly, and the right columns barely change."))
 
 
 def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], omegas: np.ndarray,
-          dot_positions: np.ndarray, dots: np.ndarray, *, width: int = 640, title: str = "") -> dict:
-    """sin(p·ω_i) over p for a few pairs: one small panel per pair, a line plus dots at whole positions."""
+          dot_positions: np.ndarray, dots: np.ndarray) -> spec.Figure:
+    """sin(p·ω_i) over p for a few pairs, fastest on top, each on its own centre line: a curve over the formula's
+    real p from 0, and dots at the word positions 1, 2, …"""
     names = [f"pair {i}: wavelength {number(2 * np.pi / omegas[i])}" for i in pairs]
     n, nc, nd = len(pairs), len(positions), len(dot_positions)
     if n * (nc + nd) > MAX_MARKS:
         raise ValueError(f"{n * (nc + nd)} samples is too many for one chart; use ≤ {MAX_MARKS}.")
     row = np.concatenate([np.repeat(np.arange(n), nc), np.repeat(np.arange(n), nd)])
-    ds = Datasets()
-    data = ds.add("waves", {
-        "position p": np.concatenate([np.tile(positions, n), np.tile(dot_positions, n)]).astype(np.float32),
-        "sin(p·ω_i)": np.concatenate([np.ravel(values), np.ravel(dots)]),
-        "pair": categories(row, names),
-        "pair i": np.asarray(pairs, dtype=np.int16)[row],
-        "ω_i": np.asarray(omegas, dtype=np.float32)[np.asarray(pairs)][row],
-        "kind": categories(np.repeat([0, 1], [n * nc, n * nd]), ["curve", "whole position"]),
-    })
-    # the x domain follows the data (0 … the last position drawn): the spec stays the same for any span
-    x = {"field": "position p", "type": "quantitative", "title": "position p", "scale": {"nice": False}}
-    y = {"field": "sin(p·ω_i)", "type": "quantitative", "title": None, "scale": {"domain": [-1.1, 1.1]},
-         "axis": {"values": [-1, 0, 1]}}
-    tips = [tip("pair i"), tip("ω_i", format=".4g"), tip("position p", format=".4g"),
-            tip("sin(p·ω_i)", format=".4f")]
-    line = {"mark": {"type": "line", "color": BASE, "strokeWidth": 1.5},
-            "encoding": {"x": x, "y": y, "tooltip": tips}, "transform": [{"filter": "datum.kind === 'curve'"}]}
-    dot = {"mark": {"type": "circle", "color": BASE, "size": 18, "opacity": 1},
-           "encoding": {"x": x, "y": y, "tooltip": tips},
-           "transform": [{"filter": "datum.kind === 'whole position'"}]}
-    return ds.spec({
-        "title": title, "data": data, "spacing": 8,
-        "facet": {"row": {"field": "pair", "type": "nominal", "sort": names, "title": None,
-                          "header": {"labelAngle": 0, "labelAlign": "left", "labelAnchor": "start",
-                                     "labelOrient": "top", "labelFontSize": 13, "labelPadding": 2}}},
-        "spec": {"width": width, "height": 54, "layer": [line, dot]},
-    })
+    value = np.concatenate([np.ravel(values), np.ravel(dots)])
+    kind = np.repeat([0, 1], [n * nc, n * nd])
+    x = alt.X("position p:Q", title="position p (the curve starts at the formula's p = 0; dots: words 1, 2, …)",
+              scale=alt.Scale(nice=False))
+    y = alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-(n - 1) * ROW_GAP - 1.2, 1.45], nice=False))
+    tips = [alt.Tooltip("pair:N"), alt.Tooltip("position p:Q", format=".4g"),
+            alt.Tooltip("sin(p·ω_i):Q", format=".4f")]
+    line = alt.Chart(spec.named("waves")).transform_filter("datum.kind === 0").mark_line(
+        color=spec.SERIES[0], strokeWidth=1.5).encode(x=x, y=y, detail="pair:N", tooltip=tips)
+    dot = alt.Chart(spec.named("waves")).transform_filter("datum.kind === 1").mark_circle(
+        color=spec.SERIES[0], size=16, opacity=1).encode(x=x, y=y, tooltip=tips)
+    rules = alt.Chart(spec.named("labels")).mark_rule(color=spec.REFERENCE, strokeWidth=0.5).encode(y="base:Q")
+    labels = alt.Chart(spec.named("labels")).mark_text(align="left", baseline="bottom", x=4, dy=-2, fontSize=12,
+                                                       fontWeight="bold", color=spec.TEXT).encode(
+        y="top:Q", text="pair:N")
+    chart = alt.layer(rules, line, dot, labels).properties(
+        title="sin(p·ω_i) for a few pairs, fastest on top", height=int(62 * n), autosize=FIT_X)
+    centre = -np.arange(n) * ROW_GAP
+    data = {
+        "waves": spec.columns(**{
+            "position p": np.concatenate([np.tile(positions, n), np.tile(dot_positions, n)]).astype(np.float32),
+            "sin(p·ω_i)": value, "y": value + centre[row], "pair": spec.categories(row, names),
+            "kind": kind.astype(np.int8)}),
+        "labels": spec.columns(pair=names, base=centre, top=centre + 1.05),
+    }
+    return spec.figure(chart, data, description=(
+        "Waves of a few pairs: the fastest repeats every 2π ≈ 6.3 positions, the slowest barely moves over the "
+        "positions drawn."))
 
 
-def position_vector(pe64: np.ndarray, pe32: np.ndarray, position: int, *, title: str = "") -> dict:
-    """PE(p) coordinate by coordinate: float64 bars, float32 dots (where they part, float32 is wrong)."""
+def position_vector(pe64: np.ndarray, position: int) -> spec.Figure:
+    """PE(p) coordinate by coordinate (float64)."""
     d = len(pe64)
     j = np.arange(d, dtype=np.int32)
-    ds = Datasets()
-    data = ds.add("vector", {"dimension j": j, "pair i": j // 2, "PE float64": np.asarray(pe64, dtype=np.float64),
-                   "PE float32": np.asarray(pe32, dtype=np.float64),
-                   "|float32 − float64|": np.abs(np.asarray(pe32) - np.asarray(pe64))})
-    tips = [tip("dimension j", format="d"), tip("pair i", format="d"), tip("PE float64", format=".7f"),
-            tip("PE float32", format=".7f"), tip("|float32 − float64|", format=".7f")]
-    x = {"field": "dimension j", "type": "quantitative", "title": "dimension j",
-         "scale": {"domain": [-0.5, d - 0.5], "nice": False}, "axis": {"tickMinStep": 1, "format": "d"}}
-    bars = {"mark": {"type": "bar", "color": BASE, "opacity": 0.75, "size": max(1, min(40, 560 // d))},
-            "encoding": {"x": x, "y": {"field": "PE float64", "type": "quantitative", "title": f"PE({position:,}, j)",
-                                       "scale": {"domain": [-1.05, 1.05]}}, "tooltip": tips}}
-    diamonds = {"mark": {"type": "point", "color": F32, "shape": "diamond", "filled": True, "size": 28},
-                "encoding": {"x": x, "y": {"field": "PE float32", "type": "quantitative"}, "tooltip": tips}}
-    return ds.spec({"title": title, "width": "container", "height": 220, "data": data, "layer": [bars, diamonds]})
+    chart = alt.Chart(spec.named("vector")).mark_bar(color=spec.SERIES[0], size=max(1, min(24, 480 // d))).encode(
+        x=alt.X("dimension j:Q", title="dimension j (0-based)", scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False),
+                axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("PE:Q", title=f"PE({position:,}, j)", scale=alt.Scale(domain=[-1.05, 1.05])),
+        tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
+                 alt.Tooltip("pair i:Q", title="pair i (0-based)"), alt.Tooltip("PE:Q", format=".7f")],
+    ).properties(title=f"PE({position:,}): {d} coordinates, computed from the formula", height=200, autosize=FIT_X)
+    return spec.figure(chart, {"vector": spec.columns(**{"dimension j": j, "pair i": j // 2,
+                                                        "PE": np.asarray(pe64, dtype=np.float64)})},
+                       description=f"The vector of position {position:,}: d = {d} numbers between −1 and 1, "
+                                   "computed on demand with no table.")
 
 
-def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chosen: int, *,
-              title: str = "") -> dict:
+def precision(pe64: np.ndarray, pe32: np.ndarray, position: int) -> spec.Figure:
+    """|PE in float32 − PE in float64| coordinate by coordinate, on a log axis (0 drawn at the floor)."""
+    d = len(pe64)
+    j = np.arange(d, dtype=np.int32)
+    diff = np.abs(np.asarray(pe32, dtype=np.float64) - np.asarray(pe64, dtype=np.float64))
+    floor = 1e-12
+    chart = alt.Chart(spec.named("diff")).mark_bar(color=spec.FOCUS, size=max(1, min(24, 480 // d))).encode(
+        x=alt.X("dimension j:Q", title="dimension j (0-based)", scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False),
+                axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("shown:Q", title="|float32 − float64| (log)", scale=alt.Scale(type="log", domain=[floor, 2])),
+        y2=alt.datum(floor),
+        tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
+                 alt.Tooltip("PE float64:Q", format=".9f"), alt.Tooltip("PE float32:Q", format=".9f"),
+                 alt.Tooltip("difference:Q", format=".2e")],
+    ).properties(title=f"float32 against float64 at p = {position:,}, coordinate by coordinate", height=180,
+                 autosize=FIT_X)
+    data = {"diff": spec.columns(**{"dimension j": j, "PE float64": np.asarray(pe64, dtype=np.float64),
+                                    "PE float32": np.asarray(pe32, dtype=np.float64), "difference": diff,
+                                    "shown": np.clip(diff, floor, None)})}
+    return spec.figure(chart, data, description=(
+        f"How far a float32 computation of PE({position:,}) lands from float64, per coordinate: the fast pairs "
+        "on the left suffer first as p grows."))
+
+
+def shift_heatmap(M: np.ndarray, k: int) -> spec.Figure:
+    """The top-left corner of M_k: 2 × 2 rotation blocks on the diagonal, zeros elsewhere."""
+    n = M.shape[0]
+    r, c = np.divmod(np.arange(n * n), n)
+    enc = dict(x=alt.X("column:O", title="column (0-based)", axis=alt.Axis(labelAngle=0)),
+               y=alt.Y("row:O", title="row (0-based)"))
+    heat = alt.Chart(spec.named("M")).mark_rect().encode(
+        **enc, color=alt.Color("entry:Q", title="M_k entry", scale=alt.Scale(scheme=spec.DIVERGING, domain=[-1, 1])),
+        tooltip=[alt.Tooltip("row:O", title="row (0-based)"), alt.Tooltip("column:O", title="column (0-based)"),
+                 alt.Tooltip("entry:Q", format=".6f")])
+    chart = heat.properties(title=f"M_k for k = {k:,}: the top-left {n} × {n}", height=260, autosize=FIT_X)
+    return spec.figure(chart, {"M": spec.columns(row=r.astype(np.int16), column=c.astype(np.int16),
+                                                 entry=np.ravel(M).astype(np.float64))},
+                       description=f"The shift matrix for k = {k:,}: 2 × 2 rotation blocks on the diagonal, zero "
+                                   "elsewhere, and no position anywhere in it.")
+
+
+def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chosen: int) -> spec.Figure:
     """PE(p)·PE(p + k) over p, one line per k: flat lines mean 'depends on k only'."""
-    names = [f"k = {k:,}" + (" (chosen)" if k == chosen else "") for k in ks]
+    names = [f"k = {k:,}" + (" (yours)" if k == chosen else "") for k in ks]
     n = len(positions)
     if n * len(ks) > MAX_MARKS:
         raise ValueError(f"{n * len(ks)} points is too many for one chart.")
-    ds = Datasets()
-    data = ds.add("dots", {"position p": np.tile(np.asarray(positions, dtype=np.int32), len(ks)),
-                   "PE(p)·PE(p+k)": np.ravel(dots), "shift": categories(np.repeat(np.arange(len(ks)), n), names)})
-    return ds.spec({
-        "title": title, "width": "container", "height": 280, "data": data,
-        "mark": {"type": "line", "strokeWidth": 2.5},
-        "encoding": {
-            "x": {"field": "position p", "type": "quantitative", "title": "position p", "scale": {"nice": False}},
-            "y": {"field": "PE(p)·PE(p+k)", "type": "quantitative", "title": "PE(p)·PE(p+k)"},
-            "color": {"field": "shift", "type": "nominal", "sort": names, "title": None,
-                      "legend": {"orient": "right"}},
-            "tooltip": [tip("shift", "nominal"), tip("position p"), tip("PE(p)·PE(p+k)", format=".12f")],
-        },
-    })
+    chart = alt.Chart(spec.named("dots")).mark_line(strokeWidth=2.5).encode(
+        x=alt.X("position p:Q", title="position p", scale=alt.Scale(nice=False)),
+        y=alt.Y("PE(p)·PE(p+k):Q", title="PE(p)·PE(p+k)"),
+        **spec.series("shift", names, title=None),
+        tooltip=[alt.Tooltip("shift:N"), alt.Tooltip("position p:Q"),
+                 alt.Tooltip("PE(p)·PE(p+k):Q", format=".12f")],
+    ).properties(title="PE(p)·PE(p+k): one flat line per k", height=230, autosize=FIT_X)
+    data = {"dots": spec.columns(**{"position p": np.tile(np.asarray(positions, dtype=np.int32), len(ks)),
+                                    "PE(p)·PE(p+k)": np.ravel(dots),
+                                    "shift": spec.categories(np.repeat(np.arange(len(ks)), n), names)})}
+    return spec.figure(chart, data, description=(
+        "The dot product of two positions k apart, along the sentence: every line is flat, so it depends on the "
+        "offset k alone."))
 
 
-def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[int, float]], *,
-                title: str = "") -> dict:
-    """The additive scheme's score(m, m − gap) over m: not flat. ``marks`` (m, score) are ringed in red."""
+def similarity(S: np.ndarray) -> spec.Figure:
+    """S[p, q] = PE(p)·PE(q) for p, q = 1 … n: constant along every diagonal."""
+    n = S.shape[0]
+    p, q = np.divmod(np.arange(n * n), n)
+    ticks = list(range(1, n + 1, max(1, n // 6)))
+    bound = float(np.max(np.abs(S)))
+    chart = alt.Chart(spec.named("S")).mark_rect().encode(
+        x=alt.X("q:O", title="position q", axis=alt.Axis(values=ticks, labelAngle=0)),
+        y=alt.Y("p:O", title="position p", axis=alt.Axis(values=ticks)),
+        color=alt.Color("PE(p)·PE(q):Q", scale=alt.Scale(scheme=spec.DIVERGING, domain=[-bound, bound])),
+        tooltip=[alt.Tooltip("p:O", title="position p"), alt.Tooltip("q:O", title="position q"),
+                 alt.Tooltip("gap q − p:Q"), alt.Tooltip("PE(p)·PE(q):Q", format=".6f")],
+    ).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300, autosize=FIT_X)
+    data = {"S": spec.columns(**{"p": (p + 1).astype(np.int16), "q": (q + 1).astype(np.int16),
+                                 "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)})}
+    return spec.figure(chart, data, description=(
+        f"Similarity between positions 1 … {n}: every diagonal holds one value, so it depends on how far apart "
+        "two positions are, not where they are."))
+
+
+def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[int, float]]) -> spec.Figure:
+    """The additive scheme's score(m, m − gap) over m: not flat. ``marks`` (m, score) are ringed."""
     col = f"score(m, m − {gap})"
     ms = np.asarray(ms)
-    ds = Datasets()
-    enc = {"x": {"field": "query position m", "type": "quantitative", "title": "query position m",
-                 "scale": {"nice": False}},
-           "y": {"field": col, "type": "quantitative", "title": col},
-           "tooltip": [tip("query position m"), tip("key position n"), tip(col, format=".4f")]}
-    line = {"data": ds.add("sweep", {"query position m": ms.astype(np.int32),
-                                     "key position n": (ms - gap).astype(np.int32),
-                                     col: np.asarray(scores, dtype=np.float64)}),
-            "mark": {"type": "line", "color": BASE, "point": {"size": 10, "color": BASE}}, "encoding": enc}
-    rings = {"data": ds.add("pairs", {"query position m": np.array([m for m, _ in marks], dtype=np.int32),
-                                      "key position n": np.array([m - gap for m, _ in marks], dtype=np.int32),
-                                      col: np.array([v for _, v in marks], dtype=np.float64)}),
-             "mark": {"type": "point", "color": HIGHLIGHT, "size": 160, "strokeWidth": 2.5}, "encoding": enc}
-    return ds.spec({"title": title, "width": "container", "height": 280, "layer": [line, rings]})
+    enc = dict(x=alt.X("query position m:Q", title="query position m", scale=alt.Scale(nice=False)),
+               y=alt.Y(f"{col}:Q", title=col),
+               tooltip=[alt.Tooltip("query position m:Q"), alt.Tooltip("key position n:Q"),
+                        alt.Tooltip(f"{col}:Q", format=".4f")])
+    line = alt.Chart(spec.named("sweep")).mark_line(color=spec.SERIES[0], point=alt.OverlayMarkDef(
+        size=10, color=spec.SERIES[0])).encode(**enc)
+    rings = alt.Chart(spec.named("pairs")).mark_point(color=spec.FOCUS, size=160, strokeWidth=2.5).encode(**enc)
+    chart = alt.layer(line, rings).properties(
+        title=f"The additive score with the gap fixed at {gap}: it wanders with m", height=230, autosize=FIT_X)
+    data = {
+        "sweep": spec.columns(**{"query position m": ms.astype(np.int32), "key position n": (ms - gap).astype(np.int32),
+                                 col: np.asarray(scores, dtype=np.float64)}),
+        "pairs": spec.columns(**{"query position m": np.array([m for m, _ in marks], dtype=np.int32),
+                                 "key position n": np.array([m - gap for m, _ in marks], dtype=np.int32),
+                                 col: np.array([v for _, v in marks], dtype=np.float64)}),
+    }
+    return spec.figure(chart, data, description=(
+        f"The score of the query word at m on the key word at m − {gap}, with sinusoids added before W_Q and W_K: "
+        "the gap is fixed, yet the score moves with m."))
