@@ -228,10 +228,10 @@ def test_browser_trains_a_setting_and_the_charts_change_and_a_second_training_qu
             # Switch to one layer: not precomputed, so the charts give way to a Train button.
             one.locator("[data-testid=stRadio]").filter(has_text="Layers").get_by_text("1", exact=True).click()
             one.wait_for_function("() => new URL(location.href).searchParams.get('lab_layers') === '1'",
-                                  timeout=20_000)
+                                  timeout=60_000)
             wait_done(one)
             train = one.get_by_role("button", name="Train")
-            train.wait_for(timeout=20_000)
+            train.wait_for(timeout=60_000)
             assert one.locator("[data-testid=stVegaLiteChart]").count() == 0
 
             # A second student asks for another setting at the same moment: it has to wait its turn.
@@ -239,18 +239,18 @@ def test_browser_trains_a_setting_and_the_charts_change_and_a_second_training_qu
             two.goto(f"{base}/lab?lab_layers=1&lab_steps=200")
             wait_done(two)
             train.click()
-            one.locator("[data-testid=stProgress]").wait_for(timeout=30_000)
+            one.locator("[data-testid=stProgress]").wait_for(timeout=60_000)
             two.get_by_role("button", name="Train").click()
-            two.get_by_text("queued: another training is running", exact=False).wait_for(timeout=30_000)
+            two.get_by_text("queued: another training is running", exact=False).wait_for(timeout=60_000)
 
-            one.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=120_000)
-            wait_done(one, timeout=120_000)
+            one.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=300_000)
+            wait_done(one, timeout=300_000)
             assert one.locator("[data-testid=stException]").count() == 0
             after = one.locator("[data-testid=stVegaLiteChart]").first.screenshot(animations="disabled")
             assert after != before, "the accuracy chart did not change"
 
-            two.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=120_000)
-            wait_done(two, timeout=120_000)
+            two.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=300_000)
+            wait_done(two, timeout=300_000)
             assert two.locator("[data-testid=stException]").count() == 0
         finally:
             browser.close()
