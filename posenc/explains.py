@@ -11,17 +11,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import chapter
 from .core import check_d_model, duplicate_groups, embed, permutation_matrix, projections, softmax
 from .encodings import rope, sinusoidal
 from .learned import init_table, lookup
 
 SCHEMES: tuple[str, ...] = ("none", "learned table", "sinusoids", "RoPE")
 NEEDS_EVEN: tuple[str, ...] = ("sinusoids", "RoPE")
-N_MAX = 1024
+TINY = 1e-12  # "equal weights": floating-point noise only
+CLEAR = 1e-9  # "different weights": well above floating-point noise
 PAIRS = {"sinusoids": "sines and cosines come in (sin, cos) pairs", "RoPE": "RoPE turns coordinates in pairs"}
 
 
-def learned_table(positions, d_model: int, seed: int = 0, n_max: int = N_MAX) -> np.ndarray:
+def learned_table(positions, d_model: int, seed: int = 0, n_max: int = chapter.N_MAX) -> np.ndarray:
     """Rows T[p] of the learned position table T ∈ ℝ^{N_max×d} as at initialisation, before any training:
     every entry ~ N(0, 1) (the same size as the word vectors), row p for the p-th word, p = 1 … N_max.
 
@@ -56,8 +58,9 @@ def attention_with_positions(
     none:          Q, K, V = X W_Q, X W_K, X W_V
     learned table: X' = X + T[p],  then Q, K, V = X' W_Q, X' W_K, X' W_V
     sinusoids:     X' = X + PE(p), then Q, K, V = X' W_Q, X' W_K, X' W_V
-    RoPE:          q_m = R_m (x_m W_Q),  k_n = R_n (x_n W_K),  v_n = x_n W_V (v is not rotated),
-                   so S_mn = (x_m W_Q)ᵀ R_{n−m} (x_n W_K) / √d
+    RoPE:          rows, as everywhere: q_m = x_m W_Q turned by its position, (x_m W_Q) R_mᵀ;
+                   k_n = (x_n W_K) R_nᵀ;  v_n = x_n W_V (v is not rotated),
+                   so S_mn = (x_m W_Q) R_mᵀ R_n (x_n W_K)ᵀ / √d = (x_m W_Q) R_{n−m} (x_n W_K)ᵀ / √d
 
     ``positions[i]`` is the position of row i (1 … n for a sentence). ``mask[i, j]`` is True where query i
     may read key j. Returns (output, weights).
@@ -87,41 +90,16 @@ def attention_with_positions(
 
 
 def scramble_order(tokens: list[str]) -> list[int] | None:
-    """The chapter's scramble: swap “cat” and “mouse” when both are there, else the 2nd and the last word
-    (the 1st and 2nd of a two-word sentence); if those two are the same word, the first pair of different
-    words. None when every word is the same word (no swap changes the sentence).  P X = X[order].
-    """
-    n = len(tokens)
-    if n < 2:
+    """The chapter's scramble as an order (P X = X[order]): the two words ``chapter.swap_words`` picks ("cat" and
+    "mouse" when both are there) trade places. None when no swap changes the sentence (every word the same)."""
+    if len(tokens) < 2:
         return None
-    if "cat" in tokens and "mouse" in tokens:
-        i, j = tokens.index("cat"), tokens.index("mouse")
-    else:
-        i, j = (1, n - 1) if n > 2 else (0, 1)
-        if tokens[i] == tokens[j]:
-            pair = next(((a, b) for a in range(n) for b in range(a + 1, n) if tokens[a] != tokens[b]), None)
-            if pair is None:
-                return None
-            i, j = pair
-    order = list(range(n))
+    i, j = chapter.swap_words(tokens)
+    if tokens[i] == tokens[j]:
+        return None
+    order = list(range(len(tokens)))
     order[i], order[j] = j, i
     return order
-
-
-def default_query(tokens: list[str]) -> int:
-    """The query word (0-based): “chased” when present; else a word that occurs once, preferring one
-    between the first two copies of a repeated word, then the 3rd word; else the first word."""
-    if "chased" in tokens:
-        return tokens.index("chased")
-    n = len(tokens)
-    groups = duplicate_groups(tokens)
-    repeated = {i for ix in groups.values() for i in ix}
-    candidates: list[int] = []
-    if groups:
-        first = next(iter(groups.values()))
-        candidates += range(first[0] + 1, first[1])
-    candidates += [min(2, n - 1), *range(n)]
-    return next((i for i in candidates if 0 <= i < n and i not in repeated), 0)
 
 
 def query_copies_gap(weights: np.ndarray, groups: dict[str, list[int]], query: int | None = None) -> float:
@@ -140,6 +118,8 @@ class SchemeRun:
     weights: np.ndarray  # softmax weights of the sentence X, positions 1 … n
     copies_gap: float  # from the query: max |w_qi − w_qj| over copies of a repeated word
     copies_gap_all: float  # the same, over every query
+    copy_weights: np.ndarray  # weights from the query on the chapter's copies (``Explains.copies``), in order
+    copy_gap: float  # max − min of copy_weights: 0 means the copies tie
     weights_scrambled: np.ndarray | None  # weights of the scrambled sentence PX, positions 1 … n
     out_scrambled: np.ndarray | None  # Attn(PX)
     permuted_out: np.ndarray | None  # P·Attn(X)
@@ -154,6 +134,7 @@ class Explains:
     seed: int
     query: int  # 0-based
     duplicates: dict[str, list[int]]
+    copies: list[int]  # the copies the paradox is about (``chapter.copies``: every "the"), 0-based
     order: list[int] | None  # P X = X[order]; None when no swap changes the sentence
     scrambled: list[str] | None
     query_scrambled: int | None  # 0-based slot of the query word in PX
@@ -175,13 +156,14 @@ def explains_demo(tokens: list[str], d_model: int, seed: int = 0, query: int | N
     if n < 1:
         raise ValueError("The sentence is empty: type a few words.")
     d = check_d_model(d_model)
-    q = default_query(tokens) if query is None else int(query)
+    q = chapter.query_index(tokens) if query is None else int(query)
     if not 0 <= q < n:
         raise ValueError(f"The query position must be between 1 and {n}; got {q + 1}.")
     X = embed(tokens, d, seed)
     W = projections(d, seed)
     positions = np.arange(1, n + 1)
     groups = duplicate_groups(tokens)
+    copies = chapter.copies(tokens)
     order = scramble_order(tokens)
     P = permutation_matrix(order) if order is not None else None
     q_scr = order.index(q) if order is not None else None
@@ -205,6 +187,8 @@ def explains_demo(tokens: list[str], d_model: int, seed: int = 0, query: int | N
             weights=weights,
             copies_gap=query_copies_gap(weights, groups, q),
             copies_gap_all=query_copies_gap(weights, groups),
+            copy_weights=weights[q, copies],
+            copy_gap=float(np.ptp(weights[q, copies])) if copies else 0.0,
             weights_scrambled=w_scr,
             out_scrambled=out_scr,
             permuted_out=permuted,
@@ -217,6 +201,7 @@ def explains_demo(tokens: list[str], d_model: int, seed: int = 0, query: int | N
         seed=int(seed),
         query=q,
         duplicates=groups,
+        copies=copies,
         order=order,
         scrambled=[tokens[i] for i in order] if order is not None else None,
         query_scrambled=q_scr,

@@ -9,11 +9,10 @@ from hypothesis import strategies as st
 
 from posenc.core import attention, causal_mask, embed, permutation_matrix, projections, tokenize
 from posenc.encodings import rope, sinusoidal
+from posenc import chapter
 from posenc.explains import (
-    N_MAX,
     SCHEMES,
     attention_with_positions,
-    default_query,
     explains_demo,
     learned_table,
     query_copies_gap,
@@ -33,7 +32,7 @@ def setup(tokens, d=16, seed=0):
 # ---------------------------------------------------------------- learned table
 def test_learned_table_is_the_learned_pages_table():
     rows = learned_table([1, 7, 3, 7], 12, seed=5)
-    table = init_table(N_MAX, 12, 5)
+    table = init_table(chapter.N_MAX, 12, 5)
     assert np.array_equal(rows, table[[0, 6, 2, 6]])
 
 
@@ -44,14 +43,14 @@ def test_learned_row_depends_on_position_only():
     assert not np.allclose(learned_table([1], 8, 1), learned_table([1], 8, 2))
 
 
-@pytest.mark.parametrize("bad", [[0], [-3], [N_MAX + 1], [1.5], [np.nan]])
+@pytest.mark.parametrize("bad", [[0], [-3], [chapter.N_MAX + 1], [1.5], [np.nan]])
 def test_learned_table_rejects_positions_without_a_row(bad):
     with pytest.raises(ValueError):
         learned_table(bad, 8, 0)
 
 
 def test_learned_table_last_row_exists():
-    assert learned_table([N_MAX], 4, 0).shape == (1, 4)
+    assert learned_table([chapter.N_MAX], 4, 0).shape == (1, 4)
 
 
 # ---------------------------------------------------------------- attention with positions
@@ -163,17 +162,20 @@ def test_scramble_is_a_swap_that_changes_the_sentence(tokens):
 
 @settings(max_examples=60, deadline=None)
 @given(tokens=WORDS)
-def test_default_query_is_a_single_word_when_there_is_one(tokens):
-    q = default_query(tokens)
-    assert 0 <= q < len(tokens)
-    if any(tokens.count(w) == 1 for w in tokens):
-        assert tokens.count(tokens[q]) == 1
+def test_scramble_swaps_the_chapters_pick(tokens):
+    order = scramble_order(tokens)
+    if order is None:
+        return
+    i, j = chapter.swap_words(tokens)
+    assert order[i] == j and order[j] == i
 
 
-def test_default_query_is_chased_in_the_chapter():
-    assert CHAPTER[default_query(CHAPTER)] == "chased"
-    # between the two copies of "the"
-    assert default_query(["the", "dog", "bit", "the", "man"]) in (1, 2)
+def test_demo_uses_the_chapters_query_and_copies():
+    res = explains_demo(CHAPTER, 8, 0)
+    assert res.query == chapter.query_index(CHAPTER) and CHAPTER[res.query] == chapter.QUERY_WORD
+    assert res.copies == chapter.copies(CHAPTER) and [CHAPTER[i] for i in res.copies] == [chapter.COPY_WORD] * 2
+    other = ["the", "dog", "bit", "the", "man"]
+    assert explains_demo(other, 8, 0).query == chapter.query_index(other)
 
 
 @settings(max_examples=40, deadline=None)
@@ -207,6 +209,19 @@ def test_scramble_is_a_reordering_only_without_positions(tokens, seed):
     assert res.runs["none"].scramble_error < 1e-12
     for s in SCHEMES[1:]:
         assert res.runs[s].scramble_error > 1e-9
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 9999), d=st.sampled_from([2, 8, 16, 64]))
+def test_copy_weights_are_the_querys_weights_on_the_copies(seed, d):
+    res = explains_demo(CHAPTER, d, seed)
+    X, W, pos = setup(CHAPTER, d=d, seed=seed)
+    for s, r in res.runs.items():
+        _, w = attention_with_positions(X, W, s, pos, seed=seed)
+        expect = w[res.query, res.copies]
+        assert np.array_equal(r.copy_weights, expect)
+        assert r.copy_gap == pytest.approx(abs(expect[0] - expect[1]), abs=0)
+    assert res.runs["none"].copy_gap == 0.0  # same row in, same key, same weight
 
 
 def test_demo_pieces_agree():

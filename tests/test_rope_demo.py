@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 
 import numpy as np
 import pytest
@@ -225,3 +226,45 @@ def test_largest_settings_stay_exact():
     w = score_window(long, 63, 0, 512, 0, MAX_POSITION - WINDOW + 1)
     assert w.rope_diag_spread < angle_tolerance(MAX_POSITION)
     assert rope_demo(long, 63, 0, 512, 0, MAX_POSITION, 0) is not None
+
+
+# ---------------------------------------------------------------- the figures
+def _figures(d=64, start=1, m=10, n=7, tokens=SENT):
+    from posenc.charts import rope as rc
+
+    r = rope_demo(tokens, 2, 1, d, 0, m, n)
+    w = score_window(tokens, 2, 1, d, 0, start)
+    L = length_demo(tokens, 2, d, 0, m)
+    return (rc.score_window(w.positions, w.rope_scores, w.additive_scores, query_word="chased", key_word="cat"),
+            rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, r.q_turned, r.k_turned, r.pair_gap_angles, m, n),
+            rc.lengths(L.positions, L.rope_norms, L.raw_norms, max(m, 1)))
+
+
+@pytest.mark.parametrize("d,start,m,n", [(64, 1, 10, 7), (2, 0, 0, MAX_POSITION), (512, MAX_POSITION - WINDOW + 1,
+                                                                                    MAX_POSITION, 0)])
+def test_figures_are_valid_small_and_fill_their_column(d, start, m, n):
+    from posenc.charts import spec
+
+    for fig in _figures(d, start, m, n):
+        full = spec.validate(fig)
+        assert fig.rows <= spec.MAX_MARKS
+        assert "width" not in full and fig.description
+        assert spec.FOCUS != "#f58518" and "#f58518" not in str(full)
+
+
+def test_window_figure_holds_both_schemes_and_a_bound_pick():
+    win, circles, lengths = _figures()
+    table = win.datasets["main"].to_pydict()
+    assert sorted(set(table["scheme"])) == ["RoPE", "adding sinusoids"]
+    assert len(table["score"]) == 2 * WINDOW * WINDOW
+    [param] = win.spec["params"]
+    assert param["name"] == "scheme" and param["bind"]["input"] == "radio"
+    [pick] = circles.spec["params"]
+    assert pick["name"] == "pair" and pick["bind"]["max"] == 64 // 2 - 1
+    # the circle chart keeps its aspect: the x domain follows width / height in the browser
+    assert "width" in json.dumps(circles.spec["layer"][0]["encoding"]["x"]["scale"]["domain"])
+    # lengths: RoPE flat, the raw index growing
+    t = lengths.datasets["main"].to_pydict()
+    rope_rows = [v for s, v in zip(t["scheme"], t["length"]) if s.startswith("RoPE")]
+    raw_rows = [v for s, v in zip(t["scheme"], t["length"]) if s.startswith("raw")]
+    assert np.ptp(rope_rows) < 1e-12 and raw_rows[-1] > 1e6

@@ -1,127 +1,123 @@
-"""Charts for page 7, what this finally explains (arrays in, ``alt.Chart`` out)."""
+"""Charts for “What this finally explains” (arrays in, ``spec.Figure`` out): the copies' weights scheme by scheme,
+and the scrambled sentence. Every builder goes through ``spec.figure`` with named datasets; the query word and the
+scheme are params inside the charts (the data for every choice is sent once)."""
 
 from __future__ import annotations
 
+from typing import Mapping, Sequence
+
 import altair as alt
 import numpy as np
-import pandas as pd
 
-from . import BASE, HIGHLIGHT, word_labels
+from . import spec
 
-GREY = "#9e9e9e"
-HEIGHT = 340  # total height: title, legend and axes included, so the plot itself stays tall
+HEIGHT = 380  # the whole chart: title, axes and legend included
 
 
-def copies_weights(
-    series: dict[str, np.ndarray],
-    tokens: list[str],
-    query: int,
-    highlight: list[int] | None = None,
-    *,
-    title: str = "",
-) -> alt.Chart:
-    """Grouped bars: the weight from the query word on every key, one bar per scheme in ``series``
-    (scheme name → the n weights of the query row). Copies of a repeated word get a red outline."""
-    labels = word_labels(tokens)
-    names = list(series)
-    hl = set(highlight or [])
+def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copies: Sequence[int], query: int,
+                 *, copy_word: str = "") -> spec.Figure:
+    """Per scheme (x), the weight from a query word on each copy of the repeated word (bars side by side, each
+    labelled with its copy's position, so copies are told apart by label as well as place). ``weights[scheme]``
+    is the (n × n) weight matrix; a slider inside the chart picks the query (every row is sent once; when
+    schemes × n × copies would pass ``spec.MAX_MARKS`` only the first copies are sent)."""
+    names = list(weights)
     n = len(tokens)
-    df = pd.DataFrame(
-        {
-            "key": np.tile(labels, len(names)),
-            "scheme": np.repeat(names, n),
-            "weight": np.concatenate([np.asarray(series[s], dtype=float) for s in names]),
-            "copy of a repeated word": np.tile(["yes" if j in hl else "no" for j in range(n)], len(names)),
-            "query": labels[query],
-        }
-    )
-    colors = [GREY, BASE] if len(names) == 2 else [BASE] * len(names)
-    return (
-        alt.Chart(df, title=title)
-        .mark_bar(strokeWidth=3)
-        .encode(
-            x=alt.X(field="key", type="nominal", sort=labels, title=None,
-                    axis=alt.Axis(labelAngle=-40 if n > 8 else 0)),
-            xOffset=alt.XOffset(field="scheme", type="nominal", sort=names),
-            y=alt.Y(field="weight", type="quantitative", title="attention weight"),
-            color=alt.Color(field="scheme", type="nominal", sort=names, title=None,
-                            scale=alt.Scale(domain=names, range=colors),
-                            legend=alt.Legend(orient="top")),
-            stroke=alt.condition(alt.datum["copy of a repeated word"] == "yes", alt.value(HIGHLIGHT),
-                                 alt.value(None)),
-            tooltip=[alt.Tooltip(field="query", type="nominal"), alt.Tooltip(field="key", type="nominal"),
-                     alt.Tooltip(field="scheme", type="nominal", title="positions"),
-                     alt.Tooltip(field="weight", type="quantitative", format=".6f"),
-                     alt.Tooltip(field="copy of a repeated word", type="nominal")],
-        )
-        .properties(width="container", height=HEIGHT)
-    )
+    copies = list(copies)[: max(2, spec.MAX_MARKS // max(1, len(names) * n))]
+    c = len(copies)
+    labels = spec.word_labels(tokens)
+    copy_names = [f"({j + 1})" for j in copies]
+    rows = len(names) * n * c
+    scheme_codes = np.repeat(np.arange(len(names)), n * c)
+    q = np.tile(np.repeat(np.arange(n), c), len(names))
+    k = np.tile(np.arange(c), len(names) * n)
+    w = np.concatenate([np.asarray(weights[s], float)[:, copies].ravel() for s in names]) if rows else np.zeros(0)
+    main = spec.columns(scheme=spec.categories(scheme_codes, names), query=q + 1,
+                        copy=spec.categories(k, copy_names), weight=w,
+                        label=[f"{copy_names[j]} {v:.3f}" for j, v in zip(k, w)])
+    queries = spec.columns(query=np.arange(1, n + 1), text=[f"query: {lab}" for lab in labels])
+    pick = alt.param(name="query", value=int(query) + 1,
+                     bind=alt.binding_range(min=1, max=n, step=1, name="query word (its position) "))
+    top = float(w.max()) * 1.3 if rows else 1.0
+    x = alt.X(field="scheme", type="nominal", sort=names, title="positions given to attention",
+              axis=alt.Axis(labelAngle=0, labelLimit=160))
+    y = alt.Y(field="weight", type="quantitative", title="attention weight", scale=alt.Scale(domain=[0, top]))
+    off = alt.XOffset(field="copy", type="nominal", sort=copy_names)
+    tips = [alt.Tooltip(field="scheme", type="nominal", title="positions"),
+            alt.Tooltip(field="query", type="quantitative", title="query word's position"),
+            alt.Tooltip(field="copy", type="nominal", title="copy at position"),
+            alt.Tooltip(field="weight", type="quantitative", format=".6f")]
+    chosen = alt.datum.query == pick
+    bars = (alt.Chart(spec.named("main")).mark_bar(color=spec.FOCUS)
+            .encode(x=x, xOffset=off, y=y, opacity=alt.Opacity(field="copy", type="nominal", sort=copy_names,
+                                                               legend=None,
+                                                               scale=alt.Scale(range=[1.0, 0.55])),
+                    tooltip=tips)
+            .add_params(pick).transform_filter(chosen))
+    text = (alt.Chart(spec.named("main")).mark_text(baseline="bottom", dy=-3, fontSize=12)
+            .encode(x=x, xOffset=off, y=y, text=alt.Text(field="label", type="nominal"))
+            .transform_filter(chosen))
+    who = (alt.Chart(spec.named("queries")).mark_text(align="left", baseline="top", fontWeight="bold",
+                                                     fontSize=13, color=spec.TEXT)
+           .encode(x=alt.value(4), y=alt.value(4), text=alt.Text(field="text", type="nominal"))
+           .transform_filter(chosen))
+    word = f"“{copy_word}”" if copy_word else "the repeated word"
+    chart = alt.layer(bars, text, who).properties(height=HEIGHT, title=alt.TitleParams(
+        f"Weights on the copies of {word}",
+        subtitle="Each bar: (its position) weight. Equal bars: a tie."))
+    return spec.figure(chart, {"main": main, "queries": queries}, description=(
+        f"Weights on the copies of {word} at positions {', '.join(copy_names)} for each scheme: equal with no "
+        "positions, different once positions are given."))
 
 
-def scramble_weights(
-    original: np.ndarray,
-    scrambled: np.ndarray,
-    tokens: list[str],
-    order: list[int],
-    *,
-    title: str = "",
-) -> alt.Chart:
-    """For one query word: its weight on every key word in the original sentence and in the scrambled one.
+SENTENCES = ("original sentence X", "scrambled sentence PX")
 
-    ``original[j]`` is the weight on word j of X; ``scrambled[i]`` the weight on slot i of PX, which holds
-    word ``order[i]``. Bars are grouped by word (labelled by its original position), so equal pairs mean
-    “same word, same weight, wherever it sits”.
-    """
+
+def scramble_weights(original: Mapping[str, np.ndarray], scrambled: Mapping[str, np.ndarray], tokens: Sequence[str],
+                     order: Sequence[int], query_label: str, *, scheme: str) -> spec.Figure:
+    """For one query word, per key word: its weight in the original sentence and in the scrambled one (bars side by
+    side, grouped by word). ``original[s][j]`` is the weight on word j of X; ``scrambled[s][i]`` the weight on slot
+    i of PX, which holds word ``order[i]``. A radio inside the chart picks the scheme (all four are sent)."""
+    names = list(original)
     n = len(tokens)
-    labels = word_labels(tokens)
+    labels = spec.word_labels(tokens)
     slot_of = np.empty(n, dtype=int)
     slot_of[np.asarray(order)] = np.arange(n)
-    names = ["original sentence", "scrambled sentence"]
-    w_scr = np.asarray(scrambled, dtype=float)[slot_of]
-    df = pd.DataFrame(
-        {
-            "key": np.tile(labels, 2),
-            "sentence": np.repeat(names, n),
-            "position of the key in this sentence": np.concatenate([np.arange(1, n + 1), slot_of + 1]),
-            "weight": np.concatenate([np.asarray(original, dtype=float), w_scr]),
-        }
+    w = []
+    for s in names:
+        w += [np.asarray(original[s], float), np.asarray(scrambled[s], float)[slot_of]]
+    main = spec.columns(
+        scheme=spec.categories(np.repeat(np.arange(len(names)), 2 * n), names),
+        sentence=spec.categories(np.tile(np.repeat([0, 1], n), len(names)), SENTENCES),
+        key=spec.categories(np.tile(np.arange(n), 2 * len(names)), labels),
+        slot=np.tile(np.concatenate([np.arange(1, n + 1), slot_of + 1]), len(names)),
+        weight=np.concatenate(w),
     )
-    return (
-        alt.Chart(df, title=title)
-        .mark_bar()
+    pick = alt.param(name="scheme", value=scheme, bind=alt.binding_radio(options=names, name="Positions: "))
+    enc = spec.series("sentence", SENTENCES, title=None)
+    chart = (
+        alt.Chart(spec.named("main")).mark_bar()
         .encode(
-            x=alt.X(field="key", type="nominal", sort=labels, title=None,
+            x=alt.X(field="key", type="nominal", sort=labels, title="key word (its position in X)",
                     axis=alt.Axis(labelAngle=-40 if n > 8 else 0)),
-            xOffset=alt.XOffset(field="sentence", type="nominal", sort=names),
+            xOffset=alt.XOffset(field="sentence", type="nominal", sort=list(SENTENCES)),
             y=alt.Y(field="weight", type="quantitative", title="attention weight"),
-            color=alt.Color(field="sentence", type="nominal", sort=names, title=None,
-                            scale=alt.Scale(domain=names, range=[BASE, "#f58518"]),
-                            legend=alt.Legend(orient="top")),
-            tooltip=[alt.Tooltip(field="sentence", type="nominal"), alt.Tooltip(field="key", type="nominal"),
-                     alt.Tooltip(field="position of the key in this sentence", type="quantitative"),
+            color=enc["color"],
+            opacity=alt.Opacity(field="sentence", type="nominal", sort=list(SENTENCES), legend=None,
+                                scale=alt.Scale(range=[1.0, 0.8])),
+            stroke=alt.Stroke(field="sentence", type="nominal", legend=None,
+                              scale=alt.Scale(domain=list(SENTENCES), range=[spec.SERIES[0], spec.TEXT])),
+            strokeWidth=alt.StrokeWidth(field="sentence", type="nominal", legend=None,
+                                        scale=alt.Scale(domain=list(SENTENCES), range=[0, 1.5])),
+            tooltip=[alt.Tooltip(field="scheme", type="nominal", title="positions"),
+                     alt.Tooltip(field="sentence", type="nominal"), alt.Tooltip(field="key", type="nominal"),
+                     alt.Tooltip(field="slot", type="quantitative", title="its position in this sentence"),
                      alt.Tooltip(field="weight", type="quantitative", format=".6f")],
         )
-        .properties(width="container", height=HEIGHT)
+        .add_params(pick).transform_filter(alt.datum.scheme == pick)
+        .properties(height=HEIGHT, title=alt.TitleParams(
+            f"Weights from {query_label}, X and PX",
+            subtitle="Each pair of bars is one word. Equal pairs: same weight wherever it sits."))
     )
-
-
-def row_differences(row_error: np.ndarray, scrambled_tokens: list[str], *, title: str = "") -> alt.Chart:
-    """Bars: for each word of the scrambled sentence, max over coordinates of |Attn(PX) − P·Attn(X)|."""
-    labels = word_labels(scrambled_tokens)
-    err = np.asarray(row_error, dtype=float)
-    df = pd.DataFrame({"word in PX": labels, "max |difference|": err})
-    # rounding-size values (~1e-16) get exponent labels instead of a long row of zeros
-    fmt = ".0e" if err.size and float(np.max(err)) < 1e-6 else "~g"
-    return (
-        alt.Chart(df, title=title)
-        .mark_bar(color="#f58518")
-        .encode(
-            x=alt.X(field="word in PX", type="nominal", sort=labels, title=None,
-                    axis=alt.Axis(labelAngle=-40 if len(labels) > 8 else 0)),
-            y=alt.Y(field="max |difference|", type="quantitative", title="max |difference|",
-                    axis=alt.Axis(format=fmt)),
-            tooltip=[alt.Tooltip(field="word in PX", type="nominal"),
-                     alt.Tooltip(field="max |difference|", type="quantitative", format=".3g")],
-        )
-        .properties(width="container", height=HEIGHT)
-    )
+    return spec.figure(chart, {"main": main}, description=(
+        f"Weights from {query_label} on every word, original and scrambled: equal pairs with no positions, "
+        "unequal once the words' positions count."))
