@@ -1,421 +1,439 @@
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import streamlit as st
 
 import frame
-from posenc import beyond
+from posenc import beyond, chapter
 from posenc import stretch as sx
+from posenc.beyond import (
+    ALIBI_TOL,
+    BF16_WINDOW,
+    DECAY_D,
+    DECAY_DROP,
+    IDENTITY_TOL,
+    TYPICAL_D,
+    TYPICAL_L_TRAIN,
+    TYPICAL_S,
+    TYPICAL_SEQ_LEN,
+    TYPICAL_SOURCE,
+)
 from posenc.charts import beyond as bc
-from posenc.precision import angle_error_f32, rope_offset_error, to_bf16
+from posenc.precision import angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 
 PATH = "lessons/stretch.py"
-BF16_WINDOW = (248, 272)
-OFFSET_GAP = 3
+BASE = int(chapter.BASE)
+OFFSET_TOL = 1e-6  # a drift below this is "the same score" (scores are of size ~1)
 
-frame.header(
-    "Stretching the context",
-    "A model meets a text longer than any it was trained on: RoPE's slow pairs see angles they never saw, "
-    "and PI, NTK and YaRN fix that by slowing pairs down — ALiBi drops position vectors altogether.",
-)
-
-c1, c2, c3, c4 = st.columns(4)
-with c1:
-    d = frame.number("Head dimension d", "st_d", 4, 512, 128, step=2,
-                     help="Width of one attention head's q and k (even: RoPE turns pairs). 128 is the chapter's "
-                          "example; this is separate from the sidebar's d.")
-with c2:
-    L_train = frame.number("Trained context L_train", "st_L", 16, 1_000_000, 4096,
-                           help="The longest text the model saw in training, in tokens.")
-with c3:
-    s = frame.slider("Stretch factor s", "st_s", 1, 64, 16,
-                     help="New context ÷ trained context: the model must now read s·L_train tokens.")
-with c4:
-    base = frame.number("RoPE base", "st_base", 10, 10_000_000, 10000,
-                        help="θ_i = base^(−2i/d). 10,000 in the original RoPE; Llama 3 uses 500,000.")
-d, L_train, s, base = int(d), int(L_train), int(s), int(base)
-frame.require(d % 2 == 0, f"The head dimension must be even: RoPE turns the dimensions in pairs, and {d} is odd.")
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def run_stretch(d: int, L_train: int, s: int, seq_len: int, base: int):
-    return beyond.stretch_demo(d, L_train, s, seq_len, float(base))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def run_alibi(sentence: str, d: int, seed: int, heads: int):
-    return beyond.alibi_attention(sentence, d, seed, heads)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def run_decay(d: int, base: int, rho: float, seed: int):
-    return beyond.decay_demo(d, float(base), rho, seed)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def run_precision(d: int, base: int, seed: int):
-    return beyond.precision_demo(d, float(base), seed, gap=OFFSET_GAP)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def run_bf16(L_train: int):
-    return beyond.bf16_positions(*BF16_WINDOW), beyond.bf16_context(L_train)
-
-
-# Chart specs are plain Vega-Lite dicts (posenc.charts.beyond), cached per chart on exactly the scalars that
-# chart depends on, with their data already in Arrow: moving s rebuilds the two method charts and nothing else,
-# and a rerun that changes nothing only reads the caches. Big results go in as `_res` (not hashed) next to the
-# scalars that identify them.
-def _arrow(records: list[dict]) -> bytes:
-    table = pa.Table.from_pylist(records)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def _ship(spec: dict) -> dict:
-    """The spec with every dataset as Arrow bytes, the form st.vega_lite_chart sends to the browser."""
-    return {**spec, "datasets": {name: _arrow(rows) for name, rows in spec["datasets"].items()}}
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spec_pairs(_res, d: int, L_train: int, base: int) -> list[dict]:
-    # turns per pair and YaRN's ramp: neither depends on s or seq_len
-    return [_ship(bc.rotations_spec(_res.theta, _res.rotations, L_train)),
-            _ship(bc.ramp_spec(_res.ramp, _res.low, _res.high))]
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spec_methods(_res, d: int, L_train: int, s: int, seq_len: int, base: int) -> list[dict]:
-    return [_ship(bc.wavelength_spec(_res.theta, _res.frequencies, _res.ramp, L_train, _res.L_new)),
-            _ship(bc.ratio_spec(_res.theta, _res.frequencies, _res.ramp, _res.low, _res.high, s))]
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spec_slopes(heads: int) -> dict:
-    return _ship(bc.slopes_spec(sx.alibi_slopes(heads), 1 << (heads.bit_length() - 1)))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spec_alibi(_al, sentence: str, d: int, seed: int, heads: int) -> dict:
-    shown = bc.alibi_heads_to_show(heads, len(_al.tokens))
-    return _ship(bc.alibi_spec(_al.tokens, _al.slopes, _al.bias, _al.weights, _al.plain_weights, shown))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spec_bound(_dec, d: int, base: int) -> dict:
-    # RoFormer's bound depends on neither ρ nor the seed
-    return _ship(bc.bound_spec(_dec.deltas, _dec.bound))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spec_score(_dec, d: int, base: int, rho: float, seed: int) -> dict:
-    return _ship(bc.score_spec(_dec.deltas, _dec.mean, _dec.p05, _dec.p95, _dec.single, _dec.n_samples))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spec_angle(_pr, d: int, base: int) -> dict:
-    # the float32 angle error does not depend on the seed
-    return _ship(bc.angle_error_spec(_pr.positions, _pr.angle_error, _pr.probe))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spec_offset(_pr, d: int, base: int, seed: int) -> dict:
-    return _ship(bc.offset_error_spec(_pr.positions, _pr.offset_error, _pr.gap, _pr.probe, _pr.floor))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def spec_bf16() -> dict:
-    window = beyond.bf16_positions(*BF16_WINDOW)
-    return _ship(bc.bf16_spec(window.positions, window.stored))
-
-
-def draw(spec: dict, width: str = "stretch") -> None:
-    st.vega_lite_chart(spec, width=width)
-
-
+frame.page(PATH, "A model that reads text longer than it was trained on turns its slow pairs to angles it never "
+                 "saw; PI, NTK-aware scaling and YaRN slow those pairs down so that every angle stays familiar.")
 ex = frame.example()
-tab_stretch, tab_alibi, tab_decay, tab_prec = st.tabs(["Stretching", "ALiBi", "Long-term decay", "Precision"])
 
-# ------------------------------------------------------------------------------------------------ stretching
-with tab_stretch:
-    seq_len = frame.number("Current length for dynamic NTK (seq_len)", "st_len", 1, 100_000_000, 8192,
-                           help="Dynamic NTK recomputes its base for the text in front of it; up to L_train it "
-                                "changes nothing.")
-    res = run_stretch(d, L_train, s, int(seq_len), base)
-    pairs = res.pairs
-    slow = res.rotations < 1
-    n_slow = int(slow.sum())
 
-    st.subheader("Past the trained length")
-    st.markdown(
-        "A learned table simply has no row past L_train = {:,}: position {:,} has no vector at all. Sinusoids "
-        "and RoPE go on forever — but a pair whose angle never completed a turn during training has only ever "
-        "seen angles up to L_train·θ_i.".format(L_train, L_train + 1)
-    )
-    pair_specs = spec_pairs(res, d, L_train, base)
-    method_specs = spec_methods(res, d, L_train, s, int(seq_len), base)
-    draw(pair_specs[0])
-    if n_slow:
-        first = int(np.argmax(slow))
-        st.markdown(
-            "**{} of {} pairs** (pairs {} … {}) never complete a turn within {:,} tokens. ".format(
-                n_slow, pairs, first, pairs - 1, L_train)
-            + ("At s·L_train = {:,} tokens, unchanged RoPE pushes them to angles up to **{:.3g}×** the largest "
-               "they were trained on.".format(res.L_new, res.overreach["RoPE as trained"]) if s > 1 else
-               "With s = 1 the text is no longer than in training, so they meet nothing new — yet.")
-        )
-    else:
-        st.markdown("Every one of the {} pairs completes at least one turn within {:,} tokens: with this base "
-                    "and L_train, no pair meets a new angle.".format(pairs, L_train))
-    frame.formula(r"r_i = \frac{L_\text{train}}{\lambda_i} = \frac{L_\text{train}\,\theta_i}{2\pi},"
-                  r"\qquad \theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac d2 - 1")
+# ---------------------------------------------------------------- one cached call per section
+@frame.cached
+def stretch_data(d: int, L_train: int, s: int, seq_len: int, base: int):
+    res = beyond.stretch_demo(d, L_train, s, seq_len, float(base))
+    return res, {"turns": bc.rotations_figure(res), "wavelength": bc.wavelength_figure(res),
+                 "ratio": bc.ratio_figure(res), "ramp": bc.ramp_figure(res)}
 
-    st.subheader("Four ways to slow the pairs down")
-    draw(method_specs[0])
-    left, right = st.columns([3, 2])
-    with left:
-        draw(method_specs[1])
-    with right:
-        draw(pair_specs[1])
-    st.caption("Pick a method in the “Highlight” menu under a chart; hover any point for its numbers.")
 
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("YaRN low", res.low, help="floor(c(32)): pairs up to here turn ≥ 32 times in L_train; kept.")
-    m2.metric("YaRN high", res.high, help="ceil(c(1)): pairs from here on turn < 1 time; divided by s.")
-    m3.metric("YaRN attention factor", f"{res.attention_factor:.4f}", help="0.1·ln s + 1, multiplies cos and sin.")
-    m4.metric("logits scaled by", f"{res.attention_factor ** 2:.4f}", help="q and k both carry the factor.")
-    if res.high > pairs - 1:
-        st.caption("high = {} is past the last pair ({}): Hugging Face clamps the ramp ends to d − 1, not "
-                   "d/2 − 1, so here no pair is fully interpolated.".format(res.high, pairs - 1))
-
-    rows = []
-    rules = {"RoPE as trained": "θ_i", "PI": "θ_i / s", "NTK-aware": "base' = {:,.0f}".format(res.ntk_base),
-             "Dynamic NTK": "base' = {:,.0f} (scale {:.4g})".format(res.dynamic_base, res.dynamic_scale),
-             "YaRN": "ramp between pairs {} and {}".format(res.low, res.high)}
-    for m in beyond.METHODS:
-        f = res.frequencies[m]
-        rows.append({"method": m, "rule": rules[m], "judged at": res.eval_length[m],
-                     "θ'₀ (rad/token)": float(f[0]),
-                     "slowest λ'": round(float(2 * np.pi / f[-1])),
-                     "pairs past": int(res.unseen[m].sum()),
-                     "overreach ×": res.overreach[m]})
-    table = pd.DataFrame(rows)
-    if not n_slow:
-        table = table.drop(columns="overreach ×")  # no pair that never turned: nothing can overreach
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={"θ'₀ (rad/token)": st.column_config.NumberColumn(format="%.4g"),
-                                "slowest λ'": st.column_config.NumberColumn(format="localized"),
-                                "judged at": st.column_config.NumberColumn(format="localized"),
-                                "overreach ×": st.column_config.NumberColumn(format="%.3g")})
-    st.caption("θ'₀: the fastest pair's angle between neighbouring words. Slowest λ': the slowest pair's "
-               "wavelength, in tokens. “Pairs past”: pairs that never completed a turn within L_train and whose "
-               "angle at the length judged exceeds the largest they reached in training; “overreach”: the worst "
-               "such ratio (≤ 1 is safe).")
-
-    ntk_past = int(res.unseen["NTK-aware"].sum())
-    if s > 1:
-        st.markdown(
-            "- **PI** slows every pair by s: nothing overreaches, but the fastest pair now moves only {:.3g} rad "
-            "between neighbouring words instead of {:.3g} — neighbours become harder to tell apart.\n"
-            "- **NTK-aware** raises the base: the fastest pair is untouched and the slowest is divided by s; {}.\n"
-            .format(float(res.frequencies["PI"][0]), float(res.theta[0]),
-                    "{} slower pair(s) still overreach, by up to {:.3g}×".format(ntk_past, res.overreach["NTK-aware"])
-                    if ntk_past else "no pair overreaches")
-            + "- **YaRN** keeps the {} fastest pair(s) as they were, divides the {} slowest by s and blends the ones "
-            "in between; {} pair(s) overreach.\n".format(int((res.ramp == 0).sum()), int((res.ramp == 1).sum()),
-                                                          int(res.unseen["YaRN"].sum()))
-        )
-    else:
-        st.markdown("- With **s = 1**, PI, NTK-aware and YaRN change nothing: every line sits on the original.")
-    st.markdown(
-        "- **Dynamic NTK** rescales for the length in front of it: at seq_len = {:,} its scale is "
-        "s·L/L_train − (s − 1) = {:.4g} (Hugging Face's formula; 1 up to L_train).".format(res.seq_len,
-                                                                                          res.dynamic_scale)
-    )
-    frame.formula(
-        r"\text{PI:}\quad \theta'_i = \theta_i / s",
-        r"\text{NTK-aware:}\quad \text{base}' = \text{base}\cdot s^{\,d/(d-2)},\qquad "
-        r"\theta'_i = \text{base}'^{\,-2i/d}",
-        r"\text{Dynamic NTK:}\quad \text{base}' = \text{base}\cdot\Big(\frac{s\,L}{L_\text{train}} - (s-1)\Big)"
-        r"^{d/(d-2)},\quad L = \max(\text{seq\_len}, L_\text{train})",
-        r"\text{YaRN:}\quad c(r) = \frac{d\,\ln\!\big(L_\text{train}/(2\pi r)\big)}{2\ln \text{base}},\quad "
-        r"\text{low} = \lfloor c(32)\rfloor,\ \text{high} = \lceil c(1)\rceil",
-        r"\gamma_i = \operatorname{clip}\Big(\frac{i-\text{low}}{\text{high}-\text{low}}, 0, 1\Big),\qquad "
-        r"\theta'_i = (1-\gamma_i)\,\theta_i + \gamma_i\,\frac{\theta_i}{s},\qquad "
-        r"\text{mscale} = 0.1\ln s + 1",
-    )
-    st.caption("As in Hugging Face transformers' modeling_rope_utils; YaRN's mscale multiplies cos and sin, "
-               "so the attention logits grow by its square.")
-    frame.show_code(beyond.stretch_demo, sx.pi_frequencies, sx.ntk_frequencies, sx.dynamic_ntk_frequencies,
-                    sx.yarn_correction_range, sx.yarn_frequencies, sx.yarn_attention_factor)
-
-# ------------------------------------------------------------------------------------------------ ALiBi
-with tab_alibi:
-    heads = int(frame.slider("ALiBi heads", "st_heads", 1, 16, 8,
-                             help="Each head gets its own slope; the counts need not be powers of two."))
-    st.subheader("No position vectors: a penalty that grows with distance")
-    frame.formula(
-        r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d} - m_h\,(i-j)\quad (j \le i),\qquad "
-        r"q_i = x_i W_Q,\ k_j = x_j W_K\ \text{(word vectors only)}",
-        r"n \text{ a power of two:}\quad m_h = 2^{-8h/n},\quad h = 1,\dots,n",
-        r"\text{otherwise, } c = 2^{\lfloor\log_2 n\rfloor}:\quad \text{the } c\text{-head slopes, then }"
-        r"2^{-8h/(2c)} \text{ for } h = 1, 3, 5, \dots \ (n - c \text{ of them})",
-    )
+@frame.cached
+def alibi_data(sentence: str, d: int, seed: int, heads: int):
+    slopes = bc.slopes_figure(sx.alibi_slopes(heads), 1 << (heads.bit_length() - 1))
     try:
-        al = run_alibi(ex.sentence, ex.d, ex.seed, heads)
+        al = beyond.alibi_attention(sentence, d, seed, heads)
     except ValueError as err:
-        st.error(str(err), icon=":material/edit_note:")
-        al = None
-    draw(spec_slopes(heads))
-    if heads & (heads - 1):
-        c = 1 << (heads.bit_length() - 1)
-        st.caption("{} is not a power of two: heads 1 … {} take the {}-head slopes, heads {} … {} take every "
-                   "other slope of the {}-head series.".format(heads, c, c, c + 1, heads, 2 * c))
-    if al is not None:
-        tokens = al.tokens
-        n = len(tokens)
-        st.markdown("**Attention on the running sentence** (sidebar: d = {}, seed = {}), with the causal mask."
-                    .format(ex.d, ex.seed))
-        frame.show_words(tokens)
-        shown = bc.alibi_heads_to_show(heads, n)
-        draw(spec_alibi(al, ex.sentence, ex.d, ex.seed, heads), width="content")
-        if len(shown) < heads:
-            st.caption("This sentence is long: the menu offers heads {} of {} to keep the chart light."
-                       .format(", ".join(str(h + 1) for h in shown), heads))
-        st.caption("Pick a head in the menu under the chart. Blank cells are masked (j > i). All heads share "
-                   "W_Q and W_K here, so they differ only by their slope.")
-        if al.copies is not None:
-            j1, j2 = al.copies
-            err = float(np.max(np.abs(al.copy_log_ratio - al.copy_expected)))
-            st.markdown(
-                "A repeated word: the copies at positions {} and {} have the same vector, so the same key and the "
-                "same raw score. Without positions they get equal weight; with ALiBi, from the last word:"
-                .format(j1 + 1, j2 + 1))
-            q = n - 1
-            st.dataframe(pd.DataFrame({
-                "head": np.arange(1, heads + 1), "slope m": al.slopes,
-                f"weight on position {j1 + 1}": al.weights[:, q, j1],
-                f"weight on position {j2 + 1}": al.weights[:, q, j2],
-                "ratio (later ÷ earlier)": np.exp(al.copy_log_ratio),
-                f"e^(m·{j2 - j1})": np.exp(al.copy_expected),
-            }), hide_index=True, width="stretch",
-                column_config={k: st.column_config.NumberColumn(format="%.4g") for k in (
-                    "slope m", f"weight on position {j1 + 1}", f"weight on position {j2 + 1}",
-                    "ratio (later ÷ earlier)", f"e^(m·{j2 - j1})")})
-            frame.check("max over heads |ln(w₂/w₁) − m·(j₂ − j₁)|", err, err < 1e-12,
-                        "(the nearer copy wins by exactly e^(m·distance))")
-        else:
-            st.info("This sentence repeats no word; add one twice to see ALiBi tell the copies apart.")
-    st.markdown("ALiBi needs no position vector and no rotation: the farther the key, the lower its score. "
-                "Because the penalty only depends on i − j, nothing breaks at length L_train + 1.")
-    frame.show_code(sx.alibi_slopes, sx.alibi_bias, beyond.alibi_attention)
+        return None, slopes, None, [], str(err)
+    shown = bc.alibi_heads_to_show(heads, len(al.tokens))
+    return al, slopes, bc.alibi_figure(al, shown), shown, ""
 
-# ------------------------------------------------------------------------------------------------ decay
-with tab_decay:
-    rho = float(frame.slider("How well q matches k (correlation ρ)", "st_rho", 0.0, 1.0, 1.0, step=0.1,
-                             help="q = ρ·k + √(1−ρ²)·noise. ρ = 1: a query looking for this very key; ρ = 0: "
-                                  "unrelated q and k."))
-    dec = run_decay(d, base, rho, ex.seed)
-    st.subheader("RoPE's long-term decay is a bound, not a promise")
-    g1, g2 = st.columns(2)
-    with g1:
-        draw(spec_bound(dec, d, base))
-    with g2:
-        draw(spec_score(dec, d, base, rho, ex.seed))
-    st.caption("Left: RoFormer's bound, in its own units. Right: the actual RoPE score divided by d (its mean at "
-               "Δ = 0 is ρ·d) over {} random (q, k) drawn with the sidebar seed {}; grey: one of them. Two different "
-               "quantities, so two axes: compare their shapes.".format(dec.n_samples, ex.seed))
-    frame.formula(
-        r"q^\top R_\Delta k = \operatorname{Re}\sum_{i=0}^{d/2-1} h_i\, e^{\mathrm{i}\Delta\theta_i},\quad "
-        r"h_i = q_{[2i:2i+1]}\,\overline{k_{[2i:2i+1]}}",
-        r"\Big|\sum_i h_i e^{\mathrm{i}\Delta\theta_i}\Big| \le \Big(\max_i |h_{i+1}-h_i|\Big)"
-        r"\sum_{j=1}^{d/2} |S_j(\Delta)|,\qquad S_j(\Delta) = \sum_{k=0}^{j-1} e^{\mathrm{i}\Delta\theta_k}",
-        r"B(\Delta) = \frac{2}{d}\sum_{j=1}^{d/2} |S_j(\Delta)|,\qquad B(0) = \frac{d/2+1}{2}",
-    )
-    b0_exact = (d / 2 + 1) / 2
-    frame.check("B(0) − (d/2 + 1)/2", abs(dec.b0 - b0_exact), abs(dec.b0 - b0_exact) < 1e-9,
-                "(B(0) = {:g} at d = {})".format(dec.b0, d))
-    steps = dec.deltas.size - 1
-    mid = steps // 2
-    st.markdown(
-        "- The bound shrinks on the whole, but not steadily: it goes **up** at {} of the {} steps shown.\n"
-        "- At Δ = {:g}: B has fallen to {:.0%} of B(0); the mean score/d is {:.3f}, while the middle 90 % of "
-        "pairs lie between {:.3f} and {:.3f}. The average decays; a single pair need not.\n"
-        .format(dec.rises, steps, dec.deltas[mid], dec.bound_rel[mid], dec.mean[mid], dec.p05[mid], dec.p95[mid])
-        + ("- Here ρ = 0 (q unrelated to k): the mean is flat near 0 (largest |mean| {:.3f}) — RoPE by itself "
-           "prefers no distance; the decay needs a query that matches its key.".format(dec.largest_mean)
-           if rho == 0 else
-           "- Slide ρ to 0 (q unrelated to k): the mean goes flat near 0 — RoPE by itself prefers no distance.")
-    )
-    frame.show_code(beyond.decay_demo, sx.decay_bound, sx.mean_rope_score)
 
-# ------------------------------------------------------------------------------------------------ precision
-with tab_prec:
-    pr = run_precision(d, base, ex.seed)
-    window, context = run_bf16(L_train)
-    st.subheader("float32 angles drift as the position grows")
-    draw(spec_angle(pr, d, base))
-    frame.formula(r"\text{err}(p) = \max_i \big|\,\mathrm{fl}_{32}\big(\mathrm{fl}_{32}(p)\cdot"
-                  r"\mathrm{fl}_{32}(\theta_i)\big) - p\,\theta_i\big|")
-    st.markdown(
-        "At position {:,} the float32 angle is off by up to **{:.3g} rad** (d = {}). float32 keeps 24 significant "
-        "bits: the fastest pair's angle is p itself (θ₀ = 1), and near {:,} neighbouring float32 numbers are "
-        "{:.3g} apart."
-        .format(pr.probe, pr.probe_angle_error, d, pr.probe, pr.probe_spacing)
-    )
+@frame.cached
+def decay_data(rho: float, seed: int):
+    dec = beyond.decay_demo(DECAY_D, chapter.BASE, rho, seed)
+    return dec, {"bound": bc.bound_figure(dec), "score": bc.score_figure(dec)}
 
-    st.subheader("Positions stored in bfloat16 collapse")
-    b1, b2 = st.columns([3, 2])
-    with b1:
-        draw(spec_bf16())
-    with b2:
-        st.metric("257 stored in bf16", "{:g}".format(float(to_bf16(257.0))))
-        st.metric("distinct positions kept, {} … {}".format(*BF16_WINDOW),
-                  "{} of {}".format(window.distinct, window.positions.size))
-        st.metric("distinct positions kept, 0 … {:,}".format(L_train - 1),
-                  "{:,} of {:,}".format(context.distinct, L_train))
-    st.dataframe(pd.DataFrame(context.bands, columns=["first", "last", "positions", "distinct in bf16",
-                                              "largest error"]),
-                 hide_index=True, width="stretch")
-    st.caption("bfloat16 keeps 8 significant bits: every integer up to 256, then only every 2nd, 4th, 8th, … "
-               "Position 257 is stored as {:g}: two words get the same angle, the same rotation, the same "
-               "everything.".format(float(to_bf16(257.0))))
 
-    st.subheader("RoPE's offset invariance, in finite precision")
-    draw(spec_offset(pr, d, base, ex.seed))
-    frame.formula(r"\text{drift}(m) = \big|\,\langle R_{m}q,\ R_{m+g}k\rangle - \langle R_0 q,\ R_g k\rangle\big|"
-                  r"/\sqrt d \;=\; 0 \text{ in exact arithmetic}")
-    for t in ("float64", "float32"):
-        v = pr.probe_offset[t]
-        frame.check(f"{t}: drift at m = {pr.probe:,}", v, v < 1e-6, "(gap g = {}; the score itself is of size ~1)"
-                    .format(pr.gap))
-    st.markdown("float64 holds RoPE's promise — same gap, same score — with a drift of {:.2g} at {:,}; float32 "
-                "breaks it by {:.2g} on a score of size ~1. Compute p·θ in float64 and cast afterwards."
-                .format(pr.probe_offset["float64"], pr.probe, pr.probe_offset["float32"])
-                + " bfloat16 (purple) breaks it from the first hundreds of positions on (drift {:.2g} at {:,}): its "
-                "angles are rounded to 8 bits.".format(pr.probe_offset["bfloat16"], pr.probe))
-    frame.show_code(angle_error_f32, to_bf16, rope_offset_error)
+@frame.cached
+def precision_data(seed: int):
+    pr = beyond.precision_demo(DECAY_D, chapter.BASE, seed)
+    window = beyond.bf16_positions(*BF16_WINDOW)
+    context = beyond.bf16_context(TYPICAL_L_TRAIN)
+    return pr, window, context, {"angle": bc.angle_error_figure(pr), "pairs": bc.pair_error_figure(pr),
+                                 "offset": bc.offset_figure(pr), "bf16": bc.bf16_figure(window)}
 
-# The question is about the chapter's example, whatever the controls say (so it is asked before playing).
-q = run_stretch(128, 4096, 16, 4096, 10000)
-kept = int((q.ramp == 0).sum())
+
+# ---------------------------------------------------------------- Predict, at its own (typical) setting
+typical = beyond.stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN, chapter.BASE)
+t_slow = typical.rotations < 1
+t_first = int(np.argmax(t_slow))
 frame.predict(
-    "In the chapter's example (d = 128, L_train = 4,096, s = 16), which pairs does YaRN leave exactly as they were?",
-    ["None: YaRN slows every pair by s, like PI", "The fast pairs, which turn many times within L_train",
-     "The slow pairs, which never finish a turn", "Only the pairs in the middle"],
+    f"A model with head dimension {TYPICAL_D} (base {BASE:,}) was trained on {TYPICAL_L_TRAIN:,}-token texts and "
+    f"now reads {typical.L_new:,} tokens (s = {TYPICAL_S}). Which of its {typical.pairs} frequency pairs meet "
+    "rotation angles they never saw in training?",
+    ["The fast pairs: they turn the most", f"The slow pairs, which never finish a turn within {TYPICAL_L_TRAIN:,} "
+     "tokens", f"Every pair: every angle past token {TYPICAL_L_TRAIN:,} is new", "None: an angle repeats every turn"],
     1,
-    "The fast pairs: their ramp γ is 0, so θ'_i = θ_i. That is pairs 0 … {} ({} pairs: pair 0 makes {:,.0f} turns "
-    "within L_train, pair {} still {:.3g}). They have seen every angle many times over, so a longer text shows them "
-    "nothing new; slowing them (as PI does) would only blur neighbouring words. The {} slowest pairs are divided "
-    "by s, and the ones in between are blended. Set the controls to those values and look at the ramp."
-    .format(kept - 1, kept, float(q.rotations[0]), kept - 1, float(q.rotations[kept - 1]), int((q.ramp == 1).sum())),
+    f"The slow ones. Pairs {t_first} to {typical.pairs - 1} (0-based; {int(t_slow.sum())} of {typical.pairs}) have "
+    f"wavelengths longer than {TYPICAL_L_TRAIN:,} tokens, so training showed each of them only the angles from 0 to "
+    f"{TYPICAL_L_TRAIN:,}·θ_i, less than one turn. At {typical.L_new:,} tokens they reach up to "
+    f"{typical.overreach['RoPE as trained']:.3g}× further. The fast pairs went round many times (pair 0: "
+    f"{typical.rotations[0]:,.0f} turns), and an angle repeats after a full turn, so nothing they meet is new. "
+    f"This is {TYPICAL_SOURCE} (Peng et al. 2023), and the page opens on it.",
     key="stretch_predict",
 )
 
-frame.share_link(PATH)
-frame.bridge(PATH, "That is the end of the chapter: word order enters attention through the vectors (a table, "
-             "sinusoids), the rotation of q and k (RoPE) or the scores themselves (ALiBi) — and every choice "
-             "has a limit you can now see coming.")
 
+# ---------------------------------------------------------------- the key chart and the four fixes
+def key_chart(res, figs, s: int, L_train: int) -> None:
+    frame.chart(figs["turns"])
+
+    slow = res.rotations < 1
+    n_slow = int(slow.sum())
+    first = int(np.argmax(slow))
+    past = res.overreach["RoPE as trained"]
+    if n_slow and s > 1:
+        measured = (f"{n_slow} of {res.pairs} pairs (pairs {first} to {res.pairs - 1}) reach up to {past:.3g}× the "
+                    f"largest angle they saw, at s·L_train = {res.L_new:,} tokens")
+    elif n_slow:
+        measured = "s = 1: the text is no longer than in training, so no pair goes past its trained angles"
+    else:
+        measured = f"every pair finishes a turn within {L_train:,} tokens here, so none has an unseen angle"
+    frame.verdict("unchanged RoPE turns the slow pairs past every angle they saw in training", n_slow > 0 and s > 1,
+                  measured)
+    st.markdown(
+        f"A learned table has no row at position {L_train + 1:,}. RoPE computes any position — but pair i turns by "
+        f"θ_i per token, and a pair whose wavelength 2π/θ_i is longer than L_train = {L_train:,} never finished a "
+        f"turn in training: it has only seen angles from 0 to L_train·θ_i. Read a longer text and those pairs turn "
+        f"the {frame.term('query')} and {frame.term('key')} to angles the model never learned to read. Pair indices "
+        "i count from 0, as RoPE code does."
+    )
+    frame.formula(r"r_i = \frac{L_\text{train}}{\lambda_i} = \frac{L_\text{train}\,\theta_i}{2\pi},"
+                  r"\qquad \theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac d2 - 1")
+
+
+def stretch_fixes(res, figs, s: int) -> None:
+    """Below the subheader: the wavelength, slow-down and ramp charts, the verdicts, the asides."""
+    n_slow = int((res.rotations < 1).sum())
+    frame.chart(figs["wavelength"])
+    left, right = st.columns([3, 2])
+    with left:
+        frame.chart(figs["ratio"])
+    with right:
+        frame.chart(figs["ramp"])
+    st.caption("Pick a method in the “Highlight” menu under a chart; hover a point for its numbers. Lines differ by "
+               "colour, dash and marker; where they part, each is named on the chart.")
+
+    f, theta = res.frequencies, res.theta
+    pi_past = int(res.unseen["PI"].sum())
+    frame.verdict("PI pushes no pair past the angles it saw in training", pi_past == 0,
+                  f"{pi_past} pairs past at {res.L_new:,} tokens; but the fastest pair now turns "
+                  f"{f['PI'][0]:.3g} rad per token instead of {theta[0]:.3g}")
+    ntk_past = int(res.unseen["NTK-aware"].sum())
+    frame.verdict("NTK-aware keeps the fastest pair but still lets some slow pairs past their trained angles",
+                  ntk_past > 0 and f["NTK-aware"][0] == theta[0],
+                  f"fastest pair {f['NTK-aware'][0]:.3g} rad per token (was {theta[0]:.3g}); {ntk_past} pairs past, "
+                  f"by up to {res.overreach['NTK-aware']:.3g}×" if ntk_past else
+                  f"fastest pair {f['NTK-aware'][0]:.3g} rad per token (was {theta[0]:.3g}); no pair past")
+    keep = res.ramp == 0
+    yarn_past = int(res.unseen["YaRN"].sum())
+    frame.verdict("YaRN keeps the fast pairs exactly and pushes no pair past its trained angles",
+                  bool(keep.any()) and bool(np.array_equal(f["YaRN"][keep], theta[keep])) and yarn_past == 0,
+                  f"pairs 0 to {int(keep.sum()) - 1} unchanged, {yarn_past} pairs past" if keep.any() else
+                  f"no pair is kept as it was here (low = {res.low}); {yarn_past} pairs past")
+    if s > 1:
+        st.markdown(
+            f"- **PI** (position interpolation) divides every frequency by s = {s}: the slow pairs stay within "
+            f"their trained angles, and so does everything else — neighbouring words now differ by only "
+            f"{f['PI'][0]:.3g} rad in the fastest pair.\n"
+            f"- **NTK-aware** raises the base to {res.ntk_base:,.0f}: the fastest pair is untouched, the slowest is "
+            "divided by s, the ones between by less — so a few slow pairs still go a little past.\n"
+            f"- **YaRN** keeps pairs 0 to {res.low} as they were, divides the pairs from {res.high} on by s and "
+            "blends the ones between.\n"
+            f"- **Dynamic NTK** picks its base for the length in front of it: at seq_len = {res.seq_len:,} its "
+            f"scale is s·L/L_train − (s − 1) = {res.dynamic_scale:.4g} (1 up to L_train)."
+        )
+    else:
+        st.markdown("With **s = 1**, PI, NTK-aware and YaRN change nothing: every line sits on RoPE as trained.")
+
+    with frame.deeper("every method in numbers, and YaRN's attention factor", key="st_deep_methods"):
+        rules = {"RoPE as trained": "θ_i", "PI": "θ_i / s", "NTK-aware": f"base' = {res.ntk_base:,.0f}",
+                 "Dynamic NTK": f"base' = {res.dynamic_base:,.0f} (scale {res.dynamic_scale:.4g})",
+                 "YaRN": f"ramp between pairs {res.low} and {res.high}"}
+        table = pd.DataFrame([{"method": m, "rule": rules[m], "judged at": res.eval_length[m],
+                               "θ'₀ (rad/token)": float(f[m][0]), "slowest λ'": round(float(2 * np.pi / f[m][-1])),
+                               "pairs past": int(res.unseen[m].sum()), "overreach ×": res.overreach[m]}
+                              for m in beyond.METHODS])
+        if not n_slow:
+            table = table.drop(columns="overreach ×")  # no pair that never turned: nothing can overreach
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={"θ'₀ (rad/token)": st.column_config.NumberColumn(format="%.4g"),
+                                    "slowest λ'": st.column_config.NumberColumn(format="localized"),
+                                    "judged at": st.column_config.NumberColumn(format="localized"),
+                                    "overreach ×": st.column_config.NumberColumn(format="%.3g")})
+        st.caption("θ'₀: the fastest pair's angle between neighbouring words. Slowest λ': the slowest pair's "
+                   "wavelength, in tokens. “Pairs past”: pairs that never finished a turn within L_train and whose "
+                   "angle at the length judged exceeds the largest they reached in training; “overreach”: the worst "
+                   "such ratio (≤ 1 is safe). Dynamic NTK is judged at its own seq_len.")
+        m1, m2 = st.columns(2)
+        m1.metric("YaRN attention factor (mscale)", f"{res.attention_factor:.4f}",
+                  help="0.1·ln s + 1; it multiplies cos and sin.")
+        m2.metric("attention logits scaled by", f"{res.attention_factor ** 2:.4f}",
+                  help="q and k both carry the factor, so their dot product carries its square.")
+        st.markdown("YaRN also multiplies cos and sin by mscale = 0.1·ln s + 1, so every score grows by mscale²: a "
+                    "longer text spreads the softmax over more words, and the sharper scores make up for it.")
+        if res.high > res.pairs - 1:
+            st.caption(f"high = {res.high} is past the last pair ({res.pairs - 1}): Hugging Face clamps the ramp "
+                       "ends to d − 1, not d/2 − 1, so here no pair is fully interpolated.")
+
+    with frame.deeper("the formulas, and whose they are", key="st_deep_formulas"):
+        frame.formula(
+            r"\text{PI:}\quad \theta'_i = \theta_i / s",
+            r"\text{NTK-aware:}\quad \text{base}' = \text{base}\cdot s^{\,d/(d-2)},\qquad "
+            r"\theta'_i = \text{base}'^{\,-2i/d}",
+            r"\text{Dynamic NTK:}\quad \text{base}' = \text{base}\cdot\Big(\frac{s\,L}{L_\text{train}} - (s-1)\Big)"
+            r"^{d/(d-2)},\quad L = \max(\text{seq\_len}, L_\text{train})",
+            r"\text{YaRN:}\quad c(r) = \frac{d\,\ln\!\big(L_\text{train}/(2\pi r)\big)}{2\ln \text{base}},\quad "
+            r"\text{low} = \lfloor c(32)\rfloor,\ \text{high} = \lceil c(1)\rceil",
+            r"\gamma_i = \operatorname{clip}\Big(\frac{i-\text{low}}{\text{high}-\text{low}}, 0, 1\Big),\qquad "
+            r"\theta'_i = (1-\gamma_i)\,\theta_i + \gamma_i\,\frac{\theta_i}{s},\qquad "
+            r"\text{mscale} = 0.1\ln s + 1",
+        )
+        st.markdown(
+            "- **PI**: Chen et al. 2023, *Extending Context Window of Large Language Models via Positional "
+            "Interpolation*.\n"
+            "- **NTK-aware**: the “NTK-aware scaled RoPE” proposed by bloc97 on Reddit (r/LocalLLaMA) in June 2023, "
+            "and written up as Definition 1 in §3.1 of the YaRN paper; Code Llama's larger base is the same idea set "
+            "by hand. Hugging Face's `modeling_rope_utils` has no static NTK-aware option — only the dynamic one.\n"
+            "- **Dynamic NTK**: as Hugging Face's `_compute_dynamic_ntk_parameters` computes it.\n"
+            "- **YaRN**: Peng et al. 2023 (§3.2–3.4), as Hugging Face's `_compute_yarn_parameters` computes it: the "
+            "code ramps linearly in the pair index i, the paper linearly in the number of turns."
+        )
+
+
+@frame.section("Past the trained length")
+def stretching() -> None:
+    c1, c2, c3, c4 = st.columns([1.4, 1, 1, 1], vertical_alignment="bottom")
+    with c1:
+        d = int(frame.number("Head dimension d (this page's own head dimension, separate from the sidebar's d)",
+                             "st_d", 4, 512, TYPICAL_D, step=2,
+                             help="Width of one attention head's q and k; RoPE turns them in d/2 pairs."))
+    with c2:
+        L_train = int(frame.number("Trained context L_train", "st_L", 16, 1_000_000, TYPICAL_L_TRAIN,
+                                   help="The longest text the model saw in training, in tokens."))
+    with c3:
+        s = int(frame.slider("Stretch factor s", "st_s", 1, 64, TYPICAL_S,
+                             help="New context ÷ trained context: the model must now read s·L_train tokens."))
+    with c4:
+        base = int(frame.number("RoPE base", "st_base", 10, 10_000_000, BASE,
+                                help="θ_i = base^(−2i/d). 10,000 in the original RoPE; Llama 3 uses 500,000."))
+    if d % 2:
+        st.error(f"The head dimension must be even: RoPE turns the dimensions in pairs, and {d} is odd.",
+                 icon=":material/error:")
+        return
+    top = st.container()  # the key chart goes here, drawn once the dynamic-NTK length below is known
+    st.subheader("Four ways to slow the pairs down")
+    kept = int((typical.ramp == 0).sum())
+    frame.predict(
+        f"In the same setting (head dimension {TYPICAL_D}, L_train = {TYPICAL_L_TRAIN:,}, s = {TYPICAL_S}), which "
+        "pairs does YaRN leave exactly as they were?",
+        ["None: YaRN slows every pair by s, like PI", "The fast pairs, which turn many times within L_train",
+         "The slow pairs, which never finish a turn", "Only the pairs in the middle"],
+        1,
+        f"The fast pairs: their ramp γ_i is 0, so θ'_i = θ_i. That is pairs 0 to {kept - 1} ({kept} pairs: pair 0 "
+        f"makes {typical.rotations[0]:,.0f} turns within L_train, pair {kept - 1} still "
+        f"{typical.rotations[kept - 1]:.3g}). They have seen every angle many times over, so a longer text shows "
+        f"them nothing new; slowing them (as PI does) would only blur neighbouring words. The "
+        f"{int((typical.ramp == 1).sum())} slowest pairs are divided by s and the ones between are blended: see "
+        "the ramp below (at the page's opening values).",
+        key="stretch_yarn",
+    )
+    seq_len = int(frame.number("Current length for dynamic NTK (seq_len)", "st_len", 1, 100_000_000,
+                               TYPICAL_SEQ_LEN, help="Dynamic NTK recomputes its base for the text in front of it; "
+                                                     "up to L_train it changes nothing. Only its line moves."))
+    res, figs = stretch_data(d, L_train, s, seq_len, base)
+    with top:
+        key_chart(res, figs, s, L_train)
+    stretch_fixes(res, figs, s)
+
+
+# ---------------------------------------------------------------- ALiBi
+@frame.section("ALiBi: a penalty instead of a position vector")
+def alibi() -> None:
+    heads = int(frame.slider("ALiBi heads", "st_heads", 1, 16, 8,
+                             help="Each head gets its own slope; the count need not be a power of two."))
+    al, slopes_fig, heat_fig, shown, error = alibi_data(ex.sentence, ex.d, ex.seed, heads)
+    st.markdown(f"ALiBi adds no vector and turns nothing: each head subtracts m_h·(i − j) from the "
+                f"{frame.term('score')} of query i and key j, so the farther the key, the lower its score. The "
+                "penalty depends only on the distance, so nothing changes at length L_train + 1.")
+    frame.formula(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d} - m_h\,(i-j)\quad (j \le i),\qquad "
+                  r"q_i = x_i W_Q,\ k_j = x_j W_K\ \text{(word vectors only)}")
+    left, right = st.columns([2, 3])
+    with left:
+        frame.chart(slopes_fig)
+        if heads & (heads - 1):
+            c = 1 << (heads.bit_length() - 1)
+            st.caption(f"{heads} is not a power of two: heads 1 to {c} take the {c}-head slopes, heads {c + 1} to "
+                       f"{heads} take every other slope of the {2 * c}-head series.")
+    with right:
+        if al is None:
+            st.error(error, icon=":material/edit_note:")
+            return
+        frame.chart(heat_fig)
+        note = (f" The sentence is long: the menu offers heads {', '.join(str(h + 1) for h in shown)} of {heads}, "
+                "to keep the chart light." if len(shown) < heads else "")
+        st.caption(f"The sidebar's sentence (d = {ex.d}, seed = {ex.seed}), causal: blank cells are masked (j > i). "
+                   "Pick a head in the menu under the chart. All heads share W_Q and W_K here, so they differ only "
+                   "by their slope." + note)
+    if al.copies is None:
+        st.info("This sentence repeats no word; type one twice in the sidebar to see ALiBi tell the copies apart.",
+                icon=":material/info:")
+        return
+    j1, j2 = al.copies
+    q = int(al.query)
+    err = float(np.max(np.abs(al.copy_log_ratio - al.copy_expected)))
+    frame.verdict(f"ALiBi gives the copies at positions {j1 + 1} and {j2 + 1} different weights, the nearer one "
+                  f"ahead by exactly e^(m·{j2 - j1})", err < ALIBI_TOL,
+                  f"query at position {q + 1}: largest |ln(w₂/w₁) − m·{j2 - j1}| over {heads} heads is {err:.1e} "
+                  f"(tolerance {ALIBI_TOL:g})")
+    with frame.deeper("the copies, head by head, and the slopes' rule", key="st_deep_copies"):
+        w1, w2 = f"weight on position {j1 + 1}", f"weight on position {j2 + 1}"
+        st.dataframe(pd.DataFrame({"head": np.arange(1, heads + 1), "slope m": al.slopes,
+                                   w1: al.weights[:, q, j1], w2: al.weights[:, q, j2],
+                                   "ratio (later ÷ earlier)": np.exp(al.copy_log_ratio),
+                                   f"e^(m·{j2 - j1})": np.exp(al.copy_expected)}),
+                     hide_index=True, width="stretch",
+                     column_config={k: st.column_config.NumberColumn(format="%.4g") for k in (
+                         "slope m", w1, w2, "ratio (later ÷ earlier)", f"e^(m·{j2 - j1})")})
+        st.caption(f"From the query at position {q + 1}. Without ALiBi the copies have the same key and get the "
+                   "same weight.")
+        frame.formula(
+            r"n \text{ a power of two:}\quad m_h = 2^{-8h/n},\quad h = 1,\dots,n",
+            r"\text{otherwise, } c = 2^{\lfloor\log_2 n\rfloor}:\quad \text{the } c\text{-head slopes, then }"
+            r"2^{-8h/(2c)} \text{ for } h = 1, 3, 5, \dots \ (n - c \text{ of them})",
+        )
+
+
+# ---------------------------------------------------------------- RoPE's long-term decay
+@frame.section("RoPE's long-term decay: a bound, not a promise")
+def decay() -> None:
+    rho = float(frame.slider("How well q matches k (correlation ρ)", "st_rho", 0.0, 1.0, 1.0, step=0.1,
+                             help="q = ρ·k + √(1−ρ²)·noise. ρ = 1: a query looking for this very key; ρ = 0: "
+                                  "unrelated q and k."))
+    dec, figs = decay_data(rho, ex.seed)
+    st.caption(f"This section uses head dimension {DECAY_D} and base {BASE:,}, whatever the first section's "
+               "controls say.")
+    g1, g2 = st.columns(2)
+    with g1:
+        frame.chart(figs["bound"])
+    with g2:
+        frame.chart(figs["score"])
+    st.caption(f"Left: RoFormer's bound B(Δ), in its own units (B(0) = (d/2 + 1)/2 = {dec.b0:g}). Right: the "
+               f"actual RoPE score divided by d, over {dec.n_samples} random (q, k) drawn with the sidebar's seed "
+               f"{ex.seed}: the thick line is their mean (at Δ = 0 it is about ρ = {rho:g}, since the mean of q·k is "
+               "ρ·d), the band holds the middle 90 %, the thin dashed line is one pair. Two different quantities, "
+               "so two axes: compare their shapes.")
+    late = dec.deltas[-max(1, dec.deltas.size // 10)]
+    frame.verdict("on average, the score falls as the gap grows", dec.drop >= DECAY_DROP,
+                  f"mean score ÷ d is {dec.mean[0]:.2f} at Δ = 0 and {dec.late_mean:.2f} on average for Δ ≥ "
+                  f"{late:g} (a fall of at least {DECAY_DROP:g} counts)")
+    mid = (dec.deltas.size - 1) // 2
+    st.markdown(
+        f"- The bound shrinks on the whole, but not steadily: it goes **up** at {dec.rises} of the "
+        f"{dec.deltas.size - 1} steps shown.\n"
+        f"- At Δ = {dec.deltas[mid]:g}, B has fallen to {dec.bound_rel[mid]:.0%} of B(0); the mean score ÷ d is "
+        f"{dec.mean[mid]:.3f}, while the middle 90 % of pairs lie between {dec.p05[mid]:.3f} and "
+        f"{dec.p95[mid]:.3f}. The average decays; a single pair need not.\n"
+        + (f"- Here ρ = 0 (q unrelated to k): the mean stays near 0 (largest |mean| {dec.largest_mean:.3f}) — RoPE "
+           "by itself prefers no distance; the decay needs a query that matches its key." if rho == 0 else
+           "- Slide ρ to 0 (q unrelated to k): the mean goes flat near 0 — RoPE by itself prefers no distance.")
+    )
+    with frame.deeper("RoFormer's bound, step by step", key="st_deep_bound"):
+        st.markdown("Write each pair of q and k as a complex number. For this app's rotation (pairs turned "
+                    "counter-clockwise by p·θ_i, as on the RoPE page) the score of a query at m and a key at n is:")
+        frame.formula(*sx.DECAY_IDENTITY)
+        st.markdown(r"Here $\Delta = m - n$, the query's position minus the key's. Summation by parts (Abel) moves "
+                    r"the sum onto the partial sums $S_j$; the convention $h_{d/2} = 0$ makes its last term vanish, "
+                    r"and the bound follows. The plotted $B(\Delta)$ is the mean of $|S_j(\Delta)|$: it bounds every "
+                    r"$(q, k)$ only up to the factor $\max_i |h_{i+1} - h_i| \cdot d/2$, and it is not the score of "
+                    "any given pair.")
+        frame.verdict(r"$(R_m q)\cdot(R_n k) = \operatorname{Re}\sum_i h_i\, e^{\mathrm{i}\Delta\theta_i}$ with "
+                      r"$\Delta = m - n$",
+                      dec.identity_error < IDENTITY_TOL,
+                      f"largest difference {dec.identity_error:.0e} over (m, n) = "
+                      + ", ".join(f"({m}, {n})" for m, n in chapter.PAIRS) + f" (tolerance {IDENTITY_TOL:g})")
+        b0 = (DECAY_D / 2 + 1) / 2
+        frame.verdict("B(0) = (d/2 + 1)/2", abs(dec.b0 - b0) < 1e-9,
+                      f"B(0) = {dec.b0:g} at d = {DECAY_D}, formula {b0:g}")
+
+
+# ---------------------------------------------------------------- precision
+@frame.section("Positions far past training: number formats", fragment=False)
+def precision() -> None:
+    pr, window, context, figs = precision_data(ex.seed)
+    e = pr.pairs
+    w = pr.worst_pair
+    st.markdown(f"RoPE computes the angle p·θ_i for any position p — the chapter's “5, or 5,000,000”. At "
+                f"p = {pr.probe:,} the number format starts to matter (head dimension {DECAY_D}, base {BASE:,}; "
+                "positions p counted from 0, as RoPE code does).")
+    t_angle, t_offset, t_bf16 = frame.tabs(["float32 angles", "Same gap, same score?", "bfloat16 positions"],
+                                           key="st_prec")
+    with t_angle:
+        frame.chart(figs["angle"])
+        frame.formula(r"\text{err}_i(p) = \big|\,\mathrm{fl}_{32}\big(\mathrm{fl}_{32}(p)\cdot"
+                      r"\mathrm{fl}_{32}(\theta_i)\big) - p\,\theta_i\big|,\qquad \text{err}(p) = \max_i \text{err}_i(p)")
+        exact0 = e.error[0] == 0
+        st.markdown(
+            f"At p = {pr.probe:,} the worst float32 angle is off by **{e.error[w]:.3g} rad**, and it belongs to "
+            f"**pair {w}**, not to the fastest pair"
+            + (f": pair 0 is exact, because θ₀ = 1 and p = {pr.probe:,} are both float32 numbers, and so is their "
+               "product. " if exact0 else ". ")
+            + f"Pair {w}'s angle p·θ_{w} = {e.angle[w]:,.1f} rad lies where neighbouring float32 numbers are "
+            f"{e.spacing[w]:g} apart, so rounding the product costs up to {e.spacing[w] / 2:g} rad (here "
+            f"{e.product_part[w]:.3g}); storing θ_{w} in float32 costs another p·|fl₃₂(θ_{w}) − θ_{w}| = "
+            f"{e.theta_part[w]:.3g} rad. Both parts grow with the size of the angle p·θ_i, so the error is largest "
+            "among the fast pairs — except where the float32 inputs and product happen to be exact — and shrinks "
+            "towards the slow pairs."
+        )
+        with frame.deeper("every pair's error at this position", key="st_deep_pairs"):
+            frame.chart(figs["pairs"])
+            top = np.argsort(-e.error)[:4]
+            st.caption("Largest errors: " + ", ".join(f"pair {int(i)}: {e.error[i]:.3g} rad" for i in top)
+                       + ". Ticks: the most float32 rounding allows for that pair (half a float32 step at p·θ_i, plus "
+                       "p times half a step at θ_i).")
+    with t_offset:
+        frame.chart(figs["offset"])
+        frame.formula(r"\text{drift}(m) = \big|\,\langle R_{m}q,\ R_{m+g}k\rangle - \langle R_0 q,\ R_g k\rangle\big|"
+                      r"/\sqrt d \;=\; 0 \text{ in exact arithmetic}")
+        v64, v32, vb = (pr.probe_offset[t] for t in ("float64", "float32", "bfloat16"))
+        frame.verdict("in float64 the same gap still gives the same score", v64 < OFFSET_TOL,
+                      f"drift {v64:.1e} at m = {pr.probe:,}, gap {pr.gap} (tolerance {OFFSET_TOL:g})")
+        frame.verdict("in float32 the same gap no longer gives the same score", v32 >= OFFSET_TOL,
+                      f"drift {v32:.2g} at m = {pr.probe:,} on a score of size ~1 (tolerance {OFFSET_TOL:g})")
+        st.markdown(f"Compute p·θ in float64 and cast afterwards. bfloat16 breaks the promise from the first "
+                    f"hundreds of positions on (drift {vb:.2g} at {pr.probe:,}): its angles keep 8 bits.")
+    with t_bf16:
+        b1, b2 = st.columns([3, 2])
+        with b1:
+            frame.chart(figs["bf16"])
+        with b2:
+            st.metric("257 stored in bf16", f"{float(to_bf16(257.0)):g}")
+            st.metric(f"distinct positions kept, {BF16_WINDOW[0]} to {BF16_WINDOW[1]}",
+                      f"{window.distinct} of {window.positions.size}")
+            st.metric(f"distinct positions kept, 0 to {TYPICAL_L_TRAIN - 1:,}",
+                      f"{context.distinct:,} of {TYPICAL_L_TRAIN:,}")
+        st.caption(f"bfloat16 keeps 8 significant bits: every integer up to 256, then only every 2nd, 4th, 8th, … "
+                   f"Position 257 is stored as {float(to_bf16(257.0)):g}: two words get the same angle, the same "
+                   "rotation, the same everything. Positions here count from 0, as stored by code.")
+        with frame.deeper(f"bfloat16 over a {TYPICAL_L_TRAIN:,}-token context, band by band", key="st_deep_bf16"):
+            st.dataframe(pd.DataFrame(context.bands, columns=["first", "last", "positions", "distinct in bf16",
+                                                              "largest error"]), hide_index=True, width="stretch")
+
+
+frame.show_code(beyond.stretch_demo, sx.pi_frequencies, sx.ntk_frequencies, sx.dynamic_ntk_frequencies,
+                sx.yarn_correction_range, sx.yarn_frequencies, sx.yarn_attention_factor, sx.alibi_slopes,
+                sx.alibi_bias, beyond.alibi_attention, beyond.decay_demo, sx.decay_bound, sx.rope_score_sum,
+                sx.abel_bound, angle_error_f32, angle_errors_f32, to_bf16, rope_offset_error)
+frame.bridge(PATH, "That is the end of the chapter: word order enters attention through the vectors (a table, "
+                   "sinusoids), the rotation of q and k (RoPE) or the scores themselves (ALiBi) — and every choice "
+                   "has a limit you can now see coming.")

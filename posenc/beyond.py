@@ -14,8 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from posenc import chapter
 from posenc.core import causal_mask, embed, projections, softmax, tokenize
-from posenc.precision import angle_error_f32, rope_offset_error, to_bf16
+from posenc.encodings import rope_score
+from posenc.precision import PairErrors, angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 from posenc.stretch import (
     alibi_bias,
     alibi_slopes,
@@ -25,6 +27,7 @@ from posenc.stretch import (
     ntk_frequencies,
     pi_frequencies,
     rope_frequencies,
+    rope_score_sum,
     rotations_within,
     yarn_attention_factor,
     yarn_correction_range,
@@ -51,6 +54,24 @@ __all__ = [
 
 METHODS = ("RoPE as trained", "PI", "NTK-aware", "Dynamic NTK", "YaRN")
 MAX_LENGTH = 100_000_000  # the page's largest context length
+
+# A typical long-context setting: Llama 2's head dimension and 4,096-token training window, stretched 16× to
+# 65,536 tokens — the setting of the YaRN paper's 64k Llama 2 models (Peng et al. 2023, s = 16). The page's
+# defaults and its Predict questions use it.
+TYPICAL_D = 128
+TYPICAL_L_TRAIN = 4096
+TYPICAL_S = 16
+TYPICAL_SEQ_LEN = 8192  # the dynamic-NTK length the page opens with
+TYPICAL_SOURCE = "the setting of the YaRN paper's 64k Llama 2 models"
+
+# The asides are drawn at one fixed setting (they do not follow the stretching section's controls).
+DECAY_D = TYPICAL_D  # head dimension of the long-term decay section
+PROBE = chapter.HUGE_POSITION  # "the vector for position … 5,000,000 is computed on demand"
+OFFSET_GAP = 3  # the gap of the offset-invariance check
+BF16_WINDOW = (248, 272)  # positions around 256, where bf16 stops holding every integer
+DECAY_DROP = 0.05  # the mean score/d must fall by at least this much for "the average decays" to hold
+IDENTITY_TOL = 1e-9  # (R_m q)·(R_n k) against Re Σ h_i e^{iΔθ_i}, on scores of size ~10
+ALIBI_TOL = 1e-12  # ln(w₂/w₁) against m·(j₂ − j₁)
 
 
 def _whole(value: int, name: str, lo: int, hi: int) -> int:
@@ -162,8 +183,9 @@ class AlibiDemo:
     bias: np.ndarray  # (H, n, n) −m_h·|i − j| (unmasked)
     weights: np.ndarray  # (H, n, n) softmax(scores + bias) with the causal mask
     plain_weights: np.ndarray  # (n, n) the same without any bias (no position information at all)
-    copies: tuple | None  # (j1, j2) 0-based: the first two positions of the first repeated word
-    copy_log_ratio: np.ndarray | None  # (H,) ln(w[q, j2] / w[q, j1]) for the last word as query q
+    copies: tuple | None  # (j1, j2) 0-based: the first two copies (``chapter.copies``)
+    query: int | None  # 0-based: the query that reads both copies (``chapter.query_seeing``, causal)
+    copy_log_ratio: np.ndarray | None  # (H,) ln(w[q, j2] / w[q, j1]) for that query q
     copy_expected: np.ndarray | None  # (H,) m_h·(j2 − j1)
 
 
@@ -173,8 +195,9 @@ def alibi_attention(sentence: str, d: int, seed: int, n_heads: int) -> AlibiDemo
     A_h = softmax(Q Kᵀ/√d − m_h·|i − j| + M),  Q = X W_Q, K = X W_K, X = word vectors only,
     M_ij = 0 for j ≤ i and −∞ for j > i (the causal mask).  Every head here shares W_Q and W_K, so the
     heads differ only by their slope m_h (``alibi_slopes``).
-    For two copies j1 < j2 of one word (same vector, same key, same raw score), any later query gives
-    ln(w_j2 / w_j1) = m_h·(j2 − j1) exactly: ALiBi tells them apart by distance alone.
+    For two copies j1 < j2 of one word (same vector, same key, same raw score), any query q ≥ j2 gives
+    ln(w_j2 / w_j1) = m_h·(j2 − j1) exactly: ALiBi tells them apart by distance alone. The copies and the query
+    are the app's picks (``chapter.copies``, ``chapter.query_seeing``).
     """
     tokens = tokenize(sentence)
     H = _whole(n_heads, "the number of heads", 1, 64)
@@ -190,19 +213,16 @@ def alibi_attention(sentence: str, d: int, seed: int, n_heads: int) -> AlibiDemo
     plain = softmax(np.where(mask, scores, -np.inf), axis=-1)
 
     copies = log_ratio = expected = None
-    first: dict[str, int] = {}
-    for j, w in enumerate(tokens):
-        if w in first:
-            copies = (first[w], j)
-            break
-        first[w] = j
-    if copies is not None:
+    query = None
+    both = chapter.copies(tokens)[:2]
+    if len(both) == 2:
+        copies = (both[0], both[1])
+        query = chapter.query_seeing(tokens, list(copies), causal=True)
         j1, j2 = copies
-        q = n - 1
-        log_ratio = np.log(weights[:, q, j2]) - np.log(weights[:, q, j1])
+        log_ratio = np.log(weights[:, query, j2]) - np.log(weights[:, query, j1])
         expected = slopes * (j2 - j1)
     return AlibiDemo(tokens=tokens, slopes=slopes, base_heads=1 << (H.bit_length() - 1), scores=scores,
-                     bias=bias, weights=weights, plain_weights=plain, copies=copies,
+                     bias=bias, weights=weights, plain_weights=plain, copies=copies, query=query,
                      copy_log_ratio=log_ratio, copy_expected=expected)
 
 
@@ -220,6 +240,13 @@ class DecayDemo:
     rises: int  # how many steps Δ → Δ + step where B goes up
     n_samples: int
     largest_mean: float  # max_Δ |mean score / d|
+    late_mean: float  # mean score / d averaged over the last tenth of the gaps shown
+    identity_error: float  # max |(R_m q)·(R_n k) − Re Σ h_i e^{iΔθ_i}|, Δ = m − n, over chapter.PAIRS
+
+    @property
+    def drop(self) -> float:
+        """How far the mean score / d falls from Δ = 0 to the far gaps."""
+        return float(self.mean[0]) - self.late_mean
 
 
 def decay_demo(d: int, base: float, correlation: float, seed: int, max_gap: int = 1000, step: int = 2,
@@ -236,10 +263,16 @@ def decay_demo(d: int, base: float, correlation: float, seed: int, max_gap: int 
     bound = decay_bound(deltas, d, base)
     stats = mean_rope_score(deltas, d, n_samples=n_samples, seed=seed, base=base, correlation=correlation)
     one = mean_rope_score(deltas, d, n_samples=1, seed=seed + 1, base=base, correlation=correlation)
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal(d), rng.standard_normal(d)
+    identity = max(abs(rope_score(q, k, m, n, base) - rope_score_sum(q, k, m - n, base).real)
+                   for m, n in chapter.PAIRS)
+    tail = max(1, deltas.size // 10)
     return DecayDemo(deltas=deltas, bound=bound, bound_rel=bound / bound[0], mean=stats.mean / d,
                      p05=stats.p05 / d, p95=stats.p95 / d, single=one.mean / d, b0=float(bound[0]),
                      rises=int(np.sum(np.diff(bound) > 0)), n_samples=n_samples,
-                     largest_mean=float(np.max(np.abs(stats.mean))) / d)
+                     largest_mean=float(np.max(np.abs(stats.mean))) / d,
+                     late_mean=float(np.mean(stats.mean[-tail:])) / d, identity_error=float(identity))
 
 
 # ---------------------------------------------------------------------------------------------- precision
@@ -316,16 +349,22 @@ class PrecisionDemo:
     probe: int  # the position the readouts are taken at (5,000,000)
     probe_angle_error: float
     probe_offset: dict  # dtype name → error at ``probe`` (unclipped)
-    probe_spacing: float  # gap between neighbouring float32 numbers at ``probe`` (= p·θ_0, since θ_0 = 1)
+    probe_spacing: float  # gap between neighbouring float32 numbers at ``probe`` itself
+    pairs: PairErrors  # every pair's float32 angle error at ``probe``, split into its two sources
     gap: int
     floor: float
+
+    @property
+    def worst_pair(self) -> int:
+        """The pair (0-based) whose float32 angle is furthest off at ``probe``."""
+        return int(np.argmax(self.pairs.error))
 
 
 FLOOR = 1e-17
 DTYPES = ("float64", "float32", "bfloat16")
 
 
-def precision_demo(d: int, base: float, seed: int, gap: int = 3, probe: int = 5_000_000) -> PrecisionDemo:
+def precision_demo(d: int, base: float, seed: int, gap: int = OFFSET_GAP, probe: int = PROBE) -> PrecisionDemo:
     """float32/bfloat16 against float64 as the position grows.
 
     angle_error(p) = max_i |fl32(p·θ_i) − p·θ_i|;  offset_error(m) = |score(m, m+gap) − score(0, gap)|
@@ -341,4 +380,4 @@ def precision_demo(d: int, base: float, seed: int, gap: int = 3, probe: int = 5_
     return PrecisionDemo(positions=pos, angle_error=angle, offset_error=offset, probe=probe,
                          probe_angle_error=float(angle_error_f32(np.array([float(probe)]), d, base)[0]),
                          probe_offset=probe_offset, probe_spacing=float(np.spacing(np.float32(probe))),
-                         gap=gap, floor=FLOOR)
+                         pairs=angle_errors_f32(float(probe), d, base), gap=gap, floor=FLOOR)

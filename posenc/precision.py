@@ -6,13 +6,14 @@ Pure numpy. θ_i = base^(−2i/d), i = 0 … d/2 − 1, as in ``posenc.stretch.r
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from posenc.stretch import rope_frequencies
 
-__all__ = ["angle_error_f32", "to_bf16", "rope_offset_error"]
+__all__ = ["angle_error_f32", "PairErrors", "angle_errors_f32", "to_bf16", "rope_offset_error"]
 
 
 def _check_positions(positions: ArrayLike) -> np.ndarray:
@@ -24,12 +25,43 @@ def _check_positions(positions: ArrayLike) -> np.ndarray:
     return p
 
 
+class PairErrors(NamedTuple):
+    """The float32 angle of every pair at one position p, and where its error comes from (each shape (d/2,))."""
+
+    angle: np.ndarray  # p·θ_i, exact (float64)
+    error: np.ndarray  # |fl32(fl32(p)·fl32(θ_i)) − p·θ_i|
+    theta_part: np.ndarray  # |p·fl32(θ_i) − p·θ_i|: from storing θ_i in float32
+    product_part: np.ndarray  # |fl32(p·fl32(θ_i)) − p·fl32(θ_i)|: from rounding the product to float32
+    spacing: np.ndarray  # the gap between neighbouring float32 numbers at p·θ_i
+
+
+def angle_errors_f32(p: float, d: int, base: float = 10000.0) -> PairErrors:
+    """Every pair's float32 angle error at one position p, split into its two sources.
+
+    error_i = |fl32(fl32(p)·fl32(θ_i)) − p·θ_i|;  theta_part_i = p·|fl32(θ_i) − θ_i|;
+    product_part_i = |fl32(P_i) − P_i| with P_i = fl32(p)·fl32(θ_i) (exact in float64: 24 + 24 bits < 53),
+    at most half of spacing_i, the float32 grid step at p·θ_i.  (For p < 2^24, fl32(p) = p.)
+    """
+    p64 = _check_positions(np.array([p], dtype=np.float64))
+    theta64 = rope_frequencies(d, base)
+    p32 = p64.astype(np.float32)
+    theta32 = theta64.astype(np.float32)
+    exact = p64[0] * theta64
+    stored = float(p32[0]) * theta32.astype(np.float64)  # the float32 inputs, multiplied exactly
+    rounded = (p32[0] * theta32).astype(np.float64)  # the float32 product
+    return PairErrors(angle=exact, error=np.abs(rounded - exact),
+                      theta_part=np.abs(float(p32[0]) * theta32.astype(np.float64) - float(p32[0]) * theta64),
+                      product_part=np.abs(rounded - stored),
+                      spacing=np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64))
+
+
 def angle_error_f32(positions: ArrayLike, d: int, base: float = 10000.0) -> np.ndarray:
     """Worst angle error, over the d/2 pairs, when p·θ_i is computed in float32 instead of float64.
 
     err(p) = max_i |fl32(fl32(p) · fl32(θ_i)) − p·θ_i|  (radians, not wrapped mod 2π); same shape as positions.
     θ is rounded once to float32 (the best a float32 pipeline can hold), so this is a lower bound on a real
-    float32 pipeline's error.  It is 0 at p = 0: clip before a log-scale chart.
+    float32 pipeline's error.  It is 0 at p = 0: clip before a log-scale chart.  ``angle_errors_f32`` gives the
+    error of every pair at one position.
     """
     p64 = _check_positions(positions)
     theta64 = rope_frequencies(d, base)

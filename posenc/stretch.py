@@ -2,7 +2,10 @@
 
 Pure numpy. Notation: d is the (even) head dimension, i = 0 … d/2 − 1 indexes the frequency pairs,
 θ_i = base^(−2i/d), s is the stretch factor (new context / trained context), L_train the trained context.
-The stretch formulas follow Hugging Face transformers ``modeling_rope_utils`` (``_compute_*_parameters``).
+Whose formula each is: Position Interpolation, Chen et al. 2023; "NTK-aware scaled RoPE", proposed by bloc97 on
+Reddit (r/LocalLLaMA, June 2023) and written up as Definition 1 in §3.1 of the YaRN paper (Peng et al. 2023) — a
+static base change that Hugging Face ``modeling_rope_utils`` does not implement; dynamic NTK and YaRN as in Hugging
+Face ``modeling_rope_utils`` (``_compute_dynamic_ntk_parameters``, ``_compute_yarn_parameters``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,12 @@ __all__ = [
     "alibi_slopes",
     "alibi_bias",
     "decay_bound",
+    "DELTA",
+    "DECAY_IDENTITY",
+    "decay_identity_latex",
+    "pair_products",
+    "rope_score_sum",
+    "abel_bound",
     "RopeScoreStats",
     "mean_rope_score",
 ]
@@ -118,9 +127,9 @@ def pi_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
 
 
 def ntk_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
-    """NTK-aware scaling: a bigger base, so the fastest pair is unchanged and the slowest is divided by s.
+    """NTK-aware scaled RoPE: a bigger base, so the fastest pair is unchanged and the slowest is divided by s.
 
-    base' = base · s^(d/(d−2)),  θ'_i = base'^(−2i/d).
+    base' = base · s^(d/(d−2)),  θ'_i = base'^(−2i/d)  (bloc97, Reddit 2023; YaRN paper §3.1, Eq. 16).
     """
     d = _check_d(d, minimum=4)  # d/(d−2) needs d > 2
     s = _check_s(s)
@@ -132,7 +141,8 @@ def ntk_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
 def dynamic_ntk_frequencies(
     d: int, s: float, seq_len: int, L_train: int, base: float = 10000.0
 ) -> np.ndarray:
-    """Dynamic NTK: the base grows with the current sequence length (no change up to L_train).
+    """Dynamic NTK: the base grows with the current sequence length (no change up to L_train), as Hugging Face
+    ``_compute_dynamic_ntk_parameters`` does.
 
     base' = base · (s·L/L_train − (s − 1))^(d/(d−2)),  L = max(seq_len, L_train).
     """
@@ -285,6 +295,56 @@ def decay_bound(deltas: ArrayLike, d: int, base: float = 10000.0) -> np.ndarray:
     phases = np.exp(1j * flat[:, None] * theta[None, :])  # (n, d/2)
     partial_sums = np.cumsum(phases, axis=1)  # column j−1 holds S_j
     return np.abs(partial_sums).mean(axis=1).reshape(deltas_arr.shape)
+
+
+# The identity behind RoFormer's bound, for this app's R (``posenc.encodings.rope``: pairs turned
+# counter-clockwise by p·θ_i). ``DELTA`` says which way the gap runs: Δ = DELTA[0] − DELTA[1], the query's
+# position m minus the key's position n. The page renders ``DECAY_IDENTITY`` and the tests check its meaning
+# numerically against ``posenc.encodings.rope_score``.
+DELTA = ("m", "n")
+DECAY_IDENTITY = (
+    r"(R_m q)\cdot(R_n k) = \operatorname{Re}\sum_{i=0}^{d/2-1} h_i\, e^{\mathrm{i}\Delta\theta_i},\qquad "
+    rf"\Delta = {DELTA[0]} - {DELTA[1]},\qquad "
+    r"h_i = (q_{2i} + \mathrm{i}\,q_{2i+1})\,\overline{(k_{2i} + \mathrm{i}\,k_{2i+1})}",
+    r"\sum_{i=0}^{d/2-1} h_i\, e^{\mathrm{i}\Delta\theta_i} = \sum_{j=1}^{d/2} (h_{j-1} - h_j)\, S_j(\Delta),"
+    r"\qquad S_j(\Delta) = \sum_{k=0}^{j-1} e^{\mathrm{i}\Delta\theta_k},\qquad h_{d/2} = 0",
+    r"\Big|\sum_{i=0}^{d/2-1} h_i\, e^{\mathrm{i}\Delta\theta_i}\Big| \le "
+    r"\Big(\max_{0 \le i < d/2} |h_{i+1}-h_i|\Big) \sum_{j=1}^{d/2} |S_j(\Delta)|",
+    r"B(\Delta) = \frac{2}{d}\sum_{j=1}^{d/2} |S_j(\Delta)|,\qquad B(0) = \frac{d/2+1}{2}",
+)
+
+
+def decay_identity_latex() -> tuple[str, ...]:
+    """The lines of ``DECAY_IDENTITY`` (the page shows exactly these)."""
+    return DECAY_IDENTITY
+
+
+def pair_products(q: ArrayLike, k: ArrayLike) -> np.ndarray:
+    """h_i = (q_{2i} + i·q_{2i+1}) · conj(k_{2i} + i·k_{2i+1}), i = 0 … d/2 − 1 (complex, shape (d/2,))."""
+    q = np.asarray(q, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    if q.shape != k.shape or q.ndim != 1:
+        raise ValueError("q and k must be two vectors of the same length")
+    _check_d(q.size)
+    return (q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2])
+
+
+def rope_score_sum(q: ArrayLike, k: ArrayLike, delta: float, base: float = 10000.0) -> complex:
+    """Σ_i h_i e^{iΔθ_i}: its real part is the RoPE score (R_m q)·(R_n k) with Δ = m − n (``DELTA``)."""
+    h = pair_products(q, k)
+    theta = rope_frequencies(2 * h.size, base)
+    return complex(np.sum(h * np.exp(1j * float(delta) * theta)))
+
+
+def abel_bound(q: ArrayLike, k: ArrayLike, delta: float, base: float = 10000.0) -> float:
+    """RoFormer's bound on |Σ_i h_i e^{iΔθ_i}| by Abel summation, with h_{d/2} = 0:
+
+    max_{0 ≤ i < d/2} |h_{i+1} − h_i| · Σ_{j=1}^{d/2} |S_j(Δ)|,  S_j(Δ) = Σ_{k<j} e^{iΔθ_k}.
+    """
+    h = np.append(pair_products(q, k), 0.0)  # h_{d/2} = 0
+    theta = rope_frequencies(2 * (h.size - 1), base)
+    partial = np.cumsum(np.exp(1j * float(delta) * theta))  # S_1 … S_{d/2}
+    return float(np.max(np.abs(np.diff(h))) * np.sum(np.abs(partial)))
 
 
 class RopeScoreStats(NamedTuple):

@@ -1,453 +1,461 @@
-"""Charts for "Stretching the context": arrays in, Vega-Lite specs out (plain dicts; numpy, no streamlit).
+"""Charts for "Stretching the context": the page's results in, ``spec.Figure`` out (Altair, public API only).
 
-Why dicts and not ``alt.Chart``: altair wraps and checks every channel as the chart is built, which costs
-10–50 ms per chart even when ``to_dict`` skips validation; this page draws 11 charts, so building them with
-altair alone would take the page past its budget every time a control moves. A dict costs well under a
-millisecond. Each builder returns a complete Vega-Lite spec for ``st.vega_lite_chart``: the data in top-level
-``"datasets"`` (lists of records), the layers read them by name. ``validate(spec)`` checks a spec against the
-Vega-Lite schema that altair ships (the tests run it on every builder).
-
-Every chart has tooltips; controls that only re-slice what is already drawn (which method to highlight,
-which ALiBi head to show) are Vega-Lite parameters inside the chart, so they need no rerun. Values that change
-with the page's controls live in the datasets wherever that is easy, so that moving a control often leaves the
-spec itself unchanged and the browser only swaps the data of a chart it already drew.
+Every builder draws from named datasets (``spec.named``) whose names are fixed here, so a control that only
+changes the numbers leaves the spec as it was and the browser swaps the data into the chart it already has.
+Controls that only re-slice what a chart already holds (which method to highlight, which ALiBi head to show) are
+Vega-Lite parameters bound inside the chart. Colours keep their one app-wide meaning (``spec.FOCUS``,
+``spec.SERIES`` via ``spec.series``, ``spec.REFERENCE``); compared lines differ by colour, dash and shape, and are
+labelled directly where they separate. Pair indices i are 0-based (as RoPE code counts them); positions in the
+precision charts are token indices p as RoPE code counts them (0-based); words in the ALiBi chart are 1-based.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import Sequence
 
+import altair as alt
 import numpy as np
 
-from . import validate  # noqa: F401  (re-exported: the tests validate every builder with it)
+from posenc.beyond import METHODS, AlibiDemo, Bf16Positions, DecayDemo, PrecisionDemo, StretchDemo
 
-from posenc.charts import BASE, HIGHLIGHT, MAX_MARKS, word_labels
+from . import spec
+from .spec import FOCUS, REFERENCE, SERIES, Figure
 
-SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
-# Canvas, not SVG: an SVG chart is redrawn element by element (thousands of DOM changes for a few hundred
-# points), a canvas in one repaint. Streamlit reads the renderer from usermeta.embedOptions.
-CANVAS = {"embedOptions": {"renderer": "canvas"}}
-METHOD_COLORS = {
-    "RoPE as trained": "#7f7f7f",
-    "PI": "#4c78a8",
-    "NTK-aware": "#f58518",
-    "Dynamic NTK": "#54a24b",
-    "YaRN": "#d62728",
-}
-DTYPE_COLORS = {"float64": "#4c78a8", "float32": "#d62728", "bfloat16": "#9467bd"}
-
-Spec = dict[str, Any]
+PAIR_AXIS = "pair i (0-based: fastest → slowest)"
+DTYPES = ("float64", "float32", "bfloat16")
+DTYPE_COLOURS = {t: SERIES[k] for k, t in enumerate(DTYPES)}
+METHOD_COLOURS = {m: SERIES[k] for k, m in enumerate(METHODS)}
+ALL = "all methods"
+# A builder's height is the plot's own (title, axes and the legend below come on top): Streamlit's default "fit"
+# autosize would squeeze the plot into it, legend and all, and cut the title off.
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
-def _records(**columns: Any) -> list[dict]:
-    """Columns (arrays or lists of one length) → a list of records, with plain Python numbers and strings."""
-    keys = list(columns)
-    values = [c.tolist() if isinstance(c, np.ndarray) else list(c) for c in columns.values()]
-    return [dict(zip(keys, row)) for row in zip(*values)]
+def _tip(field: str, title: str, type_: str = "quantitative", fmt: str | None = None) -> alt.Tooltip:
+    return alt.Tooltip(field=field, type=type_, title=title, **({"format": fmt} if fmt else {}))
 
 
-def _top(title: str, height: int, datasets: dict, **body: Any) -> Spec:
-    return {"$schema": SCHEMA, "usermeta": CANVAS, "title": title, "width": "container", "height": height,
-            "datasets": datasets, **body}
+def direct_labels(xs: np.ndarray, values: dict[str, np.ndarray], *, log: bool = True,
+                  window: tuple[float, float] = (0.05, 0.7), min_gap: float = 0.07) -> list[tuple[str, float, float]]:
+    """Where to write each series' name on its own line: at the x (inside ``window``, as fractions of the x range)
+    where the line is farthest from every other line, if that distance is at least ``min_gap`` of the y range.
+    Returns (name, x, y) rows; a line that sits on another everywhere gets no label (the legend names it)."""
+    names = list(values)
+    ys = np.array([np.asarray(values[n], dtype=float) for n in names])
+    ok = np.all(np.isfinite(ys), axis=0) & (np.all(ys > 0, axis=0) if log else True)
+    t = np.log10(np.where(ys > 0, ys, 1.0)) if log else ys
+    span = float(np.ptp(t[:, ok])) if ok.any() else 0.0
+    n = ys.shape[1]
+    lo, hi = int(window[0] * (n - 1)), int(np.ceil(window[1] * (n - 1)))
+    inside = np.zeros(n, dtype=bool)
+    inside[lo:hi + 1] = True
+    inside &= ok
+    rows = []
+    if not inside.any() or span == 0.0:
+        return rows
+    for a, name in enumerate(names):
+        others = np.delete(t, a, axis=0)
+        sep = np.min(np.abs(others - t[a]), axis=0) if others.size else np.full(n, np.inf)
+        sep = np.where(inside, sep, -np.inf)
+        j = int(np.argmax(sep))
+        if sep[j] >= min_gap * span:
+            rows.append((name, float(xs[j]), float(ys[a, j])))
+    return rows
 
 
-def _tip(field: str, title: str, type_: str = "quantitative", fmt: str | None = None) -> dict:
-    tip = {"field": field, "type": type_, "title": title}
-    if fmt:
-        tip["format"] = fmt
-    return tip
-
-
-def _text(s: str) -> str:
-    """A Vega expression string literal (JSON strings are valid JavaScript strings)."""
-    return json.dumps(s, ensure_ascii=False)
-
-
-def _pairs_x(n: int, title: str = "pair i (fastest → slowest)") -> dict:
-    return {"field": "i", "type": "quantitative", "title": title, "scale": {"domain": [0, n - 1]},
-            "axis": {"format": "d", "tickMinStep": 1}}
-
-
-def _vrule(x: float, label: str, color: str) -> dict:
-    """A dashed vertical rule at x with its label to the left of it, as one layer with its own tiny data."""
-    return {
-        "data": {"values": [{"x": float(x), "label": label}]},
-        "layer": [
-            {"mark": {"type": "rule", "color": color, "strokeDash": [4, 3]},
-             "encoding": {"x": {"field": "x", "type": "quantitative"},
-                          "tooltip": [_tip("label", "line", "nominal")]}},
-            {"mark": {"type": "text", "align": "right", "baseline": "top", "dx": -4, "color": color, "fontSize": 12},
-             "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"value": 4},
-                          "text": {"field": "label", "type": "nominal"}}},
-        ],
-    }
+def _label_table(rows: list[tuple[str, float, float]], names: Sequence[str], x: str, y: str, field: str):
+    names = list(names)
+    return spec.columns(**{field: spec.categories(np.array([names.index(r[0]) for r in rows], dtype=int), names),
+                           x: np.array([r[1] for r in rows], dtype=float),
+                           y: np.array([r[2] for r in rows], dtype=float)})
 
 
 # ---------------------------------------------------------------------------------------------- stretching
-def rotations_spec(theta: np.ndarray, rotations: np.ndarray, L_train: int, height: int = 300) -> Spec:
-    """Bars: turns r_i = L_train/λ_i each pair makes within L_train (log scale); a rule at one full turn.
+ROT_KINDS = ("≥ 1 turn: has seen every angle", "< 1 turn: later angles never seen")
 
-    On a log axis a bar cannot start at 0: the bars start at a floor a little below the smallest r_i.
-    """
-    r = np.asarray(rotations, dtype=float)
-    theta = np.asarray(theta, dtype=float)
+
+def rotations_figure(res: StretchDemo, height: int = 300) -> Figure:
+    """Bars: turns r_i = L_train·θ_i/(2π) each pair makes within L_train (log scale); a rule at one full turn."""
+    r = np.asarray(res.rotations, dtype=float)
     n = r.size
+    slow = r < 1
     floor = float(min(r.min(), 1.0)) / 2.0
-    kinds = ["≥ 1 turn: every angle seen", "< 1 turn: later angles unseen"]
-    pairs = _records(i=np.arange(n), theta=theta, wl=2 * np.pi / theta, r=r,
-                     kind=np.where(r >= 1, kinds[0], kinds[1]))
-    one = [{"i": n - 1, "label": "one full turn (r = 1)"}]
-    bars = {
-        "data": {"name": "pairs"},
-        "mark": {"type": "bar"},
-        "encoding": {
-            "x": {"field": "i", "type": "ordinal", "title": "pair i (fastest → slowest)",
-                  "axis": {"labelAngle": 0, "values": list(range(0, n, max(1, n // 16)))}},
-            "y": {"field": "r", "type": "quantitative", "scale": {"type": "log"},
-                  "title": f"turns within {L_train:,} tokens"},
-            "y2": {"datum": floor},
-            "color": {"field": "kind", "type": "nominal", "title": None,
-                      "scale": {"domain": kinds, "range": [BASE, HIGHLIGHT]},
-                      "legend": {"orient": "top", "labelLimit": 400}},
-            "tooltip": [_tip("i", "pair i", "ordinal"), _tip("theta", "θ_i (rad per token)", fmt=".4g"),
-                        _tip("wl", "wavelength λ_i (tokens)", fmt=",.1f"),
-                        _tip("r", "turns within L_train", fmt=",.3g"), _tip("kind", "in training", "nominal")],
-        },
-    }
-    rule = {"data": {"values": one}, "mark": {"type": "rule", "color": "#222", "strokeDash": [4, 3]},
-            "encoding": {"y": {"datum": 1.0}, "tooltip": [_tip("label", "line", "nominal")]}}
-    text = {"data": {"values": one}, "mark": {"type": "text", "align": "right", "dy": -8, "fontSize": 12,
-                                              "color": "#222"},
-            "encoding": {"x": {"field": "i", "type": "ordinal"}, "y": {"datum": 1.0},
-                         "text": {"field": "label", "type": "nominal"}}}
-    return _top("How many turns each pair makes within the trained context", height, {"pairs": pairs},
-                layer=[bars, rule, text])
+    pairs = spec.columns(i=np.arange(n), r=r, floor=np.full(n, floor), theta=res.theta, wl=2 * np.pi / res.theta,
+                         kind=spec.categories(slow.astype(int), ROT_KINDS))
+    step = max(1, n // 16)
+    bars = alt.Chart(spec.named("pairs")).mark_bar().encode(
+        x=alt.X("i:O", title=PAIR_AXIS, axis=alt.Axis(labelAngle=0, values=list(range(0, n, step)))),
+        y=alt.Y("r:Q", scale=alt.Scale(type="log"), title=f"turns within L_train = {res.L_train:,} tokens"),
+        y2=alt.Y2("floor"),
+        color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
+                        scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], FOCUS]),
+                        legend=alt.Legend(labelLimit=400)),
+        tooltip=[_tip("i", "pair i (0-based)"), _tip("theta", "θ_i (rad per token)", fmt=".4g"),
+                 _tip("wl", "wavelength λ_i (tokens)", fmt=",.1f"), _tip("r", "turns within L_train", fmt=",.3g"),
+                 _tip("kind", "in training", "nominal")],
+    )
+    one = alt.Chart(spec.named("one")).mark_rule(color=REFERENCE, strokeDash=[5, 3]).encode(
+        y=alt.Y("y:Q"), tooltip=[_tip("label", "line", "nominal")])
+    text = alt.Chart(spec.named("one")).mark_text(align="right", dy=-8, color=REFERENCE, fontSize=12).encode(
+        y=alt.Y("y:Q"), x=alt.X("i:O"), text=alt.Text("label:N"))  # over the last pair, at the right edge
+    chart = alt.layer(bars, one, text, title="Turns each pair makes in training",
+                      height=height, autosize=FIT_X)
+    n_slow = int(slow.sum())
+    take = (f"{n_slow} of {n} pairs (pairs {int(np.argmax(slow))} to {n - 1}) never finish one turn, so training "
+            "showed them only part of the circle" if n_slow else "every pair finishes at least one turn")
+    return spec.figure(chart, {"pairs": pairs, "one": spec.columns(i=[n - 1], y=[1.0], label=["one full turn"])},
+                       description=f"Turns per pair within {res.L_train:,} tokens: {take}.")
 
 
-def _method_records(theta: np.ndarray, frequencies: dict, ramp: np.ndarray) -> list[dict]:
-    """One record per (method, pair): m, i, t = θ'_i, wl = 2π/θ'_i, wl0 = 2π/θ_i, ratio = θ'_i/θ_i, g = γ_i,
-    dash = 1 for the first method (drawn dashed).
-
-    Everything is computed here rather than in Vega expressions: Streamlit runs Vega's expression
-    interpreter (no eval), which is slow per row, and these charts are redrawn whenever s moves.
-    """
-    theta = np.asarray(theta, dtype=float)
-    n = theta.size
-    k = len(frequencies)
-    t = np.concatenate([np.asarray(f, dtype=float) for f in frequencies.values()])
-    t0 = np.tile(theta, k)
-    dash = np.repeat(np.arange(k) == 0, n).astype(int)  # 1: the first method (RoPE as trained), drawn dashed
-    return _records(m=np.repeat(np.array(list(frequencies)), n), i=np.tile(np.arange(n), k), t=t,
-                    wl=2 * np.pi / t, wl0=2 * np.pi / t0, ratio=t / t0, g=np.tile(np.asarray(ramp, dtype=float), k),
-                    dash=dash)
+def _method_table(res: StretchDemo):
+    n = res.theta.size
+    k = len(METHODS)
+    t = np.concatenate([np.asarray(res.frequencies[m], dtype=float) for m in METHODS])
+    t0 = np.tile(res.theta, k)
+    return spec.columns(m=spec.categories(np.repeat(np.arange(k), n), METHODS), i=np.tile(np.arange(n), k), t=t,
+                        wl=2 * np.pi / t, wl0=2 * np.pi / t0, ratio=t / t0, g=np.tile(res.ramp, k))
 
 
-def _method_lines(methods: list[str], n: int, y: dict) -> dict:
-    """Lines and points of one quantity per method (the first one dashed), a “Highlight” menu that dims the
-    other methods (a click on a point does the same).
-
-    The tooltips sit on the points only: Vega evaluates a tooltip for every mark item whenever the data change,
-    and the line's vertices would double that work. The dash comes from a 0/1 column through a scale.
-    """
-    common = {
-        "x": _pairs_x(n),
-        "y": y,
-        "color": {"field": "m", "type": "nominal", "title": None, "sort": methods,
-                  "scale": {"domain": methods, "range": [METHOD_COLORS.get(m, BASE) for m in methods]},
-                  "legend": {"orient": "top", "title": None}},
-        "opacity": {"condition": {"param": "method_pick", "value": 1.0}, "value": 0.12},
-    }
-    line = {"mark": {"type": "line"},
-            "encoding": {**common, "strokeDash": {"field": "dash", "type": "nominal", "legend": None,
-                                                  "scale": {"domain": [0, 1], "range": [[1, 0], [5, 4]]}}}}
-    points = {
-        "params": [{"name": "method_pick", "select": {"type": "point", "fields": ["m"]},
-                    "bind": {"input": "select", "options": [None, *methods], "labels": ["all methods", *methods],
-                             "name": "Highlight "}}],
-        "mark": {"type": "point", "filled": True, "size": 18},
-        "encoding": {**common,
-                     "tooltip": [_tip("m", "method", "nominal"), _tip("i", "pair i"), _tip("t", "new θ_i", fmt=".4g"),
-                                 _tip("wl", "new wavelength (tokens)", fmt=",.1f"),
-                                 _tip("wl0", "old wavelength (tokens)", fmt=",.1f"),
-                                 _tip("ratio", "new θ ÷ old θ", fmt=".4f"), _tip("g", "YaRN ramp γ_i", fmt=".3f")]},
-    }
-    return {"data": {"name": "methods"}, "layer": [line, points]}
+def _method_layers(y: alt.Y, field: str, pick: alt.Parameter) -> list:
+    """Lines and points per method (colour + dash + shape), dimmed unless picked in the chart's menu."""
+    enc = spec.series("m", METHODS, title=None)
+    dim = f"{pick.name} == '{ALL}' || datum.m == {pick.name} ? 1 : 0.12"
+    faded = alt.Opacity(field="op", type="quantitative", scale=None)
+    x = alt.X("i:Q", title=PAIR_AXIS, axis=alt.Axis(format="d", tickMinStep=1))
+    base = alt.Chart(spec.named("methods")).transform_calculate(op=dim)
+    lines = base.mark_line(strokeWidth=2).encode(
+        x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], opacity=faded)
+    points = base.mark_point(filled=True, size=26).encode(
+        x=x, y=alt.Y(f"{field}:Q"), color=enc["color"], shape=enc["shape"], opacity=faded,
+        tooltip=[_tip("m", "method", "nominal"), _tip("i", "pair i (0-based)"), _tip("t", "new θ_i", fmt=".4g"),
+                 _tip("wl", "new wavelength (tokens)", fmt=",.1f"), _tip("wl0", "old wavelength (tokens)", fmt=",.1f"),
+                 _tip("ratio", "new θ ÷ old θ", fmt=".4f"), _tip("g", "YaRN ramp γ_i", fmt=".3f")])
+    labels = alt.Chart(spec.named("labels")).transform_calculate(op=dim).mark_text(
+        align="left", dx=6, dy=-9, fontSize=12, fontWeight="bold").encode(
+        x=alt.X("i:Q"), y=alt.Y(f"{field}:Q"), text=alt.Text("m:N"), opacity=faded,
+        color=alt.Color("m:N", scale=alt.Scale(domain=list(METHODS), range=list(SERIES[: len(METHODS)])),
+                        legend=None))
+    return [lines.add_params(pick), points, labels]
 
 
-def wavelength_spec(theta: np.ndarray, frequencies: dict, ramp: np.ndarray, L_train: int, L_new: int,
-                    height: int = 320) -> Spec:
-    """Per-pair wavelength before and after each method (log scale), with rules at L_train and s·L_train.
-
-    A menu inside the chart highlights one method (no rerun). L_train and s·L_train are data, not spec:
-    moving s changes only the chart's datasets.
-    """
-    methods = list(frequencies)
-    n = int(np.asarray(theta).size)
-    rules = [{"y": float(L_train), "label": f"L_train = {L_train:,}"},
-             {"y": float(L_new), "label": f"s·L_train = {L_new:,}"}]
-    lines = _method_lines(methods, n, {"field": "wl", "type": "quantitative", "scale": {"type": "log"},
-                                       "title": "wavelength (tokens per turn)"})
-    rule = {"data": {"name": "rules"}, "mark": {"type": "rule", "color": "#222", "strokeDash": [2, 3]},
-            "encoding": {"y": {"field": "y", "type": "quantitative"}, "tooltip": [_tip("label", "line", "nominal")]}}
-    text = {"data": {"name": "rules"}, "mark": {"type": "text", "align": "left", "dx": 4, "dy": -7, "fontSize": 12,
-                                                "color": "#222"},
-            "encoding": {"y": {"field": "y", "type": "quantitative"}, "x": {"value": 4},
-                         "text": {"field": "label", "type": "nominal"}}}
-    return _top("Wavelength of every pair, before and after stretching", height,
-                {"methods": _method_records(theta, frequencies, ramp), "rules": rules}, layer=[lines, rule, text])
+def _pick() -> alt.Parameter:
+    return alt.param(name="method_pick", value=ALL,
+                     bind=alt.binding_select(options=[ALL, *METHODS], name="Highlight "))
 
 
-def ratio_spec(theta: np.ndarray, frequencies: dict, ramp: np.ndarray, low: int, high: int, s: int,
-               height: int = 300) -> Spec:
-    """θ'_i / θ_i per pair and method (log scale: 1 = untouched, 1/s = slowed by s); YaRN's ramp shaded.
+def wavelength_figure(res: StretchDemo, height: int = 320) -> Figure:
+    """Per-pair wavelength before and after each method (log scale), rules at L_train and s·L_train; a menu in
+    the chart highlights one method."""
+    pick = _pick()
+    wl = {m: 2 * np.pi / np.asarray(res.frequencies[m], dtype=float) for m in METHODS}
+    xs = np.arange(res.theta.size, dtype=float)
+    labels = _label_table(direct_labels(xs, wl), METHODS, "i", "wl", "m")
+    y = alt.Y("wl:Q", scale=alt.Scale(type="log"), title="wavelength (tokens per turn, log)")
+    rules = spec.columns(y=[float(res.L_train), float(res.L_new)],
+                         label=[f"L_train = {res.L_train:,}", f"s·L_train = {res.L_new:,}"])
+    rule = alt.Chart(spec.named("rules")).mark_rule(color=REFERENCE, strokeDash=[2, 3]).encode(
+        y=alt.Y("y:Q"), tooltip=[_tip("label", "line", "nominal")])
+    rule_text = alt.Chart(spec.named("rules")).mark_text(align="left", dx=4, dy=-7, fontSize=12,
+                                                         color=REFERENCE).encode(
+        y=alt.Y("y:Q"), x=alt.value(4), text=alt.Text("label:N"))
+    chart = alt.layer(*_method_layers(y, "wl", pick), rule, rule_text,
+                      title="Wavelength per pair, before and after", height=height, autosize=FIT_X)
+    worst = int(res.unseen["RoPE as trained"].sum())
+    return spec.figure(chart, {"methods": _method_table(res), "labels": labels, "rules": rules},
+                       description="Wavelength per pair for RoPE as trained, PI, NTK-aware, dynamic NTK and YaRN: "
+                                   f"unchanged RoPE leaves {worst} slow pairs with wavelengths past L_train; the "
+                                   "methods stretch the slow pairs' wavelengths.")
 
-    The y axis spans [min(smallest ratio, 1/s)/1.4, 1.4]: two invisible points in the data set it, so that
-    moving s changes only the chart's datasets.
-    """
-    methods = list(frequencies)
-    theta = np.asarray(theta, dtype=float)
-    n = theta.size
-    lo_r = min(float(np.min(np.asarray(f, dtype=float) / theta)) for f in frequencies.values())
-    extent = [{"y": min(lo_r, 1.0 / max(s, 1)) / 1.4}, {"y": 1.4}]
-    band = [{"from": float(low), "to": float(min(high, n - 1)), "label": f"YaRN ramp: pairs {low} … {high}"}]
-    y = {"field": "ratio", "type": "quantitative", "title": "new frequency ÷ old (log)",
-         "scale": {"type": "log", "nice": False}}
-    shade = {"data": {"name": "band"}, "mark": {"type": "rect", "color": HIGHLIGHT, "opacity": 0.08},
-             "encoding": {"x": {"field": "from", "type": "quantitative"}, "x2": {"field": "to"},
-                          "tooltip": [_tip("label", "band", "nominal")]}}
-    ends = {"data": {"name": "extent"}, "mark": {"type": "point", "opacity": 0},
-            "encoding": {"y": {"field": "y", "type": "quantitative"}}}
-    return _top("Slow-down per pair (1 = untouched; shaded: YaRN's ramp)", height,
-                {"methods": _method_records(theta, frequencies, ramp), "band": band, "extent": extent},
-                layer=[shade, ends, _method_lines(methods, n, y)])
+
+def ratio_figure(res: StretchDemo, height: int = 300) -> Figure:
+    """θ'_i / θ_i per pair and method (log scale: 1 = untouched, 1/s = slowed by s); YaRN's ramp shaded."""
+    pick = _pick()
+    n = res.theta.size
+    ratio = {m: np.asarray(res.frequencies[m], dtype=float) / res.theta for m in METHODS}
+    labels = _label_table(direct_labels(np.arange(n, dtype=float), ratio), METHODS, "i", "ratio", "m")
+    lo_r = min(float(np.min(v)) for v in ratio.values())
+    extent = spec.columns(y=[min(lo_r, 1.0 / max(res.s, 1)) / 1.6, 1.6])
+    band = spec.columns(start=[float(res.low)], end=[float(min(res.high, n - 1))],
+                        label=[f"YaRN's ramp: pairs {res.low} to {res.high}"])
+    y = alt.Y("ratio:Q", scale=alt.Scale(type="log", nice=False), title="new frequency ÷ old (log)")
+    shade = alt.Chart(spec.named("band")).mark_rect(color=REFERENCE, opacity=0.1).encode(
+        x=alt.X("start:Q"), x2=alt.X2("end"), tooltip=[_tip("label", "band", "nominal")])
+    ends = alt.Chart(spec.named("extent")).mark_point(opacity=0).encode(y=alt.Y("y:Q"))
+    chart = alt.layer(shade, ends, *_method_layers(y, "ratio", pick),
+                      title="Slow-down per pair (1 = untouched)", height=height, autosize=FIT_X)
+    return spec.figure(chart, {"methods": _method_table(res), "labels": labels, "band": band, "extent": extent},
+                       description=f"New frequency over old per pair at s = {res.s}: PI divides every pair by s, "
+                                   "NTK-aware leaves the fastest pair alone, YaRN keeps the fast pairs and divides "
+                                   "the slow ones by s.")
 
 
-def ramp_spec(ramp: np.ndarray, low: int, high: int, height: int = 300) -> Spec:
-    """YaRN's ramp γ_i per pair (0 = keep θ_i, 1 = θ_i / s), with rules at low and high."""
-    g = np.asarray(ramp, dtype=float)
+def ramp_figure(res: StretchDemo, height: int = 300) -> Figure:
+    """YaRN's ramp γ_i per pair (0 = keep θ_i, 1 = θ_i / s), rules at low and high."""
+    g = np.asarray(res.ramp, dtype=float)
     n = g.size
-    what = np.where(g == 0, "keeps θ_i", np.where(g == 1, "divides θ_i by s", "blends"))
-    ends = [{"x": float(x), "label": f"{name} = {x}"} for x, name in ((low, "low"), (high, "high")) if x <= n - 1]
-    line = {
-        "data": {"name": "ramp"},
-        "mark": {"type": "line", "color": HIGHLIGHT, "point": {"size": 22, "color": HIGHLIGHT}},
-        "encoding": {
-            "x": _pairs_x(n, "pair i"),
-            "y": {"field": "g", "type": "quantitative", "title": "ramp γ_i", "scale": {"domain": [0, 1]}},
-            "tooltip": [_tip("i", "pair i"), _tip("g", "ramp γ_i", fmt=".3f"),
-                        _tip("what", "what YaRN does", "nominal")],
-        },
-    }
-    rule = {"data": {"values": ends}, "mark": {"type": "rule", "color": "#222", "strokeDash": [4, 3]},
-            "encoding": {"x": {"field": "x", "type": "quantitative"},
-                         "tooltip": [_tip("label", "ramp end", "nominal")]}}
-    text = {"data": {"values": ends}, "mark": {"type": "text", "align": "left", "baseline": "top", "dx": 4, "dy": 4,
-                                               "fontSize": 12},
-            "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"value": 0},
-                         "text": {"field": "label", "type": "nominal"}}}
-    return _top("YaRN's ramp", height, {"ramp": _records(i=np.arange(n), g=g, what=what)}, layer=[line, rule, text])
+    what = np.where(g == 0, 0, np.where(g == 1, 2, 1))
+    names = ("keeps θ_i", "blends", "divides θ_i by s")
+    ends = [(x, f"{name} = {x}") for x, name in ((res.low, "low"), (res.high, "high")) if x <= n - 1]
+    colour = METHOD_COLOURS["YaRN"]
+    x = alt.X("i:Q", title=PAIR_AXIS, scale=alt.Scale(domain=[0, n - 1]), axis=alt.Axis(format="d", tickMinStep=1))
+    line = alt.Chart(spec.named("ramp")).mark_line(color=colour, point=alt.OverlayMarkDef(
+        color=colour, size=22, shape=spec.SHAPES[METHODS.index("YaRN")], filled=True)).encode(
+        x=x, y=alt.Y("g:Q", title="ramp γ_i", scale=alt.Scale(domain=[0, 1])),
+        tooltip=[_tip("i", "pair i (0-based)"), _tip("g", "ramp γ_i", fmt=".3f"),
+                 _tip("what", "what YaRN does", "nominal")])
+    rule = alt.Chart(spec.named("ends")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
+        x=alt.X("x:Q"), tooltip=[_tip("label", "ramp end", "nominal")])
+    text = alt.Chart(spec.named("ends")).mark_text(align="left", baseline="top", dx=4, dy=4, fontSize=12,
+                                                   color=REFERENCE).encode(x=alt.X("x:Q"), y=alt.value(0), text=alt.Text("label:N"))
+    chart = alt.layer(line, rule, text, title="YaRN's ramp", height=height, autosize=FIT_X)
+    data = {"ramp": spec.columns(i=np.arange(n), g=g, what=spec.categories(what, names)),
+            "ends": spec.columns(x=np.array([e[0] for e in ends], dtype=float), label=[e[1] for e in ends])}
+    return spec.figure(chart, data, description=f"YaRN's ramp: pairs up to {res.low} keep their frequency, pairs "
+                                                f"from {res.high} on are divided by s, the ones between are blended.")
 
 
 # ---------------------------------------------------------------------------------------------- ALiBi
-def slopes_spec(slopes: np.ndarray, base_heads: int, height: int = 260) -> Spec:
-    """Bars: ALiBi slope m_h of every head (log2 scale), coloured by the series it comes from."""
+def slopes_figure(slopes: np.ndarray, base_heads: int, height: int = 240) -> Figure:
+    """Bars: the ALiBi slope m_h of every head (log₂ scale); heads past the largest power of two come from the
+    next series (outlined, lighter fill, and named in the legend)."""
     m = np.asarray(slopes, dtype=float)
     H = m.size
-    series = [f"the {base_heads}-head series" if h < base_heads else
-              f"odd terms of the {2 * base_heads}-head series" for h in range(H)]
-    rows = _records(h=np.arange(1, H + 1), m=m, l2=np.log2(m), src=series)
-    x = {"field": "h", "type": "ordinal", "title": "head h", "axis": {"labelAngle": 0}}
-    bars = {
-        "mark": {"type": "bar"},
-        "encoding": {
-            "x": x,
-            "y": {"field": "m", "type": "quantitative", "title": "slope m_h (log₂ scale)",
-                  "scale": {"type": "log", "base": 2}, "axis": {"format": ".2~g"}},
-            "y2": {"datum": float(m.min()) / 2.0},
-            "color": {"field": "src", "type": "nominal", "title": None, "sort": list(dict.fromkeys(series)),
-                      "scale": {"range": [BASE, "#f58518"]}, "legend": {"orient": "top", "labelLimit": 400}},
-            "tooltip": [_tip("h", "head", "ordinal"), _tip("m", "slope m_h", fmt=".6g"),
-                        _tip("l2", "m_h = 2^…", fmt=".3g"), _tip("src", "from", "nominal")],
-        },
-    }
-    text = {"mark": {"type": "text", "dy": -7, "fontSize": 11, "color": "#222"},
-            "encoding": {"x": x, "y": {"field": "m", "type": "quantitative"},
-                         "text": {"field": "m", "type": "quantitative", "format": ".3g"}}}
-    return _top(f"ALiBi slopes for {H} heads", height, {"slopes": rows}, data={"name": "slopes"},
-                layer=[bars, text])
+    names = (f"the {base_heads}-head series", f"odd terms of the {2 * base_heads}-head series")
+    src = (np.arange(H) >= base_heads).astype(int)
+    used = [names[0]] if H == base_heads else list(names)
+    colour = alt.Color("src:N", title=None, sort=used, scale=alt.Scale(domain=used, range=list(SERIES[: len(used)])))
+    x = alt.X("h:O", title="head h (1-based)", axis=alt.Axis(labelAngle=0))
+    bars = alt.Chart(spec.named("slopes")).mark_bar(strokeWidth=1.5).encode(
+        x=x, y=alt.Y("m:Q", title="slope m_h (log₂ scale)", scale=alt.Scale(type="log", base=2),
+                     axis=alt.Axis(format=".2~g")),
+        y2=alt.Y2("floor"), color=colour, stroke=alt.Stroke("src:N", scale=alt.Scale(domain=used,
+                                                                                range=list(SERIES[: len(used)])),
+                                                       legend=None),
+        fillOpacity=alt.FillOpacity("src:N", scale=alt.Scale(domain=used, range=[0.9, 0.35][: len(used)]),
+                                    legend=None),
+        tooltip=[_tip("h", "head", "ordinal"), _tip("m", "slope m_h", fmt=".6g"), _tip("l2", "m_h = 2^…", fmt=".3g"),
+                 _tip("src", "from", "nominal")])
+    text = alt.Chart(spec.named("slopes")).mark_text(dy=-7, fontSize=11).encode(
+        x=x, y=alt.Y("m:Q"), text=alt.Text("m:Q", format=".3g"))
+    chart = alt.layer(bars, text, title=f"ALiBi slopes for {H} heads", height=height, autosize=FIT_X)
+    data = {"slopes": spec.columns(h=np.arange(1, H + 1), m=m, l2=np.log2(m), floor=np.full(H, float(m.min()) / 2),
+                                   src=spec.categories(src, names))}
+    return spec.figure(chart, data, description=f"ALiBi slopes for {H} heads: from {m.max():.3g} down to "
+                                                f"{m.min():.3g}, each head halving (or less) the one before.")
 
 
-def alibi_heads_to_show(n_heads: int, n_tokens: int, budget: int = 2000) -> list[int]:
-    """Which heads (0-based) fit in the chart: all of them, or evenly spaced ones (first and last kept)."""
+def alibi_heads_to_show(n_heads: int, n_tokens: int, budget: int = spec.MAX_MARKS) -> list[int]:
+    """Which heads (0-based) fit in one chart with the “no ALiBi” panel: all of them, or evenly spaced ones
+    (first and last kept), so that cells × (heads + 1) ≤ ``budget``."""
     cells = n_tokens * (n_tokens + 1) // 2
-    k = max(1, min(n_heads, budget // max(cells, 1)))
+    k = max(1, min(n_heads, budget // max(cells, 1) - 1))
     if k >= n_heads:
         return list(range(n_heads))
     return sorted(set(np.round(np.linspace(0, n_heads - 1, k)).astype(int).tolist()))
 
 
-def alibi_spec(tokens: list[str], slopes: np.ndarray, bias: np.ndarray, weights: np.ndarray,
-               plain_weights: np.ndarray, heads: list[int]) -> Spec:
-    """Two heatmaps for the head picked in the chart's menu: the bias −m·(i − j) and the attention weights.
-
-    Only j ≤ i is drawn (the causal mask removes the rest). The menu also offers “no ALiBi” (bias 0).
-    The cells carry numbers only (option o, i, j, bias, weight); the word labels come from a small table.
-    """
-    n = len(tokens)
-    labels = word_labels(tokens)
+def alibi_figure(al: AlibiDemo, heads: list[int]) -> Figure:
+    """The attention weights (causal, j ≤ i) of the head picked in the chart's menu, or with no bias at all;
+    the copies of a repeated word are outlined in the query's row; the tooltip gives the bias −m·(i − j)."""
+    n = len(al.tokens)
+    labels = spec.word_labels(al.tokens)
     ii, jj = np.tril_indices(n)
-    options = [f"head {h + 1} (m = {slopes[h]:.4g})" for h in heads] + ["no ALiBi (bias 0)"]
+    options = [f"head {h + 1} (m = {al.slopes[h]:.4g})" for h in heads] + ["no ALiBi (bias 0)"]
     c = ii.size
     k = len(options)
-    if c * k > 2 * MAX_MARKS:
+    if c * k > spec.MAX_MARKS:
         raise ValueError(f"{c * k} cells is too many for one chart; show fewer heads.")
-    b = [np.asarray(bias[h], dtype=float)[ii, jj] for h in heads] + [np.zeros(c)]
-    w = [np.asarray(weights[h], dtype=float)[ii, jj] for h in heads] + [np.asarray(plain_weights, float)[ii, jj]]
-    cells = _records(o=np.repeat(np.arange(k), c), i=np.tile(ii, k), j=np.tile(jj, k),
-                     b=np.concatenate(b), a=np.concatenate(w))
-    words = _records(k=np.arange(n), w=labels)
-    step = max(6, min(48, 420 // max(n, 1)))  # each panel ≤ ~420 px wide, side by side
-    look = {"data": {"name": "words"}, "key": "k", "fields": ["w"]}
-    transform = [
-        {"filter": "datum.o == alibi_head"},
-        {"lookup": "i", "from": look, "as": ["query"]},
-        {"lookup": "j", "from": look, "as": ["key"]},
-        {"calculate": f"{json.dumps(options, ensure_ascii=False)}[datum.o]", "as": "head"},  # an array literal
-        {"calculate": "datum.i - datum.j", "as": "dist"},
-    ]
-    enc = {
-        "x": {"field": "key", "type": "nominal", "sort": labels, "title": "key j",
-              "axis": {"labelAngle": -45 if n > 6 else 0, "labelOverlap": True}},
-        "y": {"field": "query", "type": "nominal", "sort": labels, "title": "query i",
-              "axis": {"labelOverlap": True}},
-        "tooltip": [_tip("head", "head", "nominal"), _tip("query", "query", "nominal"),
-                    _tip("key", "key", "nominal"), _tip("dist", "distance i − j"),
-                    _tip("b", "bias", fmt=".4g"), _tip("a", "weight", fmt=".4f")],
-    }
-    lo = float(min(0.0, min(float(x.min()) for x in b)))
-    left = {"transform": transform, "mark": {"type": "rect"},
-            "encoding": {**enc, "color": {"field": "b", "type": "quantitative", "title": "bias",
-                                          "scale": {"scheme": "oranges", "reverse": True, "domain": [lo, 0.0]},
-                                          "legend": {"orient": "bottom"}}},
-            "width": {"step": step}, "height": {"step": step}, "title": "Bias −m·(i − j) added to the score"}
-    right = {"transform": transform, "mark": {"type": "rect"},
-             "encoding": {**enc, "color": {"field": "a", "type": "quantitative", "title": "weight",
-                                           "scale": {"scheme": "greens", "domain": [0, 1]},
-                                           "legend": {"orient": "bottom"}}},
-             "width": {"step": step}, "height": {"step": step}, "title": "Attention weights with the bias"}
-    return {"$schema": SCHEMA, "usermeta": CANVAS, "datasets": {"cells": cells, "words": words},
-            "data": {"name": "cells"},
-            "params": [{"name": "alibi_head", "value": 0,
-                        "bind": {"input": "select", "options": list(range(k)), "labels": options, "name": "Head "}}],
-            "hconcat": [left, right], "resolve": {"scale": {"color": "independent"}}}
+    b = [np.asarray(al.bias[h], dtype=float)[ii, jj] for h in heads] + [np.zeros(c)]
+    w = [np.asarray(al.weights[h], dtype=float)[ii, jj] for h in heads] + [np.asarray(al.plain_weights)[ii, jj]]
+    cells = spec.columns(o=np.repeat(np.arange(k), c), i=np.tile(ii, k), j=np.tile(jj, k), b=np.concatenate(b),
+                         a=np.concatenate(w), head=spec.categories(np.repeat(np.arange(k), c), options))
+    words = spec.columns(k=np.arange(n), w=spec.categories(np.arange(n), labels))
+    if al.copies is not None and al.query is not None:
+        marks = spec.columns(i=np.array([al.query] * 2), j=np.array(al.copies))
+    else:
+        marks = spec.columns(i=np.array([], dtype=int), j=np.array([], dtype=int))
+    pick = alt.param(name="alibi_head", value=0,
+                     bind=alt.binding_select(options=list(range(k)), labels=options, name="Head "))
+    look = alt.LookupData(data=spec.named("words"), key="k", fields=["w"])
+    x = alt.X("key:N", sort=labels, title="key j (word, 1-based)",
+              axis=alt.Axis(labelAngle=-45 if n > 6 else 0, labelOverlap=True))
+    y = alt.Y("query:N", sort=labels, title="query i (word, 1-based)", axis=alt.Axis(labelOverlap=True))
+
+    def looked(chart: alt.Chart) -> alt.Chart:
+        return chart.transform_lookup(lookup="i", from_=look, as_=["query"]).transform_lookup(
+            lookup="j", from_=look, as_=["key"])
+
+    rect = looked(alt.Chart(spec.named("cells")).transform_filter(f"datum.o == {pick.name}")).transform_calculate(
+        dist="datum.i - datum.j").mark_rect().encode(
+        x=x, y=y, color=alt.Color("a:Q", title="attention weight", scale=alt.Scale(scheme=spec.SEQUENTIAL,
+                                                                                    domain=[0, 1])),
+        tooltip=[_tip("head", "head", "nominal"), _tip("query", "query", "nominal"), _tip("key", "key", "nominal"),
+                 _tip("dist", "distance i − j"), _tip("b", "bias −m·(i − j)", fmt=".4g"),
+                 _tip("a", "weight", fmt=".4f")])
+    layers = [rect.add_params(pick)]
+    if n <= 10:
+        layers.append(looked(alt.Chart(spec.named("cells")).transform_filter(f"datum.o == {pick.name}")).mark_text(
+            fontSize=11).transform_calculate(tone="datum.a > 0.5 ? 'dark' : 'light'").encode(
+            x=x, y=y, text=alt.Text("a:Q", format=".2f"),
+            fill=alt.Fill("tone:N", scale=alt.Scale(domain=["dark", "light"], range=["#ffffff", spec.TEXT]),
+                          legend=None)))
+    layers.append(looked(alt.Chart(spec.named("copies"))).mark_rect(
+        fill=None, stroke=FOCUS, strokeWidth=3).encode(x=x, y=y))
+    height = int(min(420, max(180, 30 * n)))
+    chart = alt.layer(*layers, title="Attention weights with ALiBi",
+                      height=height, autosize=FIT_X)
+    return spec.figure(chart, {"cells": cells, "words": words, "copies": marks},
+                       description="Attention weights with ALiBi on the sidebar's sentence: the bias lowers the "
+                                   "weight of far keys, so two copies of a word get different weights.")
 
 
 # ---------------------------------------------------------------------------------------------- decay
-def bound_spec(deltas: np.ndarray, bound: np.ndarray, height: int = 320) -> Spec:
+GAP_AXIS = "gap Δ = m − n (tokens)"
+
+
+def bound_figure(dec: DecayDemo, height: int = 300) -> Figure:
     """RoFormer's relative upper bound B(Δ) against the gap, in its own units (B(0) = (d/2 + 1)/2)."""
-    b = np.asarray(bound, dtype=float)
-    return _top("RoFormer's bound B(Δ)", height, {"bound": _records(x=np.asarray(deltas, dtype=float), b=b)},
-                data={"name": "bound"},
-                transform=[{"calculate": f"datum.b / {float(b[0])!r}", "as": "rel"}],
-                mark={"type": "line", "color": HIGHLIGHT, "strokeWidth": 1.8},
-                encoding={"x": {"field": "x", "type": "quantitative", "title": "gap Δ = m − n (tokens)"},
-                          "y": {"field": "b", "type": "quantitative", "title": "B(Δ)", "scale": {"zero": True}},
-                          "tooltip": [_tip("x", "gap Δ"), _tip("b", "B(Δ)", fmt=".4f"),
-                                      _tip("rel", "B(Δ) / B(0)", fmt=".4f")]})
+    line = alt.Chart(spec.named("bound")).mark_line(color=REFERENCE, strokeWidth=1.8).encode(
+        x=alt.X("x:Q", title=GAP_AXIS), y=alt.Y("b:Q", title="B(Δ)", scale=alt.Scale(zero=True)),
+        tooltip=[_tip("x", "gap Δ"), _tip("b", "B(Δ)", fmt=".4f"), _tip("rel", "B(Δ) / B(0)", fmt=".4f")])
+    data = {"bound": spec.columns(x=dec.deltas, b=dec.bound, rel=dec.bound_rel)}
+    return spec.figure(line.properties(title="RoFormer's bound B(Δ)", height=height, autosize=FIT_X), data,
+                       description=f"RoFormer's bound B(Δ): it falls from {dec.b0:g} at Δ = 0 to "
+                                   f"{dec.bound[-1]:.3g} at Δ = {dec.deltas[-1]:g}, rising again at {dec.rises} "
+                                   "of the steps.")
 
 
-def score_spec(deltas: np.ndarray, mean: np.ndarray, p05: np.ndarray, p95: np.ndarray, single: np.ndarray,
-               n_samples: int, height: int = 320) -> Spec:
-    """The actual RoPE score / d against the gap: mean over the samples, 5–95 % band, and one random pair."""
-    names = [f"mean over {n_samples} (q, k)", "one random (q, k)"]
-    rows = _records(x=np.asarray(deltas, dtype=float), mean=np.asarray(mean, dtype=float),
-                    one=np.asarray(single, dtype=float), lo=np.asarray(p05, dtype=float),
-                    hi=np.asarray(p95, dtype=float))
-    area = {"mark": {"type": "area", "opacity": 0.2, "color": BASE},
-            "encoding": {"x": {"field": "x", "type": "quantitative"},
-                         "y": {"field": "lo", "type": "quantitative"}, "y2": {"field": "hi"},
-                         "tooltip": [_tip("x", "gap Δ"), _tip("lo", "5th percentile", fmt=".3f"),
-                                     _tip("hi", "95th percentile", fmt=".3f")]}}
-    zero = {"data": {"values": [{}]}, "mark": {"type": "rule", "color": "#222", "strokeWidth": 0.8},
-            "encoding": {"y": {"datum": 0.0}}}
-    lines = {"transform": [{"fold": ["mean", "one"], "as": ["c", "v"]},
-                           {"calculate": f"datum.c === 'mean' ? {_text(names[0])} : {_text(names[1])}",
-                            "as": "curve"}],
-             "mark": {"type": "line"},
-             "encoding": {"x": {"field": "x", "type": "quantitative", "title": "gap Δ = m − n (tokens)"},
-                          "y": {"field": "v", "type": "quantitative", "title": "score / d"},
-                          "color": {"field": "curve", "type": "nominal", "sort": names, "title": None,
-                                    "scale": {"domain": names, "range": [BASE, "#7f7f7f"]},
-                                    "legend": {"orient": "top", "labelLimit": 400}},
-                          "strokeWidth": {"condition": {"test": f"datum.curve === {_text(names[1])}", "value": 1.0},
-                                          "value": 2.2},
-                          "tooltip": [_tip("curve", "curve", "nominal"), _tip("x", "gap Δ"),
-                                      _tip("v", "score / d", fmt=".4f")]}}
-    return _top("The actual score / d (shaded: middle 90 %)", height, {"score": rows}, data={"name": "score"},
-                layer=[area, zero, lines])
+def score_figure(dec: DecayDemo, height: int = 300) -> Figure:
+    """The actual RoPE score ÷ d against the gap: mean over the samples, its middle 90 %, and one random pair."""
+    names = (f"mean over {dec.n_samples} (q, k)", "one random (q, k)")
+    n = dec.deltas.size
+    curves = spec.columns(x=np.tile(dec.deltas, 2), v=np.concatenate([dec.mean, dec.single]),
+                          curve=spec.categories(np.repeat([0, 1], n), names))
+    band = alt.Chart(spec.named("band")).mark_area(opacity=0.18, color=SERIES[0]).encode(
+        x=alt.X("x:Q", title=GAP_AXIS), y=alt.Y("lo:Q", title="score ÷ d"), y2=alt.Y2("hi"),
+        tooltip=[_tip("x", "gap Δ"), _tip("lo", "5th percentile", fmt=".3f"), _tip("hi", "95th percentile", fmt=".3f")])
+    zero = alt.Chart(spec.named("zero")).mark_rule(color=REFERENCE, strokeWidth=0.8).encode(y=alt.Y("y:Q"))
+    enc = spec.series("curve", names, title=None)
+    lines = alt.Chart(spec.named("curves")).mark_line().encode(
+        x=alt.X("x:Q"), y=alt.Y("v:Q"), color=enc["color"], strokeDash=enc["strokeDash"],
+        strokeWidth=alt.StrokeWidth("curve:N", scale=alt.Scale(domain=list(names), range=[2.2, 1.0]), legend=None),
+        tooltip=[_tip("curve", "curve", "nominal"), _tip("x", "gap Δ"), _tip("v", "score ÷ d", fmt=".4f")])
+    chart = alt.layer(band, zero, lines, title="The actual score ÷ d", height=height, autosize=FIT_X)
+    data = {"band": spec.columns(x=dec.deltas, lo=dec.p05, hi=dec.p95), "curves": curves,
+            "zero": spec.columns(y=[0.0])}
+    return spec.figure(chart, data, description=f"The RoPE score divided by d: its mean falls from "
+                                                f"{dec.mean[0]:.2f} at Δ = 0 to about {dec.late_mean:.2f} far away, "
+                                                "while single pairs scatter widely around it.")
 
 
 # ---------------------------------------------------------------------------------------------- precision
-def _log_x(field: str, title: str) -> dict:
-    return {"field": field, "type": "quantitative", "title": title, "scale": {"type": "log"},
-            "axis": {"format": "~s"}}
+def _log_x(field: str, title: str) -> alt.X:
+    return alt.X(f"{field}:Q", title=title, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
 
 
-def angle_error_spec(positions: np.ndarray, error: np.ndarray, probe: int, height: int = 300) -> Spec:
-    """Worst float32 angle error (radians) against the position, both on log scales."""
-    rows = _records(p=np.asarray(positions, dtype=float), e=np.asarray(error, dtype=float))
-    line = {"data": {"name": "angle"},
-            "mark": {"type": "line", "color": HIGHLIGHT, "point": {"size": 14, "color": HIGHLIGHT}},
-            "encoding": {"x": _log_x("p", "position p"),
-                         "y": {"field": "e", "type": "quantitative", "title": "angle error (rad)",
-                               "scale": {"type": "log"}, "axis": {"format": "~e"}},
-                         "tooltip": [_tip("p", "position p", fmt=","), _tip("e", "angle error (rad)", fmt=".3g")]}}
-    return _top("Worst angle error p·θ_i, float32 against float64", height, {"angle": rows},
-                layer=[line, _vrule(probe, f"p = {probe:,}", HIGHLIGHT)])
+def _probe_layers(probe: int, what: str) -> tuple[list, dict]:
+    rule = alt.Chart(spec.named("probe")).mark_rule(color=FOCUS, strokeDash=[4, 3]).encode(
+        x=alt.X("x:Q"), tooltip=[_tip("label", "line", "nominal")])
+    text = alt.Chart(spec.named("probe")).mark_text(align="right", baseline="top", dx=-4, dy=4, color=FOCUS,
+                                                    fontSize=12).encode(x=alt.X("x:Q"), y=alt.value(0), text=alt.Text("label:N"))
+    return [rule, text], {"probe": spec.columns(x=[float(probe)], label=[f"{what} = {probe:,}"])}
 
 
-def offset_error_spec(positions: np.ndarray, errors: dict, gap: int, probe: int, floor: float,
-                      height: int = 300) -> Spec:
-    """|score(m, m+gap) − score(0, gap)| against m, one line per number format, log scales."""
-    names = list(errors)
-    pos = np.asarray(positions, dtype=float)
-    rows = _records(m=np.tile(pos, len(names)), f=np.repeat(np.array(names), pos.size),
-                    e=np.concatenate([np.asarray(errors[t], dtype=float) for t in names]))
-    lines = {"data": {"name": "drift"},
-             "mark": {"type": "line", "point": {"size": 12}},
-             "encoding": {"x": _log_x("m", "start position m"),
-                          "y": {"field": "e", "type": "quantitative", "title": "|score(m, m+g) − score(0, g)|",
-                                "scale": {"type": "log"}, "axis": {"format": "~e"}},
-                          "color": {"field": "f", "type": "nominal", "sort": names, "title": None,
-                                    "scale": {"domain": names, "range": [DTYPE_COLORS.get(t, BASE) for t in names]},
-                                    "legend": {"orient": "top"}},
-                          "tooltip": [_tip("f", "format", "nominal"), _tip("m", "start m", fmt=","),
-                                      _tip("e", "score drift", fmt=".3g")]}}
-    return _top(f"RoPE's offset invariance: the score of a pair {gap} apart, moved to m (floor {floor:g})", height,
-                {"drift": rows}, layer=[lines, _vrule(probe, f"m = {probe:,}", HIGHLIGHT)])
+def angle_error_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
+    """The worst float32 angle error over the pairs against the position, both on log scales."""
+    colour = DTYPE_COLOURS["float32"]
+    line = alt.Chart(spec.named("angle")).mark_line(color=colour, point=alt.OverlayMarkDef(
+        size=14, color=colour, shape=spec.SHAPES[1], filled=True)).encode(
+        x=_log_x("p", "position p (counted from 0, as RoPE code does)"),
+        y=alt.Y("e:Q", title="largest angle error (rad)", scale=alt.Scale(type="log"), axis=alt.Axis(format="~e")),
+        tooltip=[_tip("p", "position p", fmt=","), _tip("e", "angle error (rad)", fmt=".3g")])
+    probe, data = _probe_layers(pr.probe, "p")
+    data["angle"] = spec.columns(p=pr.positions, e=pr.angle_error)
+    chart = alt.layer(line, *probe, title="float32 angle error, worst pair", height=height, autosize=FIT_X)
+    return spec.figure(chart, data, description=f"float32 angle error against the position: it grows with p and "
+                                                f"reaches {pr.probe_angle_error:.3g} rad at p = {pr.probe:,}.")
 
 
-def bf16_spec(positions: np.ndarray, stored: np.ndarray, height: int = 280) -> Spec:
-    """Each exact position against the value bf16 stores for it; the diagonal is “stored exactly”."""
-    p = np.asarray(positions, dtype=float)
-    s = np.asarray(stored, dtype=float)
-    kinds = ["stored exactly", "collapsed onto a neighbour"]
-    rows = _records(p=p, s=s, off=s - p, kept=np.where(s == p, kinds[0], kinds[1]))
-    x = {"field": "p", "type": "quantitative", "title": "exact position",
-         "scale": {"domain": [float(p.min()) - 0.5, float(p.max()) + 0.5]}, "axis": {"tickMinStep": 1, "format": "d"}}
+PAIR_KINDS = ("the worst pair", "the other pairs")
+
+
+def pair_error_figure(pr: PrecisionDemo, height: int = 260) -> Figure:
+    """Each pair's float32 angle error at the probe position, with the largest error float32 allows there."""
+    e = pr.pairs
+    n = e.error.size
+    worst = pr.worst_pair
+    theta_half_step = np.spacing(np.asarray(e.angle / max(pr.probe, 1), dtype=np.float32)).astype(float) / 2
+    allowed = e.spacing / 2 + pr.probe * theta_half_step
+    kind = np.where(np.arange(n) == worst, 0, 1)
+    enc = spec.series("kind", PAIR_KINDS, title=None, colours=(FOCUS, DTYPE_COLOURS["float32"]))
+    x = alt.X("i:O", title=PAIR_AXIS, axis=alt.Axis(labelAngle=0, values=list(range(0, n, max(1, n // 16)))))
+    bars = alt.Chart(spec.named("pairs")).mark_bar().encode(
+        x=x, y=alt.Y("e:Q", title=f"angle error at p = {pr.probe:,} (rad)"), color=enc["color"],
+        tooltip=[_tip("i", "pair i (0-based)"), _tip("angle", "p·θ_i (rad)", fmt=",.1f"),
+                 _tip("e", "float32 error (rad)", fmt=".3g"), _tip("tp", "from storing θ_i", fmt=".3g"),
+                 _tip("pp", "from rounding the product", fmt=".3g"),
+                 _tip("sp", "float32 step at p·θ_i", fmt=".3g"), _tip("cap", "largest possible", fmt=".3g")])
+    cap = alt.Chart(spec.named("pairs")).mark_tick(color=REFERENCE, thickness=2).encode(
+        x=x, y=alt.Y("cap:Q"), tooltip=[_tip("i", "pair i (0-based)"), _tip("cap", "largest possible error", fmt=".3g")])
+    chart = alt.layer(bars, cap, title=f"float32 error per pair at p = {pr.probe:,}", height=height, autosize=FIT_X)
+    data = {"pairs": spec.columns(i=np.arange(n), e=e.error, angle=e.angle, tp=e.theta_part, pp=e.product_part,
+                                  sp=e.spacing, cap=allowed, kind=spec.categories(kind, PAIR_KINDS))}
+    return spec.figure(chart, data, description=f"float32 angle error per pair at p = {pr.probe:,}: pair {worst} "
+                                                f"is off by {e.error[worst]:.3g} rad, the slow pairs by almost "
+                                                "nothing.")
+
+
+def offset_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
+    """|score(m, m + g) − score(0, g)| against m, one line per number format (colour, dash and shape), labelled
+    directly; log scales."""
+    names = [t for t in DTYPES if t in pr.offset_error]
+    pos = np.asarray(pr.positions, dtype=float)
+    k = len(names)
+    drift = spec.columns(m=np.tile(pos, k), e=np.concatenate([pr.offset_error[t] for t in names]),
+                         f=spec.categories(np.repeat(np.arange(k), pos.size), names))
+    labels = _label_table(direct_labels(pos, {t: pr.offset_error[t] for t in names}, window=(0.55, 0.85)),
+                          names, "m", "e", "f")
+    enc = spec.series("f", names, title=None, colours=[DTYPE_COLOURS[t] for t in names])
+    x = _log_x("m", "start position m (counted from 0)")
+    y = alt.Y("e:Q", title="|score(m, m+g) − score(0, g)|", scale=alt.Scale(type="log"), axis=alt.Axis(format="~e"))
+    lines = alt.Chart(spec.named("drift")).mark_line(point=alt.OverlayMarkDef(size=14, filled=True)).encode(
+        x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], shape=enc["shape"],
+        tooltip=[_tip("f", "format", "nominal"), _tip("m", "start m", fmt=","), _tip("e", "score drift", fmt=".3g")])
+    text = alt.Chart(spec.named("labels")).mark_text(align="left", dx=6, dy=-10, fontSize=12, fontWeight="bold").encode(
+        x=alt.X("m:Q"), y=alt.Y("e:Q"), text=alt.Text("f:N"),
+        color=alt.Color("f:N", scale=alt.Scale(domain=names, range=[DTYPE_COLOURS[t] for t in names]), legend=None))
+    probe, data = _probe_layers(pr.probe, "m")
+    data.update(drift=drift, labels=labels)
+    chart = alt.layer(lines, text, *probe, title=f"Same gap g = {pr.gap}, moved to m: score drift",
+                      height=height, autosize=FIT_X)
+    return spec.figure(chart, data, description=f"Score drift of a pair {pr.gap} apart moved to position m: float64 "
+                                                f"stays near {pr.probe_offset['float64']:.1g}, float32 reaches "
+                                                f"{pr.probe_offset['float32']:.2g} and bfloat16 "
+                                                f"{pr.probe_offset['bfloat16']:.2g} at m = {pr.probe:,}.")
+
+
+BF16_KINDS = ("stored exactly", "collapsed onto a neighbour")
+
+
+def bf16_figure(win: Bf16Positions, height: int = 280) -> Figure:
+    """Each exact position against the value bfloat16 stores for it; the dashed diagonal is “stored exactly”."""
+    p = np.asarray(win.positions, dtype=float)
+    s = np.asarray(win.stored, dtype=float)
+    kept = np.where(s == p, 0, 1)
+    x = alt.X("p:Q", title="exact position (as stored by code, from 0)",
+              scale=alt.Scale(domain=[float(p.min()) - 0.5, float(p.max()) + 0.5]),
+              axis=alt.Axis(tickMinStep=1, format="d"))
+    diag = alt.Chart(spec.named("diag")).mark_line(color=REFERENCE, strokeDash=[4, 3]).encode(x=x, y=alt.Y("s:Q"))
+    enc = spec.series("kept", BF16_KINDS, title=None, colours=(SERIES[0], FOCUS))
+    pts = alt.Chart(spec.named("bf16")).mark_point(filled=True, size=90).encode(
+        x=x, y=alt.Y("s:Q", title="stored in bfloat16", scale=alt.Scale(zero=False),
+                     axis=alt.Axis(tickMinStep=1, format="d")),
+        color=enc["color"], shape=enc["shape"],
+        tooltip=[_tip("p", "exact position", fmt="d"), _tip("s", "stored in bf16", fmt="d"),
+                 _tip("off", "off by", fmt="+d"), _tip("kept", "kept?", "nominal")])
+    chart = alt.layer(diag, pts, title="Positions stored in bfloat16", height=height, autosize=FIT_X)
     ends = [float(p.min()), float(p.max())]
-    diag = {"data": {"values": [{"p": v, "s": v} for v in ends]},
-            "mark": {"type": "line", "color": "#bbb", "strokeDash": [4, 3]},
-            "encoding": {"x": x, "y": {"field": "s", "type": "quantitative"}}}
-    pts = {"data": {"name": "bf16"},
-           "mark": {"type": "point", "filled": True, "size": 90},
-           "encoding": {"x": x,
-                        "y": {"field": "s", "type": "quantitative", "title": "stored in bf16",
-                              "scale": {"zero": False}, "axis": {"tickMinStep": 1, "format": "d"}},
-                        "color": {"field": "kept", "type": "nominal", "title": None,
-                                  "scale": {"domain": kinds, "range": [BASE, HIGHLIGHT]},
-                                  "legend": {"orient": "top", "labelLimit": 400}},
-                        "tooltip": [_tip("p", "exact position", fmt="d"), _tip("s", "stored in bf16", fmt="d"),
-                                    _tip("off", "off by", fmt="+d"), _tip("kept", "kept?", "nominal")]}}
-    return _top("Positions stored in bfloat16 (dashed: stored exactly)", height, {"bf16": rows}, layer=[diag, pts])
+    data = {"bf16": spec.columns(p=p, s=s, off=s - p, kept=spec.categories(kept, BF16_KINDS)),
+            "diag": spec.columns(p=ends, s=ends)}
+    return spec.figure(chart, data, description=f"Positions {int(p.min())} to {int(p.max())} stored in bfloat16: "
+                                                f"only {win.distinct} of {p.size} stay distinct.")
