@@ -99,6 +99,8 @@ def wait(job: Job, key: tuple) -> dict | None:
     while job.thread.is_alive():
         if srv.running not in (None, key):
             bar.progress(0.0, text="queued: another training is running on the server; this one starts next")
+        elif key not in srv.progress:
+            bar.progress(0.0, text="starting …")
         else:
             done, total, scheme = srv.progress.get(key, (0, 1, ""))
             bar.progress(min(done / total, 1.0), text=f"training {scheme} … step {done:,} of {total:,} "
@@ -355,10 +357,12 @@ def experiment_section():
         record = record_for(key)
     else:
         job = trainer().jobs.get(key)
-        if job is None:
+        if job is None or job.error:
+            if job is not None:
+                st.error(f"The last training of these settings failed: {job.error}", icon=":material/error:")
             st.info(f"These settings are not precomputed. Training them takes about "
-                    f"{estimate(settings):.0f} s (five schemes × {len(lab.SEEDS)} seeds), one training at a time "
-                    "on the server; the result is kept for everyone.", icon=":material/model_training:")
+                    f"{estimate(settings):.0f} s on a quiet server (five schemes × {len(lab.SEEDS)} seeds), one "
+                    "training at a time; the result is kept for everyone.", icon=":material/model_training:")
             if not st.button("Train", key="lab_train", type="primary", icon=":material/play_arrow:"):
                 return
             job = start(key)
