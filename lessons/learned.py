@@ -1,21 +1,27 @@
+"""A learned table: one trainable vector per position — no row past N_max, rows that don't know their neighbours."""
+
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import frame
 import posenc
-from posenc import charts
+from posenc import chapter
 from posenc.charts import learned as lc
-from posenc.charts import vega_spec
+from posenc.charts.spec import word_labels
 from posenc.learned import (
+    DECIDES,
     LENGTH_SIGMA,
     STEP,
+    TRAIN_MEDIAN,
+    TRAIN_SENTENCES,
     downsample_index,
+    edge,
     independence,
     init_table,
     log2_bins,
     lookup,
     mean_cosine_by_offset,
+    pattern_terms,
     simulate_training,
     two_lookups,
     updates_per_row,
@@ -23,302 +29,283 @@ from posenc.learned import (
 from posenc.trained import cosine_matrix, load_minilm_table, row_norms
 
 PATH = "lessons/learned.py"
+N_MAX = chapter.N_MAX
 SHOWN_DIMS = 16
 N_MAX_OPTIONS = [8, 32, 128, 512, 1024, 2048]
 POS_MAX = 4096
 SENTENCE_OPTIONS = [1_000, 10_000, 100_000, 1_000_000]
-MAX_POINTS = 300  # points per line chart over the rows: fewer marks for the browser to redraw
+MAX_POINTS = 300  # points per line chart over the rows
+GRID_STEP = 16  # every 16th row of the trained table in the cosine grids
 
-frame.header(
-    "A learned table",
-    "Give every position its own trainable vector: a table of N_max rows, looked up like a word and added "
-    "to it. Simple — but there is no row past N_max, rarely seen rows barely learn, and no row knows its neighbours.",
-)
+frame.page(PATH, f"Give every position its own trainable vector — a table of N_max rows, looked up like a word and "
+                 f"added to it. It works, but there is no row past N_max, rarely seen rows barely learn, and no row "
+                 f"knows its neighbours.")
 
 ex = frame.example()
 tokens = frame.tokens_or_stop(ex.sentence)
-
-c1, c2 = st.columns([1, 2])
-with c1:
-    n_max = int(frame.select("Table size N_max (rows)", "lt_nmax", N_MAX_OPTIONS, 1024, kind="select_slider",
-                             help="How many positions the table has a row for. 1024 is the chapter's example."))
-with c2:
-    pos = int(frame.slider("Look up position p", "lt_pos", 1, POS_MAX, 1025,
-                           help="Row p belongs to the p-th word. Try one past the end of the table."))
+k = min(SHOWN_DIMS, ex.d)
 
 
-# Results and their charts are cached together, per section, on the scalars that section depends on
-# (cache_resource: shared, read-only), so a rerun that only moves the position slider rebuilds nothing but
-# the small window chart. Charts are cached as ready Vega-Lite specs with their data already in Arrow form
-# (vega_spec): a rerun neither validates nor re-serialises them.
-@st.cache_resource(max_entries=32, show_spinner=False)
-def lookups_view(sentence: str, n_max: int, d: int, seed: int, k: int):
-    lk = two_lookups(posenc.tokenize(sentence), n_max, d, seed)
-    return lk, vega_spec(lc.two_lookups(lk.word_rows, lk.position_rows, charts.word_labels(lk.tokens[: lk.n_used]),
-                                        k))
+# ---------------------------------------------------------------- one cached posenc call per section
+@frame.cached
+def edge_section(n_max: int, d: int, seed: int, pos: int):
+    e = edge(n_max, d, seed, pos, SHOWN_DIMS)
+    return e, lc.table_window(e.values, e.rows, e.n_max, e.position)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def window_view(n_max: int, d: int, seed: int, rows: tuple[int, ...], pos: int, k: int):
-    """The first k coordinates of the listed 1-based rows; rows past the table are drawn as missing."""
-    table = init_table(n_max, d, seed)
-    present = [r for r in rows if r <= n_max]
-    out = np.zeros((len(rows), k))
-    if present:
-        out[: len(present)] = lookup(table, present)[:, :k]
-    return vega_spec(lc.table_window(out, list(rows), n_max, pos, k))
+@frame.cached
+def lookups_section(sentence: str, d: int, seed: int):
+    lk = two_lookups(posenc.tokenize(sentence), N_MAX, d, seed)
+    labels = word_labels(lk.tokens[: lk.n_used])
+    kk = min(SHOWN_DIMS, d)
+    lim = float(max(np.max(np.abs(m[:, :kk])) for m in (lk.word_rows, lk.position_rows, lk.inputs)))
+    figs = [lc.lookup_panel(m, labels, kk, title, lim) for m, title in (
+        (lk.word_rows, "E[word]: the word's row"), (lk.position_rows, "P[p]: the position's row"),
+        (lk.inputs, "x = E[word] + P[p]"))]
+    return lk, figs
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def training_view(n_max: int, d: int, seed: int, n_sentences: int, median: int):
-    tr = simulate_training(n_max, d, seed, n_sentences, float(median))
+@frame.cached
+def pattern_section(sentence: str, d: int, seed: int):
+    pt = pattern_terms(posenc.tokenize(sentence), N_MAX, d, seed)
+    return pt, lc.pattern_chart(pt.starts, pt.learned, pt.raw, pt.content, N_MAX)
+
+
+@frame.cached
+def training_section(d: int, seed: int, n_sentences: int, median: int):
+    tr = simulate_training(N_MAX, d, seed, n_sentences, float(median))
     labels, _, sums = log2_bins(tr.length_counts)
-    idx = downsample_index(n_max, MAX_POINTS)
-    top, bottom = lc.per_row(idx + 1, tr.updates[idx], tr.relative[idx], n_max)
-    return tr, vega_spec(lc.length_histogram(labels, sums)), vega_spec(top), vega_spec(bottom), len(idx)
+    idx = downsample_index(N_MAX, MAX_POINTS)
+    top, bottom = lc.per_row(idx + 1, tr.updates[idx], tr.relative[idx], N_MAX)
+    return tr, lc.length_histogram(labels, sums), top, bottom, len(idx)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def independence_view(n_max: int, d: int, seed: int):
-    ind = independence(n_max, d, seed)
-    oi = downsample_index(n_max, MAX_POINTS)
-    df = pd.DataFrame({"offset k": oi, "mean cosine": ind.by_offset[oi], "table": "random table at the start"})
-    return ind, vega_spec(lc.cosine_offsets(df, "Cosine of rows k apart, averaged over all pairs (random start)")), \
-        len(oi)
+@frame.cached
+def independence_section(d: int, seed: int):
+    ind = independence(N_MAX, d, seed)
+    oi = downsample_index(N_MAX, MAX_POINTS)
+    fig = lc.cosine_offsets(oi, {"random table at the start": ind.by_offset[oi]},
+                            "Cosine of rows k apart, averaged over all pairs (random start)")
+    return ind, fig, len(oi)
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
-def minilm_view(grid_step: int):
+@frame.cached(max_entries=2)
+def minilm_section(grid_step: int):
     trained = load_minilm_table()
     n, width = trained.shape
-    # BERT-style initialisation of a table of the same shape: entries ~ N(0, 0.02²)
-    start = np.random.default_rng(512).normal(0.0, 0.02, size=(n, width))
+    start = np.random.default_rng(512).normal(0.0, 0.02, size=(n, width))  # BERT's initialisation: N(0, 0.02²)
     rows = np.arange(0, n, grid_step)
-    mm = {
-        "shape": (n, width),
-        "cos_trained": mean_cosine_by_offset(trained),
-        "cos_start": mean_cosine_by_offset(start),
-        "grid_rows": (rows + 1).tolist(),
-        "last_row_ok": lookup(trained, [n]).shape == (1, width),
-    }
+    cos_trained, cos_start = mean_cosine_by_offset(trained), mean_cosine_by_offset(start)
     offsets = np.arange(n // 2 + 1)
-    df_cos = pd.concat([
-        pd.DataFrame({"offset k": offsets, "mean cosine": mm["cos_trained"][offsets], "table": "trained (MiniLM)"}),
-        pd.DataFrame({"offset k": offsets, "mean cosine": mm["cos_start"][offsets],
-                      "table": "random, at initialisation"}),
-    ])
-    mm["max_offset"] = int(offsets[-1])
-    mm["charts"] = tuple(vega_spec(chart) for chart in (
-        lc.cosine_offsets(df_cos, "Cosine of rows k apart: trained vs random"),
+    grid_rows = (rows + 1).tolist()
+    figs = (
+        lc.cosine_offsets(offsets, {"trained (MiniLM)": cos_trained[offsets],
+                                    "random, at initialisation": cos_start[offsets]},
+                          "Cosine of rows k apart: trained against random"),
         lc.row_norms(np.arange(1, n + 1), row_norms(trained), n),
-        lc.cosine_grid(cosine_matrix(trained, rows), mm["grid_rows"], "cos between rows, trained"),
-        lc.cosine_grid(cosine_matrix(start, rows), mm["grid_rows"], "cos between rows, at initialisation"),
-    ))
-    return mm
-
-
-# ---------------------------------------------------------------- two lookups
-st.subheader("Building the input is two lookups")
-st.markdown(
-    "Row **p** of the table belongs to the **p-th word**: positions run 1 … N_max on screen (the code stores "
-    "row p at index p − 1). The word's vector comes from the word table E, the position's from the position "
-    "table P; the model adds them."
-)
-frame.formula(r"x_p = E[w_p] + P[p], \qquad P \in \mathbb{R}^{N_{\max} \times d},\quad p = 1,\dots,N_{\max}")
-k = min(SHOWN_DIMS, ex.d)
-lk, lookups_chart = lookups_view(ex.sentence, n_max, ex.d, ex.seed, k)
-frame.show_words(tokens)
-if lk.n_used < len(tokens):
-    st.warning("The sentence has {} words but the table only {} rows: words {} … {} have no position row, so "
-               "they are cut off, as a real model truncates its input.".format(len(tokens), n_max, n_max + 1,
-                                                                                 len(tokens)),
-               icon=":material/content_cut:")
-st.vega_lite_chart(lookups_chart, width="content")
-st.caption("The first {} of d = {} coordinates. Both tables start random (entries ~ N(0, 1) here).".format(k, ex.d))
-frame.check("max |x_p − (E[w_p] + P[p])|", lk.max_error, lk.max_error == 0.0,
-            "(over {} words × {} coordinates: two lookups and one addition)".format(lk.n_used, ex.d))
-
-# ---------------------------------------------------------------- the edge of the table
-st.subheader("Look up row p — and one past the end")
-if pos > n_max + 3:
-    # far past the end: the table's last rows, the first missing row, then the asked-for one
-    rows = list(range(max(1, n_max - 4), n_max + 2)) + [pos]
-else:
-    rows = list(range(max(1, pos - 5), max(1, pos - 5) + 9))
-left, right = st.columns([3, 2])
-with left:
-    st.vega_lite_chart(window_view(n_max, ex.d, ex.seed, tuple(rows), pos, k), width="content")
-with right:
-    try:
-        lookup(np.empty((n_max, 0)), [pos])
-    except ValueError as err:
-        st.error("**Position {} — nothing to look up.** {} A word at position {} cannot be given any position "
-                 "vector: the model never sees it. (In PyTorch, `nn.Embedding` raises "
-                 "*IndexError: index out of range in self*.) Real models cut the input to {} tokens."
-                 .format(pos, err, pos, n_max), icon=":material/block:")
-    else:
-        st.success("Row {} exists: P[{}] is a vector of d = {} trainable numbers (its first {} are the outlined "
-                   "row in the chart). The table has {} rows; the last one you can look up is row {}."
-                   .format(pos, pos, ex.d, k, n_max, n_max), icon=":material/check:")
-    st.caption("Grey × cells: rows that do not exist. Move the slider past {} to fall off the table.".format(n_max)
-               + (" The chart shows the table's last rows, then row {}.".format(pos) if pos > n_max + 3 else ""))
-
-# ---------------------------------------------------------------- training
-st.subheader("Training: rows that are rarely reached barely move")
-t1, t2 = st.columns(2)
-with t1:
-    n_sent = int(frame.select("Training sentences", "lt_sent", SENTENCE_OPTIONS, 100_000, kind="select_slider",
-                              help="How many sentences the simulated training sees."))
-with t2:
-    median = int(frame.slider("Median sentence length (words)", "lt_median", 2, 512, 32,
-                              help="Lengths are log-normal around this median: many short sentences, a few long ones."))
-tr, hist_chart, top, bottom, n_drawn = training_view(n_max, ex.d, ex.seed, n_sent, median)
-st.markdown(
-    "A cheap, honest simulation: each training sentence has a length L drawn from a log-normal distribution "
-    "(median {} words, σ = {:g} in log space), cut to at most N_max = {}. A sentence of length L fills "
-    "positions 1 … L, so it sends one update to each of rows 1 … L — here a small step in a random direction "
-    "(entries ~ N(0, η²), η = {:g}). The sum of n random steps is one random vector with n times the variance, "
-    "so every row's whole history is drawn at once.".format(median, LENGTH_SIGMA, n_max, STEP)
-)
-frame.formula(
-    r"n_r = \#\{\text{sentences with } L \ge r\}, \qquad "
-    r"P_r - P_r^{(0)} \sim \mathcal{N}(0,\; n_r\,\eta^2 I_d), \qquad "
-    r"\lVert P_r - P_r^{(0)} \rVert \approx \eta\sqrt{n_r\, d}"
-)
-h1, h2 = st.columns([2, 3])
-with h1:
-    st.vega_lite_chart(hist_chart, width="stretch")
-    if tr.truncated:
-        st.caption("{:,} of {:,} sentences were longer than {} words and were cut to {}.".format(
-            tr.truncated, n_sent, n_max, n_max))
-with h2:
-    st.vega_lite_chart(top, width="stretch")
-    st.vega_lite_chart(bottom, width="stretch")
-    if n_drawn < n_max:
-        st.caption("{} of the {} rows drawn (evenly spaced, first and last included); hover for values."
-                   .format(n_drawn, n_max))
-tail = max(1, n_max // 10)
-frame.check("updates of row 1", "{:,}".format(int(tr.updates[0])), int(tr.updates[0]) == n_sent,
-            "(every sentence has a first word)")
-frame.check("updates of row {}".format(n_max), "{:,}".format(int(tr.updates[-1])),
-            int(tr.updates[-1]) <= int(tr.updates[0]),
-            "(only sentences at least {} words long reach it: {:.3%})".format(n_max, tr.updates[-1] / n_sent))
-moved_first, moved_last = float(np.mean(tr.relative[:tail])), float(np.mean(tr.relative[-tail:]))
-skewed = tr.updates[-1] < 0.1 * tr.updates[0]
-frame.check("moved, rows 1 … {} vs rows {} … {} (mean × starting length)".format(tail, n_max - tail + 1, n_max),
-            "{:.3f} vs {:.3f}".format(moved_first, moved_last), moved_first >= moved_last or not skewed,
-            "(the last rows stay close to their random start)" if skewed else
-            "(here most sentences reach row {}, so every row moves about as much: shrink the median or grow "
-            "N_max to see the skew)".format(n_max))
-st.markdown(
-    "A row that is never reached stays exactly as random as it started: whatever the model learned, "
-    "it did not learn it there. This simulation only counts updates; it does not model *what* the gradient "
-    "says — real training also pulls neighbouring rows together, as the trained table below shows."
-)
-
-# ---------------------------------------------------------------- independence
-st.subheader("Rows are independent parameters")
-ind, ind_chart, n_offsets = independence_view(n_max, ex.d, ex.seed)
-st.markdown(
-    "Nothing ties row {} to row {}: each row is its own set of d numbers, drawn at random. At the start, "
-    "row {} is no closer to row {} than to row {}.".format(ind.a, ind.b, ind.a, ind.b, ind.c)
-)
-frame.formula(r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert}, \qquad "
-              r"c(k) = \operatorname{mean}_p \cos(P_p, P_{p+k})")
-i1, i2 = st.columns([3, 2])
-with i1:
-    st.vega_lite_chart(ind_chart, width="stretch")
-    if n_offsets < n_max:
-        st.caption("{} of the {} offsets drawn (evenly spaced, 0 and {} included); hover for values."
-                   .format(n_offsets, n_max, n_max - 1))
-with i2:
-    frame.check("cos(P{}, P{})".format(ind.a, ind.b), "{:+.3f}".format(ind.cos_ab),
-                abs(ind.cos_ab) < 4 * ind.spread, "(neighbours)")
-    frame.check("cos(P{}, P{})".format(ind.a, ind.c), "{:+.3f}".format(ind.cos_ac),
-                abs(ind.cos_ac) < 4 * ind.spread, "(far apart)")
-    st.markdown("Both are the size of chance: two random vectors in d = {} dimensions have a cosine of about "
-                "±1/√d = ±{:.3f}.".format(ex.d, ind.spread))
-    kf = ind.c - ind.a
-    for kk in sorted({1, kf}):
-        frame.check("c({}), mean over all {} pairs {} apart".format(kk, n_max - kk, kk),
-                    "{:+.4f}".format(ind.by_offset[kk]), abs(ind.by_offset[kk]) < 4 * ind.mean_spread(kk),
-                    "(chance alone gives about ±{:.4f})".format(ind.mean_spread(kk)))
-    st.caption("Averaged over many pairs, every offset gives a cosine near zero, within what chance allows: "
-               "no offset is special.")
-
-# ---------------------------------------------------------------- MiniLM
-st.subheader("What training actually produced")
-GRID_STEP = 16
-try:
-    mm = minilm_view(GRID_STEP)
-except (FileNotFoundError, ValueError) as err:
-    st.warning("The trained table could not be loaded: {}".format(err))
-else:
-    n_rows, width = mm["shape"]
-    st.markdown(
-        "A real learned table: the position embeddings of the sentence model **all-MiniLM-L6-v2** "
-        "({} rows × {} numbers). Rows are numbered 1 … {} here (the model's code counts 0 … {}; its first row "
-        "is the slot of the [CLS] marker). Beside it, a random table of the same shape, as training starts it "
-        "(entries ~ N(0, 0.02²), BERT's initialisation).".format(n_rows, width, n_rows, n_rows - 1)
+        lc.cosine_grid(cosine_matrix(trained, rows), grid_rows, "cos between rows, trained"),
+        lc.cosine_grid(cosine_matrix(start, rows), grid_rows, "cos between rows, at initialisation"),
     )
-    cos_chart, norms_chart, grid_trained, grid_start = mm["charts"]
-    m1, m2 = st.columns(2)
-    with m1:
-        st.vega_lite_chart(cos_chart, width="stretch")
-        st.caption("Offsets 0 … {}: each point averages at least {} pairs of rows.".format(
-            mm["max_offset"], n_rows - mm["max_offset"]))
-    with m2:
-        st.vega_lite_chart(norms_chart, width="stretch")
-    frame.check("mean cos of neighbouring rows (k = 1), trained", "{:.3f}".format(mm["cos_trained"][1]),
-                mm["cos_trained"][1] > 0.5, "(training made neighbours similar)")
-    frame.check("the same at initialisation", "{:+.4f}".format(mm["cos_start"][1]),
-                abs(mm["cos_start"][1]) < 0.05, "(random rows: nothing in common)")
-    far = min(200, n_rows - 1)
-    st.markdown(
-        "Training discovered that neighbouring positions should look alike — nobody told it. Rows k = 1 apart "
-        "have a mean cosine of {:.2f}; k = 10 apart {:.2f}; k = {} apart {:.2f}. The random table knows none "
-        "of this: every offset sits at {:+.3f} or so.".format(mm["cos_trained"][1], mm["cos_trained"][10], far,
-                                                              mm["cos_trained"][far], mm["cos_start"][1])
-    )
-    g1, g2 = st.columns(2)
-    rows_g = mm["grid_rows"]
-    with g1:
-        st.vega_lite_chart(grid_trained, width="stretch")
-    with g2:
-        st.vega_lite_chart(grid_start, width="stretch")
-    st.caption("Every {}th row ({} rows: {}, {}, …, {}) so the grid stays small; the trained table shows a "
-               "bright band along the diagonal, the random one only the diagonal itself."
-               .format(GRID_STEP, len(rows_g), rows_g[0], rows_g[1], rows_g[-1]))
-    try:
-        lookup(np.empty((n_rows, 0)), [n_rows + 1])
-        edge_msg = ""
-    except ValueError as err:
-        edge_msg = str(err)
-    frame.check("row {} exists".format(n_rows), "yes" if mm["last_row_ok"] else "no", bool(mm["last_row_ok"]))
-    frame.check("row {}".format(n_rows + 1), "missing", bool(edge_msg), "— " + edge_msg)
-    st.markdown("The hard edge is real: this model can read {} tokens and not one more. Its row {} exists, "
-                "row {} does not — no amount of training creates it.".format(n_rows, n_rows, n_rows + 1))
-    st.caption("Data: `sentence-transformers/all-MiniLM-L6-v2` position-embedding table (licence Apache-2.0), "
-               "shipped as `data/minilm_position_embeddings.npy` in float16; provenance and checksums in "
-               "`data/PROVENANCE.md`.")
+    return (n, width), cos_trained, cos_start, grid_rows, int(offsets[-1]), figs
 
-frame.show_code(two_lookups, lookup, simulate_training, updates_per_row, independence, mean_cosine_by_offset)
 
-tail_share = tr.updates[-1] / n_sent
+# ---------------------------------------------------------------- predict (at the chapter's table of 1024 rows)
+at_chapter, _ = edge_section(N_MAX, ex.d, ex.seed, N_MAX + 1)
 frame.predict(
-    "Training sees {:,} sentences, most of them short (median {} words), on a table of {} rows. "
-    "Which rows end up closest to their random start?".format(n_sent, median, n_max),
-    ["The first rows", "The rows near the median length", "The last rows", "All rows move about the same"],
-    2,
-    "The last rows. Every sentence updates row 1, but only sentences that reach position r update row r. "
-    "At the current settings row {} got {:,} updates ({:.3%} of the sentences) and moved {:.3f}× its starting "
-    "length; row 1 got {:,} and moved {:.3f}×. A row that is rarely reached is rarely trained."
-    .format(n_max, int(tr.updates[-1]), tail_share, float(tr.relative[-1]), int(tr.updates[0]),
-            float(tr.relative[0])),
+    f"A model is built for {N_MAX:,} tokens: its position table has rows 1 … {N_MAX:,}. Its input reaches token "
+    f"{N_MAX + 1:,}. What does the table give that token?",
+    [f"Row {N_MAX:,} again: the last row is reused", "A row of zeros",
+     "A slightly worse vector: the model degrades gracefully", f"Nothing: there is no row {N_MAX + 1:,} to look up"],
+    3,
+    f"Nothing. Asking the table for row {N_MAX + 1:,} gives: “{at_chapter.message}” A table has exactly the rows "
+    f"it was built with; the model does not degrade at token {N_MAX + 1:,}, it has nothing to look up. (In PyTorch, "
+    f"`nn.Embedding` raises *IndexError: index out of range in self*.)",
     key="learned_predict",
 )
 
-frame.share_link(PATH)
+
+@frame.section("Look up a row — and one past the end")
+def edge_view():
+    c1, c2 = st.columns([1, 2])
+    with c1:
+        n_max = int(frame.select("Table size N_max (rows)", "lt_nmax", N_MAX_OPTIONS, N_MAX, kind="select_slider",
+                                 help=f"How many positions the table has a row for. {N_MAX} is the chapter's "
+                                      f"example."))
+    with c2:
+        pos = int(frame.slider("Look up position p", "lt_pos", 1, POS_MAX, N_MAX + 1,
+                               help="Row p belongs to the p-th word. Try one past the end of the table."))
+    e, window = edge_section(n_max, ex.d, ex.seed, pos)
+    frame.chart(window)
+    if len(tokens) > e.n_max:
+        st.info(f"Your sentence has {len(tokens)} words but this table only {e.n_max} rows: words {e.n_max + 1} … "
+                f"{len(tokens)} get no position row, so a real model cuts them off.", icon=":material/content_cut:")
+    frame.verdict(f"a model built for {e.n_max:,} tokens has no row {e.n_max + 1:,}, as the chapter says",
+                  e.last_found and e.after_last is not None,
+                  f"row {e.n_max:,} is found; asking for row {e.n_max + 1:,} gives “{e.after_last}”")
+    if e.found:
+        st.markdown(f"**Row {e.position:,}: found.** P[{e.position}] is a vector of d = {ex.d} trainable numbers "
+                    f"(its first {min(SHOWN_DIMS, ex.d)} are the outlined row). The last row you can look up is "
+                    f"row {e.n_max:,}.")
+    else:
+        said = "" if e.position == e.n_max + 1 else f"{e.message} "
+        st.markdown(f"**Row {e.position:,}: nothing to look up.** {said}A word at position {e.position:,} "
+                    f"cannot be given any position vector, so the model cannot read it: real models cut their "
+                    f"input to {e.n_max:,} tokens.")
+    st.caption("Outlined: the row looked up (row p of the table, stored at index p − 1); ×: a row that does not "
+               "exist.")
+
+
+@frame.section("Building the input is two lookups", fragment=False)
+def lookups_view():
+    lk, figs = lookups_section(ex.sentence, ex.d, ex.seed)
+    st.markdown(f"The word's vector comes from the word table E, the position's from the position table P "
+                f"(here the chapter's {N_MAX:,} rows); the model adds them. Row p of P belongs to the p-th word.")
+    frame.formula(r"x_p = E[w_p] + P[p]", r"P \in \mathbb{R}^{N_{\max} \times d},\quad p = 1,\dots,N_{\max}")
+    cols = st.columns(3)
+    for col, fig in zip(cols, figs):
+        with col:
+            frame.chart(fig)
+    frame.verdict("the input is the word's row plus the position's row", lk.max_error == 0.0,
+                  f"largest |x_p − (E[w_p] + P[p])| = {lk.max_error:.0e} over {lk.n_used} words × {ex.d} "
+                  f"coordinates")
+    st.caption(f"The first {min(SHOWN_DIMS, ex.d)} of d = {ex.d} coordinates. Both tables start random "
+               f"(entries ~ N(0, 1) here).")
+
+
+@frame.section("A pattern, not a magnitude", fragment=False)
+def pattern_view():
+    pt, fig = pattern_section(ex.sentence, ex.d, ex.seed)
+    raw_at = float(np.interp(chapter.RAW_POSITION, pt.starts, pt.raw_ratio))
+    st.markdown(f"A row of the table is spread over d = {ex.d} numbers of ordinary size — its length is about "
+                f"√d = {np.sqrt(ex.d):.3g} at row 1 as at row {N_MAX:,} — so two positions can agree in some "
+                f"coordinates and differ in others, and nothing makes the vector grow along the sentence. Its part "
+                f"of a {frame.term('score')} stays the size of the words' part: it colours the score rather than "
+                f"deciding it.")
+    frame.chart(fig)
+    frame.verdict("a position vector colours a score rather than deciding it, as the chapter says",
+                  float(pt.ratio.max()) < DECIDES,
+                  f"its part of a score is {pt.ratio.min():.2g}–{pt.ratio.max():.2g} times the content part, wherever "
+                  f"the sentence sits in rows 1 … {N_MAX:,}; the raw index's part at position "
+                  f"{chapter.RAW_POSITION} is {raw_at:,.0f} times")
+    st.caption("Position part of a score: the scores with x = E + P minus the scores with E alone (root mean square "
+               "over the sentence's pairs); the content part: the scores with E alone.")
+
+
+tr0 = training_section(ex.d, ex.seed, TRAIN_SENTENCES, TRAIN_MEDIAN)[0]  # the question's own settings
+frame.predict(
+    f"Training sees {TRAIN_SENTENCES:,} sentences, most of them short (median {TRAIN_MEDIAN} words), on the "
+    f"chapter's table of {N_MAX:,} rows. Which rows end up closest to their random start?",
+    ["The first rows", "The rows near the median length", "The last rows", "All rows move about the same"],
+    2,
+    "The last rows. Every sentence updates row 1, but only sentences that reach position r update row r. "
+    "In that training, row {n:,} got {u:,} updates ({s:.3%} of the sentences) and moved {m:.3f}× its starting "
+    "length; row 1 got {u1:,} and moved {m1:.3f}×. A row that is rarely reached is rarely trained.".format(
+        n=N_MAX, u=int(tr0.updates[-1]), s=tr0.updates[-1] / TRAIN_SENTENCES, m=float(tr0.relative[-1]),
+        u1=int(tr0.updates[0]), m1=float(tr0.relative[0])),
+    key="learned_train_predict",
+)
+
+
+@frame.section("Training: rows that are rarely reached barely move")
+def training_view():
+    t1, t2 = st.columns(2)
+    with t1:
+        n_sent = int(frame.select("Training sentences", "lt_sent", SENTENCE_OPTIONS, TRAIN_SENTENCES,
+                                  kind="select_slider", help="How many sentences the simulated training sees."))
+    with t2:
+        median = int(frame.slider("Median sentence length (words)", "lt_median", 2, 512, TRAIN_MEDIAN,
+                                  help="Lengths are log-normal around this median: many short sentences, a few "
+                                       "long ones."))
+    tr, hist, top, bottom, n_drawn = training_section(ex.d, ex.seed, n_sent, median)
+    h1, h2 = st.columns(2)
+    with h1:
+        frame.chart(top)
+    with h2:
+        frame.chart(bottom)
+    if n_drawn < N_MAX:
+        st.caption(f"{n_drawn} of the {N_MAX:,} rows drawn (evenly spaced, first and last included); hover for "
+                   f"values.")
+    tail = max(1, N_MAX // 10)
+    moved_first, moved_last = float(np.mean(tr.relative[:tail])), float(np.mean(tr.relative[-tail:]))
+    frame.verdict(f"the last rows get little practice, as the chapter says",
+                  int(tr.updates[-1]) < int(tr.updates[0]),
+                  f"row 1 gets {int(tr.updates[0]):,} updates (every sentence has a first word), row {N_MAX:,} gets "
+                  f"{int(tr.updates[-1]):,} ({tr.updates[-1] / n_sent:.3%} of the sentences)")
+    frame.verdict(f"the last rows stay closer to their random start",
+                  moved_last < moved_first,
+                  f"rows 1 … {tail} moved {moved_first:.3f}× their starting length on average, rows "
+                  f"{N_MAX - tail + 1:,} … {N_MAX:,} {moved_last:.3f}×")
+    st.markdown(f"A cheap, honest simulation: each training sentence has a length L drawn from a log-normal "
+                f"distribution (median {median} words, σ = {LENGTH_SIGMA:g} in log space), cut to at most "
+                f"{N_MAX:,}. A sentence of length L sends one update to each of rows 1 … L — here a small step in a "
+                f"random direction (entries ~ N(0, η²), η = {STEP:g}). It counts updates; it does not model *what* "
+                f"the gradient says.")
+    with frame.deeper("the length mix and the random-walk formula", key="lt_deep_training"):
+        frame.chart(hist)
+        if tr.truncated:
+            st.caption(f"{tr.truncated:,} of {n_sent:,} sentences were longer than {N_MAX:,} words and were cut.")
+        frame.formula(r"n_r = \#\{\text{sentences with } L \ge r\}",
+                      r"P_r - P_r^{(0)} \sim \mathcal{N}(0,\; n_r\,\eta^2 I_d),\qquad "
+                      r"\lVert P_r - P_r^{(0)} \rVert \approx \eta\sqrt{n_r\, d}")
+        st.markdown("The sum of n random steps is one random vector with n times the variance, so every row's "
+                    "whole history is drawn at once.")
+
+
+@frame.section("Rows are independent parameters", fragment=False)
+def independence_view():
+    ind, fig, n_offsets = independence_section(ex.d, ex.seed)
+    st.markdown(f"Nothing ties row {ind.a} to row {ind.b}: each row is its own set of d numbers. At the start, "
+                f"row {ind.a} is no closer to its neighbour, row {ind.b}, than to row {ind.c}; the model has to learn "
+                f"that they are neighbours, one pair at a time.")
+    frame.chart(fig)
+    frame.verdict(f"neighbouring rows start out no more alike than distant ones, as the chapter says",
+                  abs(ind.cos_ab) < 4 * ind.spread and abs(ind.cos_ac) < 4 * ind.spread,
+                  f"cos(P{ind.a}, P{ind.b}) = {ind.cos_ab:+.3f}, cos(P{ind.a}, P{ind.c}) = {ind.cos_ac:+.3f}; chance "
+                  f"alone gives about ±1/√d = ±{ind.spread:.3f}")
+    frame.verdict("no offset is special on average",
+                  abs(ind.by_offset[1]) < 4 * ind.mean_spread(1),
+                  f"rows 1 apart: mean cosine {ind.by_offset[1]:+.4f} over {N_MAX - 1:,} pairs (chance: about "
+                  f"±{ind.mean_spread(1):.4f})")
+    frame.formula(r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert}, \qquad "
+                  r"c(k) = \operatorname{mean}_p \cos(P_p, P_{p+k})")
+    with frame.deeper("what training actually produced: a real learned table", key="lt_deep_minilm"):
+        try:
+            (n_rows, width), cos_trained, cos_start, grid_rows, max_offset, figs = minilm_section(GRID_STEP)
+        except (FileNotFoundError, ValueError) as err:
+            st.warning(f"The trained table could not be loaded: {err}")
+            return
+        st.markdown(f"The position table of the sentence model **all-MiniLM-L6-v2** ({n_rows} rows × {width} "
+                    f"numbers), numbered 1 … {n_rows} here (the model's code counts 0 … {n_rows - 1}). Beside it, a "
+                    f"random table of the same shape, as training starts it (entries ~ N(0, 0.02²)).")
+        cos_fig, norms_fig, grid_trained, grid_start = figs
+        frame.chart(cos_fig)
+        far = min(200, n_rows - 1)
+        frame.verdict("training made neighbouring rows alike", cos_trained[1] > 0.5 and abs(cos_start[1]) < 0.05,
+                      f"mean cosine of rows 1 apart: {cos_trained[1]:.3f} trained, {cos_start[1]:+.4f} at "
+                      f"initialisation; 10 apart {cos_trained[10]:.2f}, {far} apart {cos_trained[far]:.2f}")
+        g1, g2 = st.columns(2)
+        with g1:
+            frame.chart(grid_trained)
+        with g2:
+            frame.chart(grid_start)
+        st.caption(f"Every {GRID_STEP}th row ({len(grid_rows)} rows: {grid_rows[0]}, {grid_rows[1]}, …, "
+                   f"{grid_rows[-1]}): the trained table shows a bright band along the diagonal, the random one only "
+                   f"the diagonal itself.")
+        frame.chart(norms_fig)
+        try:
+            lookup(load_minilm_table(), [n_rows + 1])
+            missing = None
+        except ValueError as err:
+            missing = str(err)
+        frame.verdict(f"this trained model, built for {n_rows} tokens, has no row {n_rows + 1}", missing is not None,
+                      missing or "a row was found")
+        st.caption("Data: `sentence-transformers/all-MiniLM-L6-v2` position-embedding table (licence Apache-2.0), "
+                   "shipped as `data/minilm_position_embeddings.npy` in float16; provenance and checksums in "
+                   "`data/PROVENANCE.md`.")
+
+
+frame.show_code(edge, lookup, two_lookups, pattern_terms, simulate_training, updates_per_row, independence,
+                mean_cosine_by_offset)
 frame.bridge(PATH, "A table spends d free numbers on every position, stops dead at N_max, and has to learn from "
-             "data that neighbours are neighbours. Could a position be *written* instead of learned — in binary, "
-             "like a counter?")
+                   "data that neighbours are neighbours. Could a position be *written* instead of learned — in "
+                   "binary, like a counter?")

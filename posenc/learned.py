@@ -17,14 +17,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import check_d_model, embed
+from . import chapter
+from .core import check_d_model, embed, projections
 from .trained import cosine_matrix
 
-N_MAX_DEFAULT = 1024
+N_MAX_DEFAULT = chapter.N_MAX
 N_MAX_LIMIT = 4096
 LENGTH_SIGMA = 1.0  # spread of ln L
 STEP = 0.01  # each update: a random vector with entries ~ N(0, STEP²), 1% of a starting row's size
 MAX_SENTENCES = 2_000_000
+TRAIN_SENTENCES = 100_000  # the training the page (and its question) starts from
+TRAIN_MEDIAN = 32  # median sentence length of that training, in words
+DECIDES = 10.0  # one part of a score decides it when it is at least ten times the other
 
 
 def _check_n_max(n_max: int) -> int:
@@ -225,3 +229,99 @@ def log2_bins(counts: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         sums.append(int(np.sum(counts[lo - 1:hi])))
         lo *= 2
     return labels, np.array(starts), np.array(sums)
+
+
+# ---------------------------------------------------------------- the edge of the table
+@dataclass(frozen=True)
+class Edge:
+    n_max: int
+    position: int  # the row asked for (1-based)
+    rows: list[int]  # the rows drawn: around the position, or the table's last rows, then the position
+    values: np.ndarray  # (len(rows), k): the first k coordinates of each row; NaN for rows that do not exist
+    found: bool  # the asked-for row exists
+    message: str | None  # why it does not (lookup's own message)
+    last_found: bool  # lookup(table, [N_max]) returns a row
+    after_last: str | None  # lookup(table, [N_max + 1])'s message: the row after the last is missing
+
+
+def edge(n_max: int, d_model: int, seed: int, position: int, k: int = 16) -> Edge:
+    """Look up row ``position`` of a table of ``n_max`` rows, and the rows around it (or, far past the end, the
+    table's last rows, the first missing one, then the asked-for one). Rows past N_max have no values (NaN)."""
+    table = init_table(n_max, d_model, seed)
+    n, k = table.shape[0], min(int(k), table.shape[1])
+    pos = int(position)
+    if pos < 1:
+        raise ValueError(f"Positions start at 1 (the first word); got {pos}.")
+    if pos > n + 3:
+        rows = list(range(max(1, n - 4), n + 2)) + [pos]
+    else:
+        first = max(1, pos - 5)
+        rows = list(range(first, first + 9))
+    values = np.full((len(rows), k), np.nan)
+    for i, r in enumerate(rows):
+        if r <= n:
+            values[i] = lookup(table, [r])[0, :k]
+    try:
+        lookup(table, [pos])
+        found, message = True, None
+    except ValueError as err:
+        found, message = False, str(err)
+    try:
+        lookup(table, [n + 1])
+        after = None
+    except ValueError as err:
+        after = str(err)
+    last = lookup(table, [n]).shape == (1, table.shape[1])
+    return Edge(n, pos, rows, values, found, message, last, after)
+
+
+# ---------------------------------------------------------------- a pattern, not a magnitude
+@dataclass(frozen=True)
+class Pattern:
+    starts: np.ndarray  # the sentence placed at rows s … s + n − 1 of the table, for each s
+    content: float  # RMS of the content part of the scores, (E W_Q)(E W_K)ᵀ/√d
+    learned: np.ndarray  # RMS of the position part with the table's rows, per start
+    raw: np.ndarray  # RMS of the position part with the raw index (p_i p_j / √d), per start
+    row_norm: np.ndarray  # ‖P[s]‖ per start: the size of the position vector
+    d: int
+
+    @property
+    def ratio(self) -> np.ndarray:
+        """Position part ÷ content part, learned table, per start."""
+        return self.learned / self.content
+
+    @property
+    def raw_ratio(self) -> np.ndarray:
+        return self.raw / self.content
+
+
+def pattern_terms(tokens: list[str], n_max: int, d_model: int, seed: int = 0, points: int = 40) -> Pattern:
+    """How large the position part of a score is, wherever the sentence sits in the table.
+
+    x_p = E[w_p] + P[p], q = x W_Q, k = x W_K, s_ij = q_i·k_j/√d. The content part uses E alone; the position part
+    is the rest, s − s_content (the cross terms E·P and the term P·P). With the raw index instead, the position part
+    is p_i p_j/√d. RMS over the sentence's n × n pairs, for starts s = 1 … N_max − n + 1 (``points`` of them).
+    """
+    table = init_table(n_max, d_model, seed)
+    n_rows, d = table.shape
+    n = len(tokens)
+    if n < 1:
+        raise ValueError("Type at least one word.")
+    if n > n_rows:
+        raise ValueError(f"The sentence has {n} words but the table only {n_rows} rows.")
+    E = embed(list(tokens), d, seed)
+    Wq, Wk, _ = projections(d, seed)
+    content = (E @ Wq) @ (E @ Wk).T / np.sqrt(d)
+    top = n_rows - n + 1
+    starts = np.unique(np.rint(np.geomspace(1, top, min(points, top))).astype(np.int64))
+    learned, raw, norms = [], [], []
+    for s in starts:
+        P = lookup(table, np.arange(s, s + n))
+        X = E + P
+        part = (X @ Wq) @ (X @ Wk).T / np.sqrt(d) - content
+        learned.append(np.sqrt(np.mean(part ** 2)))
+        p = np.arange(s, s + n, dtype=np.float64)
+        raw.append(np.sqrt(np.mean((np.outer(p, p) / np.sqrt(d)) ** 2)))
+        norms.append(np.linalg.norm(P[0]))
+    return Pattern(starts, float(np.sqrt(np.mean(content ** 2))), np.array(learned), np.array(raw),
+                   np.array(norms), d)

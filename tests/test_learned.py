@@ -7,16 +7,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc.core import embed
+from posenc import chapter
+from posenc.core import embed, projections
 from posenc.learned import (
     LENGTH_SIGMA,
     N_MAX_LIMIT,
+    DECIDES,
     downsample_index,
+    edge,
     independence,
     init_table,
     log2_bins,
     lookup,
     mean_cosine_by_offset,
+    pattern_terms,
     sentence_lengths,
     simulate_training,
     two_lookups,
@@ -184,82 +188,112 @@ def test_log2_bins():
     assert sums.tolist() == [1, 2 + 3, 4 + 5 + 6 + 7, 8 + 9 + 10]
 
 
-# ---------------------------------------------------------------- the charts
-def _learned_charts():
-    import pandas as pd
+# ---------------------------------------------------------------- the edge of the table (issue #9)
+def test_edge_at_the_chapters_table_finds_row_n_max_and_not_the_next():
+    e = edge(chapter.N_MAX, 64, 0, chapter.N_MAX + 1)
+    assert e.n_max == chapter.N_MAX and e.last_found and not e.found
+    assert e.message == e.after_last and f"no row {chapter.N_MAX + 1}" in e.message
+    assert e.rows == list(range(chapter.N_MAX - 4, chapter.N_MAX + 5))
+    table = init_table(chapter.N_MAX, 64, 0)
+    for i, r in enumerate(e.rows):
+        if r <= chapter.N_MAX:
+            assert np.array_equal(e.values[i], table[r - 1, :16])  # row r is index r − 1
+        else:
+            assert np.all(np.isnan(e.values[i]))  # a missing row has no values, never zeros
 
+
+def test_edge_inside_and_far_past_the_table():
+    e = edge(8, 4, 1, 3, k=16)
+    assert e.found and e.message is None and e.values.shape == (9, 4) and e.rows[0] == 1
+    far = edge(8, 4, 1, 4096)
+    assert not far.found and far.rows == [4, 5, 6, 7, 8, 9, 4096] and "no row 4096" in far.message
+    with pytest.raises(ValueError):
+        edge(8, 4, 1, 0)
+
+
+# ---------------------------------------------------------------- a pattern, not a magnitude (issue #11)
+def test_pattern_terms_by_hand():
+    """The position part of a score is the score with x = E + P minus the score with E alone; the raw index's
+    part is p_i p_j / √d. Recomputed here directly for one start."""
+    words = ["the", "cat", "chased", "the", "mouse"]
+    pt = pattern_terms(words, 64, 16, 0, points=64)
+    E, (Wq, Wk, _) = embed(words, 16, 0), projections(16, 0)
+    P = init_table(64, 16, 0)
+    s = 7
+    i = int(np.flatnonzero(pt.starts == s)[0])
+    X = E + P[s - 1:s - 1 + 5]
+    full = (X @ Wq) @ (X @ Wk).T / 4.0
+    content = (E @ Wq) @ (E @ Wk).T / 4.0
+    assert pt.content == pytest.approx(np.sqrt(np.mean(content ** 2)))
+    assert pt.learned[i] == pytest.approx(np.sqrt(np.mean((full - content) ** 2)))
+    p = np.arange(s, s + 5.0)
+    assert pt.raw[i] == pytest.approx(np.sqrt(np.mean((np.outer(p, p) / 4.0) ** 2)))
+    assert pt.row_norm[i] == pytest.approx(np.linalg.norm(P[s - 1]))
+    assert pt.starts[0] == 1 and pt.starts[-1] == 64 - 5 + 1
+
+
+def test_a_table_row_colours_a_score_while_the_raw_index_decides_it():
+    pt = pattern_terms(["the", "cat", "chased", "the", "mouse"], chapter.N_MAX, 64, 0)
+    assert pt.ratio.max() < DECIDES  # the same order as the content part at every row
+    assert pt.ratio.max() / pt.ratio.min() < 5  # and it does not grow along the table
+    assert pt.raw_ratio[-1] > 1000 * DECIDES  # the raw index: p² dwarfs it
+    with pytest.raises(ValueError):
+        pattern_terms(["a"] * 9, 8, 4, 0)
+
+
+# ---------------------------------------------------------------- the charts
+def _learned_figures():
     from posenc.charts import learned as C
-    from posenc.charts import word_labels
+    from posenc.charts.spec import word_labels
     from posenc.trained import cosine_matrix, load_minilm_table, row_norms
 
     words = ["the", "cat", "sat", "the", "mat"]
     lk = two_lookups(words, 1024, 64, 0)
-    table = init_table(1024, 64, 0)
-    rows = list(range(1020, 1026)) + [4096]
-    vals = np.zeros((len(rows), 16))
-    vals[:5] = lookup(table, rows[:5])[:, :16]
+    e = edge(1024, 64, 0, 4096)
     tr = simulate_training(1024, 64, 0, 10_000, 32.0)
     labels, _, sums = log2_bins(tr.length_counts)
     idx = downsample_index(1024, 512)
     top, bottom = C.per_row(idx + 1, tr.updates[idx], tr.relative[idx], 1024)
     ind = independence(1024, 64, 0)
-    df = pd.DataFrame({"offset k": idx, "mean cosine": ind.by_offset[idx], "table": "random table at the start"})
+    pt = pattern_terms(words, 1024, 64, 0)
     trained = load_minilm_table()
     grid = np.arange(0, trained.shape[0], 16)
     return [
-        C.two_lookups(lk.word_rows, lk.position_rows, word_labels(words), 16),
-        C.table_window(vals, rows, 1024, 1025, 16),
+        C.lookup_panel(lk.position_rows, word_labels(words), 16, "P[p]", 3.0),
+        C.table_window(e.values, e.rows, 1024, 4096),
+        C.pattern_chart(pt.starts, pt.learned, pt.raw, pt.content, 1024),
         C.length_histogram(labels, sums),
         top,
         bottom,
-        C.cosine_offsets(df, "t"),
+        C.cosine_offsets(idx, {"random": ind.by_offset[idx], "again": ind.by_offset[idx]}, "t"),
         C.row_norms(np.arange(1, trained.shape[0] + 1), row_norms(trained), trained.shape[0]),
         C.cosine_grid(cosine_matrix(trained, grid), (grid + 1).tolist(), "t"),
     ]
 
 
-def test_every_chart_is_a_valid_spec_with_tooltips_and_draws_the_same_cheaply():
-    """Each builder validated once against the Vega-Lite schema (to_dict); what the page draws
-    (vega_spec: Arrow datasets, no validation) is the same spec with the same rows."""
-    import json
+def test_every_figure_is_valid_named_small_and_fills_its_column():
+    """Issue: charts spilled out of their columns at 1024 px (fixed step widths). Every figure now has no width of
+    its own and fits its container's width."""
+    from posenc.charts.spec import validate
 
-    from test_fixes import resolved
-
-    from posenc.charts import to_spec
-    from posenc.charts import vega_spec
-
-    for chart in _learned_charts():
-        spec = chart.to_dict()  # validates
-        assert '"tooltip"' in json.dumps(spec)
-        assert sum(len(v) for v in spec["datasets"].values()) <= 5000
-        fast = vega_spec(chart)
-        assert fast.pop("usermeta") == {"embedOptions": {"renderer": "canvas"}}
-        assert resolved(fast) == resolved(to_spec(chart))
+    for fig in _learned_figures():
+        full = validate(fig)
+        assert fig.description and fig.rows <= 5000
+        assert "width" not in fig.spec and fig.spec["autosize"]["type"] == "fit-x"
+        for layer in full.get("layer", [full]):
+            data = layer.get("data", full.get("data"))
+            assert set(data) == {"name"} and data["name"] in fig.datasets
+            mark = layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+            if mark != "text":
+                assert "tooltip" in layer["encoding"], fig.description
 
 
-def test_changing_the_table_size_changes_only_the_data():
-    """N_max (the page's first slider) leaves the specs of the charts it redraws as they were: the browser swaps
-    their data instead of rebuilding them."""
-    import pandas as pd
-
+def test_table_window_draws_missing_rows_as_crosses_not_zeros():
     from posenc.charts import learned as C
-    from posenc.charts import vega_spec
 
-    def parts(n_max, pos=1025):
-        table = init_table(n_max, 64, 0)
-        rows = list(range(pos - 5, pos + 4))
-        vals = np.zeros((len(rows), 16))
-        present = [r for r in rows if r <= n_max]
-        vals[: len(present)] = lookup(table, present)[:, :16]
-        tr = simulate_training(n_max, 64, 0, 100_000, 32.0)
-        labels, _, sums = log2_bins(tr.length_counts)
-        idx = downsample_index(n_max, 300)
-        top, bottom = C.per_row(idx + 1, tr.updates[idx], tr.relative[idx], n_max)
-        ind = independence(n_max, 64, 0)
-        df = pd.DataFrame({"offset k": idx, "mean cosine": ind.by_offset[idx], "table": "random table at the start"})
-        return [vega_spec(c) for c in (C.table_window(vals, rows, n_max, pos, 16), C.length_histogram(labels, sums),
-                                       top, bottom, C.cosine_offsets(df, "t"))]
-
-    for a, b in zip(parts(1024), parts(2048)):
-        data_a, data_b = a.pop("datasets"), b.pop("datasets")
-        assert a == b and list(data_a) == list(data_b) and data_a != data_b
+    e = edge(8, 4, 0, 10)
+    rows = C.table_window(e.values, e.rows, 8, 10).datasets["window"].to_pylist()
+    missing = [r for r in rows if not r["exists"]]
+    assert {r["number"] for r in missing} == {9, 10, 11, 12, 13}
+    assert all("no row" in r["note"] for r in missing)
+    assert [r["asked"] for r in rows if r["number"] == 10] == [True] * 4

@@ -1,195 +1,208 @@
-"""Charts for the learned-table page (arrays in, ``alt.Chart`` out; altair + pandas, no streamlit).
+"""Charts of the page “A learned table” (arrays in, ``spec.Figure`` out; no streamlit).
 
-Built with the cheap Altair calls (constructor arguments instead of ``.properties``, typed values with a
-condition instead of ``alt.condition``/``alt.value``, which validate while the chart is built); the page draws
-them through ``posenc.charts.vega_spec`` and the tests validate every builder's full spec.
+Every figure goes through the one pipeline (``spec.figure`` over named datasets) and fills its column: width
+follows the container (``autosize`` fit-x), the height given is the plot's own. Rows are numbered 1 … N_max, as
+the chapter counts positions; a row past the table is drawn as a crossed-out empty cell, never as a zero.
 """
 
 from __future__ import annotations
 
 import altair as alt
 import numpy as np
-import pandas as pd
 
-from . import BASE, HIGHLIGHT, MAX_MARKS
-from . import layer
+from .spec import (DIVERGING, FOCUS, MAX_MARKS, REFERENCE, SERIES, Figure, categories, columns, figure, named,
+                   series)
 
-MISSING = "#bdbdbd"
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")  # width fills the column; height is the plot's
 WINDOW_LIMIT = 3.0  # colour scale of the table window: ±3 covers 99.7 % of N(0, 1) entries (beyond: full colour)
 
 
-def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[str], k: int) -> alt.FacetChart:
-    """Three small heatmaps side by side: E[w_p], P[p] and x_p = E[w_p] + P[p] (first k coordinates)."""
-    n = len(labels)
-    k = min(k, word_rows.shape[1])
-    panels = ["E[word]: word lookup", "P[p]: position lookup", "x = E[word] + P[p]"]
-    mats = [word_rows[:n, :k], position_rows[:n, :k], (word_rows + position_rows)[:n, :k]]
-    if 3 * n * k > MAX_MARKS:
-        raise ValueError("Too many cells for one chart; show fewer coordinates.")
-    df = pd.DataFrame({
-        "panel": np.repeat(panels, n * k),
-        "word": np.tile(np.repeat(labels, k), 3),
-        "coordinate": np.tile(np.tile(np.arange(k), n), 3),
-        "value": np.concatenate([m.ravel() for m in mats]),
-    })
-    lim = float(np.max(np.abs(df["value"]))) if len(df) else 1.0
-    return (
-        alt.Chart(df, width=alt.Step(max(15, 130 // max(k, 1))), height=alt.Step(24))
-        .mark_rect()
-        .encode(
-            x=alt.X(field="coordinate", type="ordinal", title="coordinate",
-                    axis=alt.Axis(labelAngle=0, values=list(range(0, k, 4)))),
-            y=alt.Y(field="word", type="nominal", sort=labels, title=None, axis=alt.Axis(labelOverlap=False)),
-            color=alt.Color(field="value", type="quantitative", title="value",
-                            scale=alt.Scale(scheme="blueorange", domain=[-lim, lim])),
-            tooltip=[alt.Tooltip(field="panel", type="nominal"), alt.Tooltip(field="word", type="nominal"),
-                     alt.Tooltip(field="coordinate", type="ordinal"),
-                     alt.Tooltip(field="value", type="quantitative", format=".3f")],
-        )
-        .facet(column=alt.Column(field="panel", type="nominal", sort=panels, title=None,
-                                 header=alt.Header(labelFontSize=13, labelFontWeight="bold")))
-    )
+def _check_marks(n: int) -> None:
+    if n > MAX_MARKS:
+        raise ValueError(f"{n} marks is too many for one chart; downsample to ≤ {MAX_MARKS}.")
 
 
-def table_window(table_rows: np.ndarray, rows: list[int], n_max: int, position: int, k: int) -> alt.LayerChart:
-    """Rows ``rows`` (1-based) of the table, first k coordinates; rows past N_max are drawn as grey ‘no row’ cells.
+# ---------------------------------------------------------------- two lookups
+def lookup_panel(matrix: np.ndarray, labels: list[str], k: int, title: str, limit: float) -> Figure:
+    """One of the three lookups side by side (E[w_p], P[p], x_p): the first k coordinates of each word's row,
+    on a shared signed colour scale ±``limit`` so the three panels compare directly."""
+    m = np.asarray(matrix, dtype=float)[: len(labels), :k]
+    n, k = m.shape
+    _check_marks(m.size)
+    data = columns(word=categories(np.repeat(np.arange(n), k), labels), coordinate=np.tile(np.arange(1, k + 1), n),
+                   value=m.ravel())
+    chart = alt.Chart(named("rows")).mark_rect().encode(
+        x=alt.X("coordinate:O", title="coordinate", axis=alt.Axis(labelAngle=0, values=list(range(1, k + 1, 4)))),
+        y=alt.Y("word:N", sort=labels, title=None, axis=alt.Axis(labelLimit=110)),
+        color=alt.Color("value:Q", title="value", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit]),
+                        legend=alt.Legend(gradientLength=140)),
+        tooltip=[alt.Tooltip("word:N"), alt.Tooltip("coordinate:O"), alt.Tooltip("value:Q", format=".3f")],
+    ).properties(autosize=FIT_X, height=int(min(420, max(100, 24 * n))), title=title)
+    return figure(chart, {"rows": data}, description=(
+        f"{title}: the first {k} coordinates of each word's row, one row per word of the sentence."))
 
-    ``table_rows[i]`` is the row ``rows[i]`` (ignored for rows past the table). The asked-for row is outlined.
-    """
+
+# ---------------------------------------------------------------- the edge of the table
+def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int) -> Figure:
+    """Rows ``rows`` (1-based) of the table, first k coordinates; rows past N_max are empty cells with a ×
+    (there is nothing to draw); the asked-for row is outlined in the focus colour."""
+    v = np.asarray(values, dtype=float)
+    m, k = v.shape
+    _check_marks(m * k)
     labels = [f"row {r}" for r in rows]
-    m = len(rows)
     exists = np.repeat([r <= n_max for r in rows], k)
-    vals = np.where(exists, np.asarray(table_rows, dtype=float)[:, :k].ravel(), np.nan)
-    notes = [("looked up: " if r == position else "") + ("" if r <= n_max else f"no row {r}: the table ends at {n_max}")
-             for r in rows]
-    df = pd.DataFrame({
-        "row": np.repeat(labels, k), "row number": np.repeat(rows, k), "coordinate": np.tile(np.arange(k), m),
-        "order": np.repeat(np.arange(m, dtype=np.int16), k),
-        "value": vals, "shade": np.where(exists, vals, 0.0), "exists": exists,
-        "asked": np.repeat([r == position for r in rows], k),
-        "note": np.repeat(notes, k), "mark": np.where(exists, "", "×"),
-    })
-    x = alt.X(field="coordinate", type="ordinal", title="coordinate of the row", axis=alt.Axis(labelAngle=0))
-    y = alt.Y(field="row", type="nominal", sort=alt.EncodingSortField(field="order", op="min"), title=None,
-              axis=alt.Axis(labelOverlap=False))
-    tip = [alt.Tooltip(field="row number", type="quantitative"), alt.Tooltip(field="coordinate", type="ordinal"),
-           alt.Tooltip(field="value", type="quantitative", format=".3f"), alt.Tooltip(field="note", type="nominal")]
-    cells = alt.Chart(mark={"type": "rect", "strokeWidth": 2}).encode(
+    note = [("looked up; " if r == position else "") + ("in the table" if r <= n_max else
+                                                       f"no row {r}: the table ends at {n_max}") for r in rows]
+    data = columns(row=categories(np.repeat(np.arange(m), k), labels), number=np.repeat(rows, k),
+                   coordinate=np.tile(np.arange(1, k + 1), m), value=np.where(exists, v.ravel(), 0.0),
+                   exists=exists, asked=np.repeat([r == position for r in rows], k),
+                   note=categories(np.repeat(np.arange(m), k), note))
+    x = alt.X("coordinate:O", title="coordinate of the row", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("row:N", sort=labels, title=None)
+    tip = [alt.Tooltip("number:Q", title="row"), alt.Tooltip("coordinate:O"),
+           alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("note:N")]
+    cells = alt.Chart(named("window")).transform_filter(alt.datum.exists).mark_rect().encode(
         x=x, y=y, tooltip=tip,
-        color=alt.ColorValue(MISSING, condition={
-            "test": "datum.exists", "field": "shade", "type": "quantitative", "title": "value",
-            "scale": {"scheme": "blueorange", "domain": [-WINDOW_LIMIT, WINDOW_LIMIT], "clamp": True}}),
-        stroke=alt.StrokeValue(None, condition={"test": "datum.asked", "value": HIGHLIGHT}),
-    )
-    cross = alt.Chart(mark={"type": "text", "color": "#666", "fontSize": 12}).encode(
-        x=x, y=y, text=alt.Text(field="mark", type="nominal"), tooltip=tip)
-    return layer(cells, cross, data=df, width=alt.Step(22), height=alt.Step(22))
+        color=alt.Color("value:Q", title="value",
+                        scale=alt.Scale(scheme=DIVERGING, domain=[-WINDOW_LIMIT, WINDOW_LIMIT], clamp=True),
+                        legend=alt.Legend(gradientLength=140)))
+    missing = alt.Chart(named("window")).transform_filter(~alt.datum.exists).mark_text(
+        text="×", color=REFERENCE, fontSize=14).encode(x=x, y=y, tooltip=tip)
+    asked = alt.Chart(named("window")).transform_filter(alt.datum.asked).mark_rect(
+        filled=False, stroke=FOCUS, strokeWidth=2).encode(x=x, y=y, tooltip=tip)
+    chart = alt.layer(cells, missing, asked).properties(
+        autosize=FIT_X, height=24 * m,
+        title=f"Rows around row {position} (×: no such row)")
+    return figure(chart, {"window": data}, description=(
+        f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows: rows past {n_max} have nothing in them, "
+        f"drawn as ×."))
 
 
-def length_histogram(labels: list[str], sums: np.ndarray) -> alt.Chart:
+# ---------------------------------------------------------------- a pattern, not a magnitude
+def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, content: float,
+                  n_max: int) -> Figure:
+    """The size of the position part of a score (RMS over the sentence's pairs) wherever the sentence sits: the
+    table's rows (flat) against the raw index (growing as p²), with the content part as the reference rule."""
+    s = np.asarray(starts, dtype=float)
+    names = ["a row of the learned table", "the raw index p"]
+    _check_marks(2 * s.size)
+    data = columns(start=np.r_[s, s], size=np.r_[np.asarray(learned, float), np.asarray(raw, float)],
+                   code=categories(np.repeat([0, 1], s.size), names))
+    x = alt.X("start:Q", title="row of the sentence's first word (log scale)",
+              scale=alt.Scale(type="log", nice=False, domain=[1, float(s.max()) if s.size else 1.0]))
+    y = alt.Y("size:Q", title="size of the position part of a score (log)", scale=alt.Scale(type="log"))
+    lines = alt.Chart(named("parts")).mark_line(point=alt.OverlayMarkDef(size=30, filled=True)).encode(
+        x=x, y=y, **series("code", names, title="position written as"),
+        tooltip=[alt.Tooltip("code:N", title="position written as"), alt.Tooltip("start:Q", title="first row"),
+                 alt.Tooltip("size:Q", format=",.3g")])
+    rule = alt.Chart(named("content")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
+        y=y, tooltip=[alt.Tooltip("label:N"), alt.Tooltip("size:Q", format=".3g")])
+    text = alt.Chart(named("content")).mark_text(align="right", x="width", dx=-4, dy=12, color=REFERENCE).encode(
+        y=y, text="label:N")
+    chart = alt.layer(lines, rule, text).properties(
+        autosize=FIT_X, height=260, title="The position part of a score, wherever the sentence sits in the table")
+    return figure(chart, {"parts": data, "content": columns(size=[float(content)], label=["the content part"])},
+                  description=(f"The position part of a score stays the size of the content part at every row of "
+                               f"the table (1 to {n_max}), while the raw index's part grows with the square of "
+                               f"the position."))
+
+
+# ---------------------------------------------------------------- training
+def length_histogram(labels: list[str], sums: np.ndarray) -> Figure:
     """Training sentences per length bin (bins 1, 2–3, 4–7, …)."""
+    sums = np.asarray(sums)
     total = max(int(np.sum(sums)), 1)
-    df = pd.DataFrame({"length (words)": labels, "sentences": sums, "share": sums / total})
-    return (
-        alt.Chart(df, title="Training sentences by length", width="container", height=330,
-                  mark={"type": "bar", "color": BASE})
-        .encode(
-            x=alt.X(field="length (words)", type="ordinal", sort=None,  # the bins in data order
-                    axis=alt.Axis(labelAngle=-50, labelOverlap=False)),
-            y=alt.Y(field="sentences", type="quantitative"),
-            tooltip=[alt.Tooltip(field="length (words)", type="ordinal"),
-                     alt.Tooltip(field="sentences", type="quantitative", format=","),
-                     alt.Tooltip(field="share", type="quantitative", format=".2%")],
-        )
-    )
+    data = columns(bin=categories(np.arange(len(labels)), labels), sentences=sums, share=sums / total)
+    chart = alt.Chart(named("lengths")).mark_bar(color=SERIES[0]).encode(
+        x=alt.X("bin:O", sort=labels, title="sentence length (words)", axis=alt.Axis(labelAngle=-50)),
+        y=alt.Y("sentences:Q", title="sentences"),
+        tooltip=[alt.Tooltip("bin:O", title="length"), alt.Tooltip("sentences:Q", format=","),
+                 alt.Tooltip("share:Q", format=".2%")],
+    ).properties(autosize=FIT_X, height=220, title="Training sentences by length")
+    return figure(chart, {"lengths": data}, description=(
+        "Training sentences by length, in bins that double: most are short, a few are long."))
 
 
-def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray,
-            n_max: int) -> tuple[alt.Chart, alt.Chart]:
-    """Two charts over the row axis: updates per row (symlog) and distance moved / starting length.
+def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray, n_max: int) -> tuple[Figure, Figure]:
+    """Two charts over the row axis: updates per row (symlog) and distance moved ÷ starting length.
 
-    ``rows`` (1-based, possibly a subsample) run from 1 to ``n_max``: the x axis spans the data's own extent."""
+    ``rows`` (1-based, possibly a subsample) run from 1 to ``n_max``."""
+    rows = np.asarray(rows)
     if len(rows) and (int(rows[0]) != 1 or int(rows[-1]) != n_max):
         raise ValueError(f"The rows drawn must run from 1 to N_max = {n_max}.")
-    df = pd.DataFrame({"row": rows, "updates": updates, "moved": relative})
-    x = alt.X(field="row", type="quantitative", title="row p (position)",
-              scale=alt.Scale(zero=False, nice=False),  # rows 1 … N_max: the data's own extent
+    _check_marks(len(rows))
+    data = columns(row=rows, updates=np.asarray(updates), moved=np.asarray(relative, dtype=float))
+    x = alt.X("row:Q", title="row p (position)", scale=alt.Scale(zero=False, nice=False),
               axis=alt.Axis(tickMinStep=1, format="d"))
-    tip = [alt.Tooltip(field="row", type="quantitative"), alt.Tooltip(field="updates", type="quantitative", format=","),
-           alt.Tooltip(field="moved", type="quantitative", format=".3f", title="moved (× starting length)")]
+    tip = [alt.Tooltip("row:Q"), alt.Tooltip("updates:Q", format=","),
+           alt.Tooltip("moved:Q", format=".3f", title="moved (× starting length)")]
     top_n = max(int(np.max(updates)) if len(updates) else 1, 1)
-    ticks = [0] + [10**e for e in range(1 if top_n >= 100 else 0, len(str(top_n)))]
-    ytop = alt.Y(field="updates", type="quantitative", title="updates",
-                 scale=alt.Scale(type="symlog"),
-                 axis=alt.Axis(values=ticks, labelExpr="format(datum.value, ',')"))
-    ybot = alt.Y(field="moved", type="quantitative", title="moved / start length")
-    size = dict(width="container", height=250)
-    hidden = {"opacity": 0, "size": 40}
-    top = (alt.Chart(df, title="How many updates each row got", **size,
-                     mark={"type": "area", "color": BASE, "opacity": 0.8, "interpolate": "step-after",
-                           "point": hidden})
-           .encode(x=x, y=ytop, tooltip=tip))
-    bottom = (alt.Chart(df, title="How far each row moved from its random start", **size,
-                        mark={"type": "line", "color": HIGHLIGHT, "strokeWidth": 1, "point": hidden})
-              .encode(x=x, y=ybot, tooltip=tip))
-    return top, bottom
+    ticks = [0] + [10 ** e for e in range(1 if top_n >= 100 else 0, len(str(top_n)))]
+    top = alt.Chart(named("rows")).mark_area(color=SERIES[0], opacity=0.8, interpolate="step-after").encode(
+        x=x, y=alt.Y("updates:Q", title="updates (symlog)", scale=alt.Scale(type="symlog"),
+                     axis=alt.Axis(values=ticks, labelExpr="format(datum.value, ',')")),
+        tooltip=tip).properties(autosize=FIT_X, height=200, title="How many updates each row got")
+    bottom = alt.Chart(named("rows")).mark_line(color=FOCUS, strokeWidth=1.5).encode(
+        x=x, y=alt.Y("moved:Q", title="moved ÷ starting length"), tooltip=tip).properties(
+        autosize=FIT_X, height=200, title="How far each row moved from its random start")
+    return (figure(top, {"rows": data}, description=(
+                f"Updates per row of a {n_max}-row table: every sentence updates row 1, only long ones reach the "
+                f"last rows.")),
+            figure(bottom, {"rows": data}, description=(
+                "How far each row moved from its random start, as a share of its starting length: the rows that "
+                "are rarely reached barely move.")))
 
 
-def cosine_offsets(df: pd.DataFrame, title: str, max_offset: int | None = None) -> alt.LayerChart:
-    """Mean cosine between rows k apart, one line per table (columns: offset k, mean cosine, table)."""
-    if max_offset is not None:
-        df = df[df["offset k"] <= max_offset]
-    if len(df) > MAX_MARKS:
-        raise ValueError("Too many points; downsample the offsets.")
-    tables = list(dict.fromkeys(df["table"]))
-    enc = dict(
-        x=alt.X(field="offset k", type="quantitative", title="offset k (rows apart)",
-                axis=alt.Axis(tickMinStep=1, format="d")),
-        y=alt.Y(field="mean cosine", type="quantitative", title="mean cosine", scale=alt.Scale(domain=[-0.3, 1])),
-        color=alt.Color(field="table", type="nominal", sort=tables, title=None,
-                        scale=alt.Scale(range=[HIGHLIGHT, BASE, "#54a24b"]), legend=alt.Legend(orient="top")),
-    )
-    tip = [alt.Tooltip(field="table", type="nominal"), alt.Tooltip(field="offset k", type="quantitative"),
-           alt.Tooltip(field="mean cosine", type="quantitative", format=".3f")]
-    return (alt.Chart(df, title=title, width="container", height=330,
-                      mark={"type": "line", "strokeWidth": 1.5, "point": {"opacity": 0, "size": 30}})
-            .encode(tooltip=tip, **enc))
+# ---------------------------------------------------------------- independence and the trained table
+def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: str) -> Figure:
+    """Mean cosine between rows k apart, one line per table (``curves``: name → values at ``offsets``)."""
+    names = list(curves)
+    k = np.asarray(offsets, dtype=float)
+    _check_marks(k.size * len(names))
+    data = columns(offset=np.tile(k, len(names)),
+                   cosine=np.concatenate([np.asarray(curves[c], dtype=float) for c in names]),
+                   table=categories(np.repeat(np.arange(len(names)), k.size), names))
+    chart = alt.Chart(named("offsets")).mark_line(strokeWidth=1.8).encode(
+        x=alt.X("offset:Q", title="offset k (rows apart)", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("cosine:Q", title="mean cosine", scale=alt.Scale(domain=[-0.3, 1])),
+        **series("table", names, title=None),
+        tooltip=[alt.Tooltip("table:N"), alt.Tooltip("offset:Q"), alt.Tooltip("cosine:Q", format=".3f")],
+    ).properties(autosize=FIT_X, height=240, title=title)
+    return figure(chart, {"offsets": data}, description=(
+        f"{title}: the mean cosine between rows k apart, for every offset k."))
 
 
-def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> alt.LayerChart:
+def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
     """‖P[p]‖ against the 1-based row p, with the end of the table marked (no row n_rows + 1)."""
-    df = pd.DataFrame({"row": rows, "length": norms})
-    x = alt.X(field="row", type="quantitative", title="row p",
-              scale=alt.Scale(domain=[1, n_rows + 40], nice=False))
-    line = alt.Chart(df, mark={"type": "line", "color": BASE, "point": {"size": 8}}).encode(
-        x=x,
-        y=alt.Y(field="length", type="quantitative", title="‖P[p]‖ (log)",
-                scale=alt.Scale(type="log", nice=False,
-                                domain=[float(np.min(norms)) * 0.8, float(np.max(norms)) * 1.25])),
-        tooltip=[alt.Tooltip(field="row", type="quantitative"),
-                 alt.Tooltip(field="length", type="quantitative", format=".3f", title="‖P[p]‖")],
-    )
-    edge = alt.Chart(pd.DataFrame({"row": [n_rows + 0.5], "end": [f"no row {n_rows + 1}: the table ends"]}),
-                     mark={"type": "rule", "color": HIGHLIGHT, "strokeWidth": 3}).encode(
-        x=x, tooltip=[alt.Tooltip(field="end", type="nominal")])
-    title = f"Length of each trained row (red line: the end, no row {n_rows + 1})"
-    return layer(line, edge, title=title, width="container", height=330)
+    norms = np.asarray(norms, dtype=float)
+    _check_marks(len(norms))
+    x = alt.X("row:Q", title="row p", scale=alt.Scale(domain=[1, n_rows + 40], nice=False))
+    line = alt.Chart(named("norms")).mark_line(color=SERIES[0]).encode(
+        x=x, y=alt.Y("length:Q", title="‖P[p]‖ (log)",
+                     scale=alt.Scale(type="log", nice=False,
+                                     domain=[float(np.min(norms)) * 0.8, float(np.max(norms)) * 1.25])),
+        tooltip=[alt.Tooltip("row:Q"), alt.Tooltip("length:Q", format=".3f", title="‖P[p]‖")])
+    edge = alt.Chart(named("end")).mark_rule(color=REFERENCE, strokeWidth=2, strokeDash=[4, 3]).encode(
+        x=x, tooltip=[alt.Tooltip("label:N")])
+    chart = alt.layer(line, edge).properties(
+        autosize=FIT_X, height=240, title=f"Length of each trained row (dashed: the end, no row {n_rows + 1})")
+    return figure(chart, {"norms": columns(row=np.asarray(rows), length=norms),
+                          "end": columns(row=[n_rows + 0.5], label=[f"no row {n_rows + 1}: the table ends"])},
+                  description=f"The length of each row of the trained table, rows 1 to {n_rows}; there is no row "
+                              f"{n_rows + 1}.")
 
 
-def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> alt.Chart:
+def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> Figure:
     """cos(P_a, P_b) between the listed 1-based rows (a small square heatmap, −1 … 1)."""
     n = len(rows)
-    if n * n > MAX_MARKS:
-        raise ValueError("Too many cells; pick fewer rows.")
-    df = pd.DataFrame({"row a": np.repeat(rows, n), "row b": np.tile(rows, n), "cosine": np.asarray(matrix).ravel()})
-    return (
-        alt.Chart(df, title=title, width="container", height=340)
-        .mark_rect()
-        .encode(
-            x=alt.X(field="row b", type="ordinal", title="row", axis=alt.Axis(labelAngle=-90, values=rows[::4])),
-            y=alt.Y(field="row a", type="ordinal", title="row", axis=alt.Axis(values=rows[::4])),
-            color=alt.Color(field="cosine", type="quantitative", scale=alt.Scale(scheme="blueorange", domain=[-1, 1])),
-            tooltip=[alt.Tooltip(field="row a", type="ordinal"), alt.Tooltip(field="row b", type="ordinal"),
-                     alt.Tooltip(field="cosine", type="quantitative", format=".3f")],
-        )
-    )
+    _check_marks(n * n)
+    data = columns(a=np.repeat(rows, n), b=np.tile(rows, n), cosine=np.asarray(matrix, dtype=float).ravel())
+    chart = alt.Chart(named("grid")).mark_rect().encode(
+        x=alt.X("b:O", title="row", axis=alt.Axis(labelAngle=-90, values=list(rows[::4]))),
+        y=alt.Y("a:O", title="row", axis=alt.Axis(values=list(rows[::4]))),
+        color=alt.Color("cosine:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-1, 1]),
+                        legend=alt.Legend(gradientLength=140)),
+        tooltip=[alt.Tooltip("a:O", title="row a"), alt.Tooltip("b:O", title="row b"),
+                 alt.Tooltip("cosine:Q", format=".3f")],
+    ).properties(autosize=FIT_X, height=280, title=title)
+    return figure(chart, {"grid": data}, description=f"{title}: the cosine between every two of the rows shown.")
