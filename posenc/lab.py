@@ -36,10 +36,11 @@ BASE = 10000.0  # sinusoid and RoPE base, as in Vaswani et al. and Su et al.
 # paper's default 8-head set (1/2, 1/4, …, 1/256), fixed before any training was run.
 ALIBI_SLOPE = 0.5
 
-MAX_VOCAB = 64
-MAX_D = 64
+MAX_VOCAB = 1024
+MAX_D = 256
+MAX_SEED = 2**63 - 1
 MAX_LAYERS = 2
-MAX_LENGTH = 256
+MAX_LENGTH = 1024
 MAX_STEPS = 5000
 MAX_BATCH = 256
 
@@ -82,10 +83,10 @@ class Settings:
         check_task(self.task)
         _whole(self.k, "k", 1, 3)
         _whole(self.n_layers, "n_layers", 1, MAX_LAYERS)
-        _whole(self.L_train, "L_train", 8, MAX_LENGTH // 4)  # L_train/2 ≥ 4 > k: every test length scores
+        _whole(self.L_train, "L_train", 8, 64)  # L_train/2 ≥ 4 > k: every test length scores
         _whole(self.steps, "steps", 1, MAX_STEPS)
         _whole(self.vocab, "vocab", 2, MAX_VOCAB)
-        _even_width(self.d_model)
+        _width(self.d_model, "rope")
         _whole(self.batch, "batch", 1, MAX_BATCH)
         _whole(self.n_max_factor, "n_max_factor", 1, 4)
         _whole(self.n_test, "n_test", 1, 10_000)
@@ -108,10 +109,11 @@ def _whole(value, name: str, lo: int, hi: int) -> int:
     return int(value)
 
 
-def _even_width(d_model) -> int:
-    d = _whole(d_model, "d_model", 2, MAX_D)
-    if d % 2:
-        raise ValueError(f"d_model = {d} is odd: sinusoids and RoPE work on pairs, so d_model must be even.")
+def _width(d_model, scheme: str) -> int:
+    """d_model in 1 … MAX_D, and even for the schemes that work on (sin, cos) pairs."""
+    d = _whole(d_model, "d_model", 1, MAX_D)
+    if d % 2 and scheme in ("sinusoidal", "rope"):
+        raise ValueError(f"d_model = {d} is odd: {scheme} works on pairs of coordinates, so d_model must be even.")
     return d
 
 
@@ -154,9 +156,9 @@ def init_params(scheme: str, vocab: int, d_model: int, n_max: int, seed: int, n_
     """
     check_scheme(scheme)
     V = _whole(vocab, "vocab", 2, MAX_VOCAB)
-    d = _even_width(d_model)
+    d = _width(d_model, scheme)
     n_max = _whole(n_max, "n_max", 1, MAX_LENGTH)
-    seed = _whole(seed, "seed", 0, 2**31 - 1)
+    seed = _whole(seed, "seed", 0, MAX_SEED)
     L = _whole(n_layers, "n_layers", 1, MAX_LAYERS)
 
     def draw(name: str, shape: tuple[int, ...], scale: float) -> np.ndarray:
@@ -397,7 +399,7 @@ def train(scheme: str, settings: Settings = Settings(), seed: int = 0,
     """
     check_scheme(scheme)
     s = settings.check()
-    seed = _whole(seed, "seed", 0, 2**31 - 1)
+    seed = _whole(seed, "seed", 0, MAX_SEED)
     params = init_params(scheme, s.vocab, s.d_model, s.n_max, seed, s.n_layers)
     m = {n: np.zeros_like(p) for n, p in params.items()}
     v = {n: np.zeros_like(p) for n, p in params.items()}
@@ -455,7 +457,7 @@ def experiment(settings: Settings = Settings(), seeds=SEEDS,
     ``progress(done, total, scheme)`` counts training steps over all runs.
     """
     s = settings.check()
-    seeds = [_whole(x, "seed", 0, 2**31 - 1) for x in seeds]
+    seeds = [_whole(x, "seed", 0, MAX_SEED) for x in seeds]
     if not seeds:
         raise ValueError("Give at least one seed.")
     total = len(SCHEMES) * len(seeds) * s.steps

@@ -74,6 +74,17 @@ def test_gradients_without_the_mask(scheme):
             assert g[idx] == pytest.approx(fd, abs=1e-7, rel=1e-5), (name, idx)
 
 
+@pytest.mark.parametrize("scheme", ["none", "learned", "alibi"])
+def test_an_odd_width_is_fine_where_nothing_works_on_pairs(scheme):
+    params = lab.init_params(scheme, vocab=5, d_model=3, n_max=6, seed=2, n_layers=2)
+    tokens, targets = small_batch(3)
+    _, grads = lab.loss_and_grads(params, tokens, targets, scheme)
+    for name in ("E", "W_q.1", "W_k.0"):
+        idx = (1, 2)
+        fd = finite_difference(params, name, idx, tokens, targets, scheme, True)
+        assert grads[name][idx] == pytest.approx(fd, abs=1e-7, rel=1e-5)
+
+
 def test_learned_rows_past_the_sequence_get_no_gradient():
     params = lab.init_params("learned", seed=0, n_layers=1, **SMALL)
     tokens, targets = small_batch(0, length=4)
@@ -180,7 +191,7 @@ def test_the_other_schemes_run_at_any_length():
 
 
 @pytest.mark.parametrize("kwargs", [
-    dict(scheme="bogus"), dict(vocab=1), dict(vocab=2.5), dict(d_model=5), dict(d_model=0), dict(n_max=0),
+    dict(scheme="bogus"), dict(vocab=1), dict(vocab=2.5), dict(scheme="rope", d_model=5), dict(scheme="sinusoidal", d_model=5), dict(d_model=0), dict(n_max=0),
     dict(seed=-1), dict(seed=True), dict(n_layers=3), dict(n_layers=0),
 ])
 def test_init_params_rejects(kwargs):
