@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .core import _rng, softmax
+from .core import _rng, causal_mask, softmax
 from .encodings import rope, sinusoidal
 from .stretch import alibi_bias
 
@@ -202,7 +202,7 @@ def _score_bias(n: int, scheme: str, causal: bool) -> np.ndarray:
     −m|i − j| for ``alibi`` (else 0), and −∞ where j > i when ``causal``."""
     bias = alibi_bias(n, ALIBI_SLOPE) if scheme == "alibi" else np.zeros((n, n))
     if causal:
-        bias = np.where(np.tril(np.ones((n, n), dtype=bool)), bias, -np.inf)
+        bias = np.where(causal_mask(n), bias, -np.inf)
     return bias
 
 
