@@ -6,7 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import chapter
 from .core import attention, causal_mask, duplicate_groups, embed, permutation_matrix, projections
+
+SHOWN_DIMS = 24  # the output pictures show the first 24 coordinates (the checks cover all d)
+TOL = 1e-12  # float64 rounding: equal in exact arithmetic means closer than this
 
 
 @dataclass(frozen=True)
@@ -75,3 +79,35 @@ def scramble(tokens: list[str], order: list[int], d_model: int, seed: int = 0, c
         weight_gap=weight_gap,
         queries_checked=checked,
     )
+
+
+@dataclass(frozen=True)
+class CopyWeights:
+    """The weights one query gives the copies of a repeated word."""
+
+    query: int  # 0-based; a query that may read every copy (chapter.query_seeing)
+    copies: list[int]  # 0-based (chapter.copies)
+    weights: np.ndarray  # weights[query, copies]
+
+    @property
+    def gap(self) -> float:
+        """max − min of the copies' weights (0 in exact arithmetic: the copies have the same key)."""
+        return float(self.weights.max() - self.weights.min())
+
+
+def copy_weights(tokens: list[str], weights: np.ndarray, causal: bool) -> CopyWeights | None:
+    """The weights that a query able to read every copy gives the copies the chapter's paradox is about; the
+    query is the chapter's ("chased") unless the causal mask hides a copy from it. None when no word repeats."""
+    copies = chapter.copies(tokens)
+    q = chapter.query_seeing(tokens, copies, causal)
+    if q is None:
+        return None
+    return CopyWeights(q, list(copies), np.asarray(weights)[q, copies])
+
+
+def paradox(tokens: list[str], d_model: int, seed: int = 0) -> CopyWeights | None:
+    """The chapter's opening question asked live: with no positions and no mask, the weights the chapter's query
+    gives the copies of "the" (or of the first repeated word). None when no word repeats."""
+    X = embed(tokens, d_model, seed)
+    _, weights = attention(X, *projections(d_model, seed))
+    return copy_weights(tokens, weights, causal=False)

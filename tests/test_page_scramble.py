@@ -8,20 +8,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import json
+import re
+
+import numpy as np
 import pytest
 from conftest import APP, charts_of, open_page, page_text
 from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 
 import frame
-from posenc.core import parse_order, shuffle_order, swap_order, tokenize
-from posenc.scramble import scramble
+from posenc import chapter
+from posenc.core import embed, parse_order, projections, shuffle_order, tokenize
+from posenc.scramble import TOL, scramble
 
 PAGE = "lessons/scramble.py"
 DEFAULT = frame.DEFAULT_SENTENCE
-EQ = "max |Attn(PX) − P·Attn(X)|"
-KEYS = "max |k_i − k_j| over copies"
-WEIGHTS = "max |w_qi − w_qj| over copies"
+EQ = "Attn(PX)"
+KEYS = "copies of one word have identical keys"
+WEIGHTS = "every query that may read all the copies"
+COPIES = "which may read every copy"
+PARADOX = "with no positions"
+HOLDS = ":material/check_circle: **Holds**"
+FAILS = ":material/cancel: **Does not hold**"
 # Elements whose text is not Markdown: student text may appear there.
 NOT_MARKDOWN = {"Text", "Code", "Dataframe", "UnknownElement", "Json"}
 RENDERED_FIELDS = {"body", "label", "help", "placeholder", "caption", "options"}
@@ -40,6 +49,12 @@ def deep_link(page: str, query: dict) -> AppTest:
     return at
 
 
+def ours(proto) -> bool:
+    """The frame's own fixed markup (the share button, the style sheet): no student text can be in it."""
+    body = getattr(proto, "body", None)
+    return isinstance(body, str) and (body.strip() == frame.skeleton._SHARE.strip() or body.lstrip().startswith("<style>"))
+
+
 def markdown_values(at: AppTest) -> list[str]:
     """Every string the browser renders as Markdown: bodies of markdown/caption/alerts/titles/LaTeX, widget
     labels and help texts, expander and popover labels (everything except st.text, st.code, dataframes)."""
@@ -48,6 +63,8 @@ def markdown_values(at: AppTest) -> list[str]:
     def walk(node) -> None:
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
+            if ours(proto):
+                continue
             if type(child).__name__ not in NOT_MARKDOWN and proto is not None and hasattr(proto, "ListFields"):
                 stack = [proto]
                 while stack:
@@ -66,13 +83,30 @@ def markdown_values(at: AppTest) -> list[str]:
 
 
 def check_line(at: AppTest, label: str) -> str:
-    lines = [m.value for m in at.markdown if label in m.value]
+    """The one verdict line whose claim contains ``label``."""
+    lines = [m.value for m in at.markdown if label in m.value and ("**Holds**" in m.value or "**Does not" in m.value)]
     assert len(lines) == 1, (label, [m.value for m in at.markdown])
     return lines[0]
 
 
-def words_tables(at: AppTest) -> list[list[str]]:
-    return [list(map(str, df.value.loc["word"])) for df in at.dataframe if "word" in df.value.index]
+def swap(tokens: list[str]) -> list[int]:
+    """The preset's order, derived here from the chapter's pick."""
+    i, j = chapter.swap_words(tokens)
+    order = list(range(len(tokens)))
+    order[i], order[j] = j, i
+    return order
+
+
+def sentence_rows(at: AppTest) -> tuple[list[str], list[str]] | None:
+    """The words of X and of PX, from the page's two-row table."""
+    for df in at.dataframe:
+        if list(df.value.index) == ["X", "PX"]:
+            return list(map(str, df.value.loc["X"])), list(map(str, df.value.loc["PX"]))
+    return None
+
+
+def copies_table(at: AppTest):
+    return next((df.value for df in at.dataframe if list(df.value.columns) == ["position", "word", "weight"]), None)
 
 
 def assert_ok(at: AppTest) -> None:
@@ -107,34 +141,62 @@ def test_defaults_render_charts_with_tooltips(default_page):
     at = default_page
     assert at.title[0].value == "The sentence scramble"
     shown = charts_of(at)
-    assert len(shown) >= 3
+    assert len(shown) == 3
     for chart in shown:
         assert "tooltip" in chart.proto.spec
     assert len(at.latex) >= 1 and any("softmax" in x.value for x in at.latex)
+    # the scrambled heatmap's rows are slots, labelled with the original positions
+    spec = json.loads(shown[0].proto.spec)
+    tokens = tokenize(DEFAULT)
+    order = swap(tokens)
+    assert spec["encoding"]["y"]["sort"] == [f"{i + 1} {tokens[i]}" for i in order]
+    i = next(s for s in range(len(order)) if order[s] != s)
+    assert f"slot {i + 1} holds the word from position {order[i] + 1}" in page_text(at)
 
 
 def test_defaults_show_the_words_and_their_scramble(default_page):
     tokens = tokenize(DEFAULT)
-    order = swap_order(tokens, "cat", "mouse")
-    assert words_tables(default_page)[:2] == [tokens, [tokens[i] for i in order]]
+    assert sentence_rows(default_page) == (tokens, [tokens[i] for i in swap(tokens)])
 
 
 def test_defaults_error_number_is_posencs(default_page):
     tokens = tokenize(DEFAULT)
-    res = scramble(tokens, swap_order(tokens, "cat", "mouse"), frame.DEFAULT_D, 0)
-    assert res.equivariance_error < 1e-12
+    res = scramble(tokens, swap(tokens), frame.DEFAULT_D, 0)
+    assert res.equivariance_error < TOL
     line = check_line(default_page, EQ)
-    assert line.startswith(":green[✓]")
-    assert f"= `{res.equivariance_error:.2g}`" in line
+    assert line.startswith(HOLDS)
+    assert f"largest difference {res.equivariance_error:.0e}" in line
     assert f"{len(tokens)} × {frame.DEFAULT_D}" in line
 
 
 def test_defaults_equal_weight_checks_pass(default_page):
-    assert check_line(default_page, KEYS).startswith(":green[✓]")
+    assert check_line(default_page, KEYS).startswith(HOLDS)
     line = check_line(default_page, WEIGHTS)
-    assert line.startswith(":green[✓]")
-    assert "from each of 5 query rows" in line  # one repeated word, 5 queries see both copies
-    assert "positions 1, 4" in page_text(default_page)
+    assert line.startswith(HOLDS)
+    # one repeated word: every one of the 5 queries sees both copies without the mask
+    assert "over 5 query rows" in line
+
+
+def test_the_paradox_opens_the_page(default_page):
+    """The chapter's figure weights are quoted from posenc.chapter, and the live weights from the chapter's query
+    on the two copies (recomputed here from the formula) are shown equal, with a verdict."""
+    at = default_page
+    text = page_text(at)
+    a, b = chapter.FIGURE_WEIGHTS
+    assert f"**{a}** and **{b}**" in text and "already had positions" in text
+    tokens = tokenize(DEFAULT)
+    q, copies = tokens.index(chapter.QUERY_WORD), [i for i, w in enumerate(tokens) if w == chapter.COPY_WORD]
+    X = embed(tokens, frame.DEFAULT_D, 0)
+    Wq, Wk, Wv = projections(frame.DEFAULT_D, 0)
+    s = (X[q] @ Wq) @ (X @ Wk).T / np.sqrt(frame.DEFAULT_D)
+    w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    assert abs(w[copies[0]] - w[copies[1]]) < 1e-12
+    line = check_line(at, PARADOX)
+    assert line.startswith(HOLDS)
+    assert f"“{chapter.QUERY_WORD}” ({q + 1})" in line
+    assert f"{w[copies[0]]:.4f} and {w[copies[1]]:.4f}" in line
+    # the paradox comes before the scramble
+    assert text.index(str(a)) < text.index("Swaps positions")
 
 
 def test_defaults_no_notices(default_page):
@@ -169,7 +231,7 @@ def _assert_clear_or_working(at: AppTest, sentence: str) -> None:
         tokens = []
     if 2 <= len(tokens):
         assert len(charts_of(at)) >= 3
-        assert words_tables(at)[0] == tokens
+        assert sentence_rows(at)[0] == tokens
     else:
         assert at.error, "a bad sentence must give a clear st.error"
         assert all(len(e.value) > 20 for e in at.error)
@@ -232,10 +294,10 @@ def test_random_shuffle_mode(modes_page):
         at.number_input(key="shuffle").set_value(number).run()
         assert_ok(at)
         order = shuffle_order(len(tokens), number)
-        assert words_tables(at)[1] == [tokens[i] for i in order]
+        assert sentence_rows(at)[1] == [tokens[i] for i in order]
         res = scramble(tokens, order, frame.DEFAULT_D, 0)
-        assert f"= `{res.equivariance_error:.2g}`" in check_line(at, EQ)
-        assert check_line(at, EQ).startswith(":green[✓]")
+        assert f"largest difference {res.equivariance_error:.0e}" in check_line(at, EQ)
+        assert check_line(at, EQ).startswith(HOLDS)
 
 
 @pytest.mark.parametrize("typed", ["1 1 2", "a b", "1 2", "", "0 1 2 3 4", "1 2 3 4 5 6", "1;2;3;4;x",
@@ -260,15 +322,15 @@ def test_custom_order_valid(modes_page, typed):
     assert not at.error
     tokens = tokenize(DEFAULT)
     order = parse_order(typed, len(tokens))
-    assert words_tables(at)[1] == [tokens[i] for i in order]
-    assert check_line(at, EQ).startswith(":green[✓]")
+    assert sentence_rows(at)[1] == [tokens[i] for i in order]
+    assert check_line(at, EQ).startswith(HOLDS)
 
 
 def test_custom_order_default_is_reversed():
     at = open_page(PAGE, query={"scramble": "Custom order"})
     assert_ok(at)
     tokens = tokenize(DEFAULT)
-    assert words_tables(at)[1] == tokens[::-1]
+    assert sentence_rows(at)[1] == tokens[::-1]
 
 
 def test_causal_toggle_breaks_the_equation():
@@ -276,14 +338,15 @@ def test_causal_toggle_breaks_the_equation():
     at.toggle(key="causal").set_value(True).run()
     assert_ok(at)
     tokens = tokenize(DEFAULT)
-    res = scramble(tokens, swap_order(tokens, "cat", "mouse"), frame.DEFAULT_D, 0, causal=True)
+    res = scramble(tokens, swap(tokens), frame.DEFAULT_D, 0, causal=True)
+    assert res.equivariance_error > TOL
     line = check_line(at, EQ)
-    assert line.startswith(":red[✗]")
-    assert f"= `{res.equivariance_error:.2g}`" in line
+    assert line.startswith(HOLDS) and "differs" in line
+    assert f"largest difference {res.equivariance_error:.2g}" in line
     assert any("equation fails" in w.value for w in at.warning)
     # queries 4 and 5 see both copies of "the" and still weigh them equally
-    assert check_line(at, WEIGHTS).startswith(":green[✓]")
-    assert "each of 2 query rows" in check_line(at, WEIGHTS)
+    assert check_line(at, WEIGHTS).startswith(HOLDS)
+    assert "over 2 query rows" in check_line(at, WEIGHTS)
     for mode in ("Random shuffle", "Custom order"):
         at.radio(key="scramble").set_value(mode).run()
         assert_ok(at)
@@ -291,24 +354,77 @@ def test_causal_toggle_breaks_the_equation():
     assert_ok(at)
 
 
+@pytest.mark.parametrize("sentence", [DEFAULT, "the dog bit the man", "a b c d a e f a", "x y z", "q w q"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_copies_table_only_compares_copies_the_query_can_see(sentence, causal):
+    """The issue: with the causal mask the table asked "chased" (3), which cannot see copy 4, and showed
+    0.869 vs 0.000 under "indistinguishable". Every copy in the table must be readable by its query, and
+    their weights (recomputed here from the formula) must be equal."""
+    at = open_page(PAGE, sentence=sentence, causal=causal)
+    assert_ok(at)
+    tokens = tokenize(sentence)
+    groups = {w: [i for i, x in enumerate(tokens) if x == w] for w in tokens}
+    repeated = [ix for ix in groups.values() if len(ix) > 1]
+    table = copies_table(at)
+    if not repeated:
+        assert table is None
+        return
+    line = check_line(at, COPIES)
+    q = int(re.search(r"the query at position (\d+)", line).group(1)) - 1
+    positions = [int(p) - 1 for p in table["position"]]
+    assert len(positions) >= 2 and len({tokens[i] for i in positions}) == 1
+    if causal:
+        assert all(i <= q for i in positions), (q, positions)  # a word reads itself and the words before it
+    if not causal and chapter.QUERY_WORD in tokens:
+        assert tokens[q] == chapter.QUERY_WORD  # without the mask the chapter's query is asked
+    X = embed(tokens, frame.DEFAULT_D, 0)
+    Wq, Wk, _ = projections(frame.DEFAULT_D, 0)
+    s = (X[q] @ Wq) @ (X @ Wk).T / np.sqrt(frame.DEFAULT_D)
+    if causal:
+        s[q + 1:] = -np.inf
+    w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    np.testing.assert_allclose(list(table["weight"]), w[positions], atol=1e-12)
+    assert max(w[positions]) - min(w[positions]) < 1e-12
+    assert line.startswith(HOLDS)
+
+
+def test_predict_holds_at_its_own_settings():
+    """The Predict states the causal mask and the chapter's sentence; its answer (equal) is computed there, whatever
+    the sidebar's sentence and the page's toggle say."""
+    at = open_page(PAGE, sentence="one two three", d=16, seed=3)
+    assert_ok(at)
+    radio = at.radio(key="scramble_predict_guess")
+    tokens = tokenize(chapter.SENTENCE)
+    copies = [i for i, w in enumerate(tokens) if w == chapter.COPY_WORD]
+    q = max(copies)  # the first word that may read every copy under the mask: the last copy itself
+    assert f"with the causal mask on, the query at position {q + 1}" in page_text(at)
+    radio.set_value("Equal weight").run()
+    assert_ok(at)
+    X = embed(tokens, 16, 3)
+    Wq, Wk, _ = projections(16, 3)
+    s = (X[q] @ Wq) @ (X[: q + 1] @ Wk).T / 4.0
+    w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    assert f"Equal: {w[copies[0]]:.4f} and {w[copies[1]]:.4f} at d = 16, seed 3" in page_text(at)
+
+
 @pytest.mark.parametrize("d", [2, 3, 63, 512])
 def test_extreme_widths(d):
     at = open_page(PAGE, d=d)
     assert_ok(at)
     tokens = tokenize(DEFAULT)
-    res = scramble(tokens, swap_order(tokens, "cat", "mouse"), d, 0)
-    assert f"= `{res.equivariance_error:.2g}`" in check_line(at, EQ)
-    assert check_line(at, EQ).startswith(":green[✓]")
+    res = scramble(tokens, swap(tokens), d, 0)
+    assert f"largest difference {res.equivariance_error:.0e}" in check_line(at, EQ)
+    assert check_line(at, EQ).startswith(HOLDS)
 
 
 def test_two_word_and_no_cat_sentences():
     at = open_page(PAGE, sentence="hello world")
     assert_ok(at)
-    assert words_tables(at)[1] == ["world", "hello"]
+    assert sentence_rows(at)[1] == ["world", "hello"]
     at.session_state["sentence"] = "one two three four"
     at.run()
     assert_ok(at)
-    assert words_tables(at)[1] == ["one", "four", "three", "two"]  # 2nd and last swapped
+    assert sentence_rows(at)[1] == ["one", "four", "three", "two"]  # 2nd and last swapped
 
 
 @pytest.mark.parametrize("sentence", [
@@ -324,14 +440,14 @@ def test_copies_of_a_word_pass_the_page_checks(sentence):
     """
     at = open_page(PAGE, sentence=sentence)
     assert_ok(at)
-    assert check_line(at, KEYS).startswith(":green[✓]"), check_line(at, KEYS)
-    assert check_line(at, WEIGHTS).startswith(":green[✓]"), check_line(at, WEIGHTS)
+    assert check_line(at, KEYS).startswith(HOLDS), check_line(at, KEYS)
+    assert check_line(at, WEIGHTS).startswith(HOLDS), check_line(at, WEIGHTS)
+    assert check_line(at, COPIES).startswith(HOLDS), check_line(at, COPIES)
 
 
 def test_share_link_and_bridge(default_page):
-    codes = [c.value for c in default_page.code if "scramble" in c.value and "def " not in c.value]
-    assert codes and codes[0].rstrip("/").endswith("scramble")
+    html = [e.proto.body for e in default_page.get("html")]
+    assert any("Copy the link to this view" in h for h in html)
     links = [p.proto.label for p in default_page.get("page_link")]
     nxt = frame.next_page(PAGE)
-    if nxt:
-        assert f"Next: {nxt.title}" in links
+    assert nxt and f"Next: {nxt.title}" in links

@@ -1,0 +1,88 @@
+"""Charts of the sentence scramble (numpy in, ``spec.Figure`` out; no streamlit).
+
+Words are labelled "position word" with their ORIGINAL 1-based position, so after a scramble the label of a row
+says where its word came from ("5 mouse" in slot 2).
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+
+from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, named
+
+MAX_HEIGHT = 420  # key charts stay within one screen
+ROW_STEP = 18  # pixels per row, down to what MAX_HEIGHT allows
+MAX_PLOT_HEIGHT = 300  # the cells' area; with the title, axes and legend the chart stays under MAX_HEIGHT
+VALUE_LABELS_MAX = 12  # bars carry their weight as text up to this many words
+
+
+def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, limit: float,
+            description: str) -> Figure:
+    """Output vectors as a heatmap: one row per slot of the scrambled sentence (top = slot 1), labelled with
+    its word's original position (labels are unique: they carry the position); the first ``matrix.shape[1]`` of ``d`` coordinates. ``limit`` fixes the
+    colour range to [−limit, limit] so that two pictures compared side by side share one scale."""
+    m = np.asarray(matrix, dtype=float)
+    n, k = m.shape
+    slots = [f"{s + 1}" for s in range(n)]
+    data = columns(slot=np.repeat(slots, k), label=np.repeat(row_labels, k),
+                   coordinate=np.tile(np.arange(1, k + 1), n), value=m.ravel())
+    height = min(MAX_PLOT_HEIGHT, ROW_STEP * n)
+    chart = alt.Chart(named("main")).mark_rect().encode(
+        x=alt.X("coordinate:O", title=f"coordinate (first {k} of d = {d})",
+                axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        y=alt.Y("label:N", sort=list(row_labels), title=None,
+                axis=alt.Axis(labelOverlap=n > 24)),
+        color=alt.Color("value:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit], domainMid=0),
+                        title="value"),
+        tooltip=[alt.Tooltip("slot:O", title="slot"), alt.Tooltip("label:N", title="original position, word"),
+                 alt.Tooltip("coordinate:O"), alt.Tooltip("value:Q", format=".4f")],
+    ).properties(title=alt.TitleParams(title, subtitle="rows: slots 1, 2, …; labels: each word's original place"),
+                 height=height,
+                 # fit the width only: the height is the cells' own (Streamlit's default "fit" squeezes them
+                 # to make room for the axes and legend)
+                 autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    return figure(chart, {"main": data}, description=description)
+
+
+def _js(text: str) -> str:
+    """A JavaScript string literal (for a Vega expression) holding ``text`` exactly."""
+    import json
+
+    return json.dumps(text)
+
+
+def query_weights(weights: np.ndarray, labels: list[str], *, default_query: int, copies: list[int],
+                  title: str) -> Figure:
+    """Bars of weights[q, :] for one query q, picked in a menu inside the chart (a Vega-Lite param: no rerun).
+    The copies of the repeated word are FOCUS bars with a thick dark outline and bold axis labels (a second
+    cue besides colour). Masked keys have weight 0."""
+    w = np.asarray(weights, dtype=float)
+    n = len(labels)
+    is_copy = np.array([j in set(copies) for j in range(n)])
+    data = columns(query=np.repeat(labels, n), key=np.tile(labels, n), weight=w.ravel(),
+                   copy=np.tile(is_copy, n))
+    q = alt.param(name="query", value=labels[min(max(default_query, 0), n - 1)],
+                  bind=alt.binding_select(options=labels, name="Query word "))
+    copy_labels = "[" + ",".join(_js(labels[j]) for j in copies) + "]"
+    x = alt.X("key:N", sort=labels, title="key word (original position, word)",
+              axis=alt.Axis(labelAngle=-40 if n > 6 else 0,
+                            labelFontWeight=alt.expr(f"indexof({copy_labels}, datum.value) >= 0 ? 'bold' : 'normal'"),
+                            labelColor=alt.expr(f"indexof({copy_labels}, datum.value) >= 0 ? '{FOCUS}' : '{TEXT}'")))
+    y = alt.Y("weight:Q", title="attention weight", scale=alt.Scale(domain=[0, 1]))
+    base = alt.Chart(named("main")).transform_filter(alt.datum.query == q)
+    bars = base.mark_bar().encode(
+        x=x, y=y,
+        color=alt.condition(alt.datum.copy, alt.value(FOCUS), alt.value(SERIES[0])),
+        stroke=alt.condition(alt.datum.copy, alt.value(TEXT), alt.value(None)),
+        strokeWidth=alt.condition(alt.datum.copy, alt.value(2.5), alt.value(0)),
+        tooltip=[alt.Tooltip("query:N"), alt.Tooltip("key:N"), alt.Tooltip("weight:Q", format=".6f")],
+    )
+    layers = [bars]
+    if n <= VALUE_LABELS_MAX:
+        layers.append(base.mark_text(dy=-7, fontSize=12).encode(x=x, y=y, text=alt.Text("weight:Q", format=".3f")))
+    chart = alt.layer(*layers).add_params(q).properties(
+        title=alt.TitleParams(title, subtitle="pick the query in the menu under the chart"), height=300)
+    return figure(chart, {"main": data},
+                  description=f"{title}: the copies of the repeated word get equal weights from any query that may "
+                              "read them all.")
