@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc.beyond import (
+    DECAY_DROP,
     METHODS,
     alibi_attention,
     bf16_bands,
@@ -115,6 +116,10 @@ def test_alibi_attention_rows_and_mask(heads):
 def test_alibi_copies_differ_by_exactly_the_slope_times_the_distance():
     res = alibi_attention("the dog bit the man", 32, 3, 8)
     assert res.copies == (0, 3)
+    # the app's query is "dog" (a word between the copies, posenc.chapter), which cannot see the second copy under
+    # the causal mask; so the query is the second copy itself
+    assert res.query == 3
+    assert np.allclose(res.copy_log_ratio, np.log(res.weights[:, 3, 3]) - np.log(res.weights[:, 3, 0]))
     assert np.allclose(res.copy_expected, res.slopes * 3)
     assert np.max(np.abs(res.copy_log_ratio - res.copy_expected)) < 1e-12
     # the nearer copy (position 4) gets more weight from the last word, in every head with a slope > 0
@@ -141,7 +146,7 @@ def test_alibi_matches_a_direct_computation():
 
 def test_alibi_without_repeats_and_bad_input():
     res = alibi_attention("one two three", 8, 0, 2)
-    assert res.copies is None and res.copy_log_ratio is None
+    assert res.copies is None and res.copy_log_ratio is None and res.query is None
     with pytest.raises(ValueError):
         alibi_attention("one two", 8, 0, 0)
     with pytest.raises(ValueError):
@@ -158,6 +163,20 @@ def test_decay_demo_bound_and_score(d):
     assert res.mean[0] == pytest.approx(1.0, abs=0.05 + 3 * math.sqrt(2 / d) / 16)  # E‖k‖²/d = 1
     assert np.all(res.p05 <= res.mean + 1e-12) and np.all(res.mean <= res.p95 + 1e-12)
     assert 0 <= res.rises < res.deltas.size
+
+
+def test_decay_demo_identity_and_late_mean():
+    res = decay_demo(128, 10000.0, 1.0, 0)
+    assert res.identity_error < 1e-9
+    # with q = k the expected score / d is (2/d)·Σ_i cos(Δθ_i); the last tenth of the gaps, averaged
+    theta = rope_frequencies(128)
+    tail = res.deltas[-(res.deltas.size // 10):]
+    expected = float(np.mean(2 / 128 * np.cos(np.outer(tail, theta)).sum(axis=1)))
+    assert res.late_mean == pytest.approx(expected, abs=0.05)
+    assert res.drop == pytest.approx(res.mean[0] - res.late_mean)
+    assert res.drop > DECAY_DROP
+    flat = decay_demo(128, 10000.0, 0.0, 0)
+    assert abs(flat.drop) < DECAY_DROP  # unrelated q and k: nothing to decay from
 
 
 def test_decay_demo_unrelated_q_and_k_average_to_zero():
@@ -207,6 +226,8 @@ def test_precision_demo():
     assert res.probe_offset["float64"] < 1e-6  # float64 holds
     assert res.probe_offset["float32"] > 1e3 * res.probe_offset["float64"]  # float32 does not
     assert res.probe_spacing == 0.5  # 2^22 ≤ 5e6 < 2^23: float32 numbers are 2^(22−23) apart
+    assert res.pairs.error.max() == res.probe_angle_error  # the per-pair errors and the curve agree
+    assert res.worst_pair == int(np.argmax(res.pairs.error)) and res.pairs.error[0] == 0.0
     assert res.probe_angle_error > 0.01
     assert np.all(res.angle_error >= res.floor)
     for t in res.offset_error:
@@ -233,7 +254,28 @@ def _data_names(node) -> set:
     return names
 
 
-def _all_specs(d, L_train, s, heads, sentence):
+def _inline_data(node) -> bool:
+    """Whether any "data" in the spec carries its rows inline ({"values": …}) instead of a name."""
+    if isinstance(node, dict):
+        data = node.get("data")
+        if isinstance(data, dict) and "values" in data:
+            return True
+        return any(_inline_data(v) for k, v in node.items() if k != "datasets")
+    if isinstance(node, list):
+        return any(_inline_data(v) for v in node)
+    return False
+
+
+def _colours(node) -> set:
+    """Every literal colour (#rrggbb) a spec names."""
+    if isinstance(node, dict):
+        return set().union(*(_colours(v) for k, v in node.items() if k != "datasets")) if node else set()
+    if isinstance(node, list):
+        return set().union(*(_colours(v) for v in node)) if node else set()
+    return {node.lower()} if isinstance(node, str) and node.startswith("#") else set()
+
+
+def _all_figures(d, L_train, s, heads, sentence):
     from posenc.charts import beyond as bc
 
     res = stretch_demo(d, L_train, s, 2 * L_train)
@@ -242,20 +284,11 @@ def _all_specs(d, L_train, s, heads, sentence):
     pr = precision_demo(d, 10000.0, 0)
     win = bf16_positions(248, 272)
     shown = bc.alibi_heads_to_show(heads, len(al.tokens))
-    specs = [
-        bc.rotations_spec(res.theta, res.rotations, L_train),
-        bc.wavelength_spec(res.theta, res.frequencies, res.ramp, L_train, res.L_new),
-        bc.ratio_spec(res.theta, res.frequencies, res.ramp, res.low, res.high, s),
-        bc.ramp_spec(res.ramp, res.low, res.high),
-        bc.slopes_spec(al.slopes, al.base_heads),
-        bc.alibi_spec(al.tokens, al.slopes, al.bias, al.weights, al.plain_weights, shown),
-        bc.bound_spec(dec.deltas, dec.bound),
-        bc.score_spec(dec.deltas, dec.mean, dec.p05, dec.p95, dec.single, dec.n_samples),
-        bc.angle_error_spec(pr.positions, pr.angle_error, pr.probe),
-        bc.bf16_spec(win.positions, win.stored),
-        bc.offset_error_spec(pr.positions, pr.offset_error, pr.gap, pr.probe, pr.floor),
-    ]
-    return specs, shown
+    figs = [bc.rotations_figure(res), bc.wavelength_figure(res), bc.ratio_figure(res), bc.ramp_figure(res),
+            bc.slopes_figure(al.slopes, al.base_heads), bc.alibi_figure(al, shown), bc.bound_figure(dec),
+            bc.score_figure(dec), bc.angle_error_figure(pr), bc.pair_error_figure(pr), bc.offset_figure(pr),
+            bc.bf16_figure(win)]
+    return figs, shown
 
 
 @pytest.mark.parametrize("d, L_train, s, heads, sentence", [
@@ -264,60 +297,83 @@ def _all_specs(d, L_train, s, heads, sentence):
     (512, 1_000_000, 64, 16, " ".join(f"w{i % 40}" for i in range(64))),
 ])
 def test_chart_builders_validate_and_stay_small(d, L_train, s, heads, sentence):
-    from posenc.charts import beyond as bc
+    from posenc.charts import spec
 
-    specs, shown = _all_specs(d, L_train, s, heads, sentence)
-    for spec in specs:
-        bc.validate(spec)  # against the Vega-Lite schema
-        rows = sum(len(v) for v in spec.get("datasets", {}).values())
-        assert rows <= 5000, rows
-        assert "tooltip" in str(spec)
-        # every named data source a layer reads is one of the spec's datasets
-        assert _data_names(spec) <= set(spec["datasets"]), _data_names(spec)
+    figs, shown = _all_figures(d, L_train, s, heads, sentence)
+    allowed = {c.lower() for c in (spec.FOCUS, spec.REFERENCE, spec.TEXT, *spec.SERIES, "#ffffff")}
+    for fig in figs:
+        full = spec.validate(fig)  # against the Vega-Lite schema
+        assert fig.rows <= spec.MAX_MARKS, fig.rows
+        assert "tooltip" in str(fig.spec) or "text" in str(fig.spec)
+        assert fig.description
+        # every named data source a layer reads is one of the figure's datasets, and there is no inline data
+        assert _data_names(full) <= set(fig.datasets), _data_names(full)
+        assert not _inline_data(fig.spec)
+        # colours keep their app-wide meaning: only the house palette
+        assert _colours(fig.spec) <= allowed, _colours(fig.spec) - allowed
     assert 1 <= len(shown) <= heads and shown[0] == 0
 
 
+def test_compared_lines_differ_by_more_than_colour():
+    from posenc.charts import spec
+
+    figs, _ = _all_figures(128, 4096, 16, 8, "the dog bit the man")
+    for k, field in ((1, "m"), (2, "m"), (7, "curve"), (10, "f")):
+        text = str(figs[k].spec)
+        for channel in ("'strokeDash': {", "'color': {"):
+            assert channel in text, (k, channel)
+        assert f"'field': '{field}'" in text
+        assert "'shape': {" in text or k == 7  # the score chart's two lines differ by dash (and width)
+    # methods and number formats are named on the chart itself where their lines part
+    labels = figs[1].datasets["labels"].column("m").to_pylist()
+    assert "PI" in labels and "RoPE as trained" in labels
+    assert set(figs[10].datasets["labels"].column("f").to_pylist()) == {"float64", "float32", "bfloat16"}
+
+
 def test_chart_builders_reject_bad_specs():
-    from posenc.charts import beyond as bc
+    from posenc.charts import spec
 
-    specs, _ = _all_specs(8, 64, 2, 2, "a b a")
-    bad = copy.deepcopy(specs[0])
-    bad["layer"][0]["mark"]["type"] = "barr"  # a mark Vega-Lite does not know
+    figs, _ = _all_figures(8, 64, 2, 2, "a b a")
+    bad = spec.Figure(copy.deepcopy(figs[0].spec), figs[0].datasets)
+    bad.spec["layer"][0]["mark"]["type"] = "barr"  # a mark Vega-Lite does not know
     with pytest.raises(Exception, match="barr"):
-        bc.validate(bad)
-    bad = copy.deepcopy(specs[1])
-    bad["layer"][0]["layer"][1]["encoding"]["x"]["type"] = "quantitive"
-    with pytest.raises(Exception, match="quantitive"):
-        bc.validate(bad)
+        spec.validate(bad)
 
 
-def test_moving_s_changes_only_the_method_charts_data():
-    # the two charts that depend on s keep their spec (only their datasets change), so the browser swaps data
-    # instead of redrawing from scratch; the other stretching charts do not depend on s at all
+def test_moving_s_changes_only_the_data_of_the_charts_that_depend_on_it():
+    # the wavelength chart keeps its spec (only its datasets change), so the browser swaps data instead of redrawing;
+    # the turns and ramp charts do not depend on s at all
     from posenc.charts import beyond as bc
 
-    def specs(s):
+    def figs(s):
         r = stretch_demo(128, 4096, s, 8192)
-        return [bc.wavelength_spec(r.theta, r.frequencies, r.ramp, 4096, r.L_new),
-                bc.ratio_spec(r.theta, r.frequencies, r.ramp, r.low, r.high, s),
-                bc.rotations_spec(r.theta, r.rotations, 4096), bc.ramp_spec(r.ramp, r.low, r.high)]
+        return [bc.wavelength_figure(r), bc.rotations_figure(r), bc.ramp_figure(r)]
 
-    a, b = specs(16), specs(17)
-    for x, y in zip(a[:2], b[:2]):
-        assert {k: v for k, v in x.items() if k != "datasets"} == {k: v for k, v in y.items() if k != "datasets"}
-        assert x["datasets"] != y["datasets"]
-    assert a[2:] == b[2:]
+    a, b = figs(16), figs(17)
+    assert a[0].spec == b[0].spec and a[0].datasets != b[0].datasets
+    for x, y in zip(a[1:], b[1:]):
+        assert x.spec == y.spec and all(x.datasets[k].equals(y.datasets[k]) for k in x.datasets)
 
 
-def test_method_records_derive_wavelength_and_ratio():
+def test_method_table_derives_wavelength_and_ratio():
     from posenc.charts import beyond as bc
 
     r = stretch_demo(16, 64, 4, 64)
-    spec = bc.wavelength_spec(r.theta, r.frequencies, r.ramp, 64, r.L_new)
-    rows = spec["datasets"]["methods"]
+    rows = bc.wavelength_figure(r).datasets["methods"].to_pylist()
     assert len(rows) == len(METHODS) * 8
     for row in rows:
         assert math.isclose(row["wl"], 2 * math.pi / row["t"])
         assert math.isclose(row["ratio"] * row["wl"], row["wl0"])  # θ'/θ · 2π/θ' = 2π/θ
     pi = [row for row in rows if row["m"] == "PI"]
     assert all(math.isclose(row["ratio"], 1 / 4) for row in pi)  # PI divides every pair by s
+
+
+def test_direct_labels_sit_on_their_lines_and_skip_coinciding_ones():
+    from posenc.charts.beyond import direct_labels
+
+    xs = np.arange(11, dtype=float)
+    lines = {"a": np.full(11, 1.0), "b": np.full(11, 100.0), "c": np.full(11, 100.0)}
+    rows = direct_labels(xs, lines)
+    assert [r[0] for r in rows] == ["a"]  # b and c coincide everywhere: the legend names them
+    assert rows[0][2] == 1.0 and 0 <= rows[0][1] <= 10
+    assert direct_labels(xs, {"a": np.ones(11), "b": np.ones(11)}) == []

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from posenc.precision import angle_error_f32, rope_offset_error, to_bf16
+from posenc.precision import angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 
 
 # ---------------------------------------------------------------- bfloat16
@@ -154,3 +154,45 @@ def test_offset_error_bad_inputs():
         rope_offset_error(5, 1, 64, dtype="int32")
     with pytest.raises(ValueError):
         rope_offset_error(5, 1, 65)
+
+
+# ---------------------------------------------------------------- every pair at one position
+
+
+def _f32(x: float) -> float:
+    """Round a Python float to float32 with struct (independent of numpy)."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def test_angle_errors_per_pair_by_struct():
+    # fl32(fl32(p)·fl32(θ_i)): the exact product of two float32s fits a double, so rounding it once to float32 is
+    # IEEE float32 multiplication
+    p, d = 5_000_000, 128
+    e = angle_errors_f32(p, d)
+    for i in range(d // 2):
+        theta = 10000.0 ** (-2 * i / d)
+        t32 = _f32(theta)
+        exact = p * theta
+        assert e.angle[i] == pytest.approx(exact, rel=1e-15)
+        assert e.error[i] == pytest.approx(abs(_f32(_f32(p) * t32) - exact), abs=1e-9)
+        assert e.theta_part[i] == pytest.approx(p * abs(t32 - theta), abs=1e-9)
+        assert e.product_part[i] == pytest.approx(abs(_f32(p * t32) - p * t32), abs=1e-9)
+        # the float32 grid step at p·θ: 2^(e − 23) for 2^e ≤ p·θ < 2^(e+1)
+        assert e.spacing[i] == 2.0 ** (math.floor(math.log2(exact)) - 23)
+        assert e.product_part[i] <= e.spacing[i] / 2
+        assert e.error[i] <= e.theta_part[i] + e.product_part[i] + 1e-12
+
+
+def test_the_fastest_pair_is_exact_below_2_to_the_24():
+    # θ_0 = 1 and an integer p < 2^24 are float32 numbers, and so is their product
+    for p in (1, 1000, 5_000_000, 2**24 - 1):
+        assert angle_errors_f32(p, 64).error[0] == 0.0
+
+
+def test_the_worst_pair_is_the_max_and_not_pair_zero_at_five_million():
+    e = angle_errors_f32(5_000_000, 128)
+    assert e.error.max() == float(angle_error_f32(5_000_000, 128))
+    worst = int(np.argmax(e.error))
+    assert worst != 0
+    # it is among the fast pairs: its angle is within a factor 4 of the largest
+    assert e.angle[worst] > e.angle[0] / 4

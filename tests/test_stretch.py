@@ -9,15 +9,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc.encodings import rope_score
 from posenc.stretch import (
+    DECAY_IDENTITY,
+    DELTA,
+    abel_bound,
     alibi_bias,
     alibi_slopes,
     decay_bound,
     dynamic_ntk_frequencies,
     mean_rope_score,
     ntk_frequencies,
+    pair_products,
     pi_frequencies,
     rope_frequencies,
+    rope_score_sum,
     rotations_within,
     wavelengths,
     yarn_attention_factor,
@@ -327,3 +333,63 @@ def test_score_at_zero_is_squared_norm(d, seed):
     # with q = k the score at Δ = 0 is ‖k‖² ≥ 0 for every sample
     stats = mean_rope_score([0.0], d, n_samples=64, seed=seed)
     assert stats.p05[0] >= 0
+
+
+# ---------------------------------------------------------------- the identity behind the bound, as the page writes it
+
+
+def test_the_page_formula_names_delta_from_the_tested_constant():
+    # the page renders DECAY_IDENTITY; its Δ is DELTA[0] − DELTA[1], and h_{d/2} = 0 is stated
+    assert rf"\Delta = {DELTA[0]} - {DELTA[1]}" in DECAY_IDENTITY[0]
+    assert any(r"h_{d/2} = 0" in line for line in DECAY_IDENTITY)
+    assert r"(R_m q)\cdot(R_n k)" in DECAY_IDENTITY[0]
+
+
+@settings(max_examples=40)
+@given(d=st.sampled_from([2, 4, 16, 64, 128]), seed=st.integers(0, 10_000), m=st.integers(0, 5000),
+       n=st.integers(0, 5000), base=bases)
+def test_decay_identity_holds_for_the_apps_rotation(d, seed, m, n, base):
+    # (R_m q)·(R_n k) with the app's own R (posenc.encodings.rope, via rope_score) equals Re Σ h_i e^{iΔθ_i}
+    # with Δ read from the constant the page renders
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal(d), rng.standard_normal(d)
+    where = {"m": m, "n": n}
+    delta = where[DELTA[0]] - where[DELTA[1]]
+    expected = rope_score(q, k, m, n, base)
+    assert rope_score_sum(q, k, delta, base).real == pytest.approx(expected, abs=1e-8 * (1 + abs(m) + abs(n)))
+
+
+def test_the_other_sign_of_delta_is_wrong_for_the_apps_rotation():
+    # the numbers: with Δ of the wrong sign the identity fails (it is not symmetric in Δ)
+    rng = np.random.default_rng(3)
+    q, k = rng.standard_normal(64), rng.standard_normal(64)
+    right = rope_score(q, k, 10, 3)
+    assert rope_score_sum(q, k, 10 - 3).real == pytest.approx(right, abs=1e-10)
+    assert abs(rope_score_sum(q, k, 3 - 10).real - right) > 0.1
+
+
+def test_pair_products_by_hand():
+    # d = 2: h_0 = (q0 + i q1)·conj(k0 + i k1) = (1 + 2i)(3 − 4i) = 3 − 4i + 6i + 8 = 11 + 2i
+    assert pair_products([1.0, 2.0], [3.0, 4.0]).tolist() == [11 + 2j]
+    with pytest.raises(ValueError):
+        pair_products([1.0, 2.0], [1.0, 2.0, 3.0, 4.0])
+
+
+@settings(max_examples=30)
+@given(d=st.sampled_from([4, 16, 64]), seed=st.integers(0, 10_000), delta=st.floats(-2000, 2000))
+def test_abel_summation_with_h_last_zero(d, seed, delta):
+    # Σ_i h_i e^{iΔθ_i} = Σ_{j=1}^{d/2} (h_{j−1} − h_j) S_j with h_{d/2} = 0 (written with loops), and the bound
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal(d), rng.standard_normal(d)
+    h = [complex(q[2 * i], q[2 * i + 1]) * complex(k[2 * i], -k[2 * i + 1]) for i in range(d // 2)] + [0j]
+    theta = [10000.0 ** (-2 * i / d) for i in range(d // 2)]
+    partial, acc = [], 0j
+    for t in theta:
+        acc += complex(math.cos(delta * t), math.sin(delta * t))
+        partial.append(acc)  # S_1 … S_{d/2}
+    by_parts = sum((h[j - 1] - h[j]) * partial[j - 1] for j in range(1, d // 2 + 1))
+    direct = rope_score_sum(q, k, delta)
+    assert abs(by_parts - direct) < 1e-9 * (1 + abs(direct))
+    bound = max(abs(h[i + 1] - h[i]) for i in range(d // 2)) * sum(abs(S) for S in partial)
+    assert abel_bound(q, k, delta) == pytest.approx(bound, rel=1e-12)
+    assert abs(direct) <= abel_bound(q, k, delta) * (1 + 1e-12) + 1e-12
