@@ -76,8 +76,8 @@ q = res.query
 
 
 # ---------------------------------------------------------------- the paradox, resolved
-@frame.section(f"The two copies of “{WORD}”, scheme by scheme" if res.copies and tokens[res.copies[0]] == WORD
-               else "The copies of a repeated word, scheme by scheme", fragment=False)
+@frame.section(f"The two copies of “{WORD}”" if res.copies and tokens[res.copies[0]] == WORD
+               else "The copies of a repeated word", fragment=False)
 def paradox():
     if res.unavailable:
         st.info(" ".join(res.unavailable.values()) + " Pick an even d in the sidebar to see them; the other "
@@ -102,12 +102,12 @@ def paradox():
     st.markdown(
         f"The chapter opened with two claims that could not both hold: the two copies of “{WORD}” come back from "
         f"the embedding table identical, and every figure gave them the weights {FIRST} and {SECOND}. Both are "
-        "true. The rows leave the table identical — the “none” bars tie, to the last digit — and do not stay that "
-        "way: a learned row, a sinusoid or a rotation that depends on where each copy sits is folded in before "
-        f"attention sees them. {FIRST} and {SECOND} were the chapter's figures, from a trained model; the numbers "
+        f"true. The rows leave the table identical — the “none” bars tie, to the last digit: same row in, same "
+        f"{frame.term('key')}, same {frame.term('softmax')} weight — and do not stay that way: a learned row, a "
+        "sinusoid or a rotation that depends on where each copy sits is folded in before attention sees them. {FIRST} and {SECOND} were the chapter's figures, from a trained model; the numbers "
         "here differ because the app's vectors are random. What matters is equal against unequal."
     )
-    st.page_link("lessons/scramble.py", label="Back to the sentence scramble, where the paradox was posed",
+    st.page_link("lessons/scramble.py", label="Back to the scramble, where the paradox began",
                  icon=":material/arrow_back:")
 
 

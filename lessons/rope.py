@@ -105,8 +105,9 @@ def key_chart():
     st.markdown(
         f"Pick “adding sinusoids” under the chart, the previous page's scheme: its score changes by up to "
         f"{w.additive_diag_spread:.2f} along a diagonal, because it also depends on where the two words sit. "
-        f"With RoPE, q and k come from the words (through $W_Q$ and $W_K$) and only then are turned by their "
-        f"positions, so the score meets the positions only through $R_m^\\top R_n = R_{{n-m}}$."
+        f"With RoPE, the {frame.term('query')} q and the {frame.term('key')} k come from the words (through "
+        f"$W_Q$ and $W_K$) and only then are turned by their positions, so the {frame.term('score')} meets the "
+        f"positions only through $R_m^\\top R_n = R_{{n-m}}$."
     )
     frame.formula(
         r"q = x_q W_Q,\quad k = x_k W_K \quad \text{(rows, as everywhere)}",

@@ -33,7 +33,7 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
     w = np.concatenate([np.asarray(weights[s], float)[:, copies].ravel() for s in names]) if rows else np.zeros(0)
     main = spec.columns(scheme=spec.categories(scheme_codes, names), query=q + 1,
                         copy=spec.categories(k, copy_names), weight=w,
-                        label=[f"{copy_names[j]} {v:.3f}" for j, v in zip(k, w)])
+                        label=[f"{copy_names[j]}\n{v:.3f}" for j, v in zip(k, w)])
     queries = spec.columns(query=np.arange(1, n + 1), text=[f"query: {lab}" for lab in labels])
     pick = alt.param(name="query", value=int(query) + 1,
                      bind=alt.binding_range(min=1, max=n, step=1, name="query word (its position) "))
@@ -53,7 +53,7 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
                                                                scale=alt.Scale(range=[1.0, 0.55])),
                     tooltip=tips)
             .add_params(pick).transform_filter(chosen))
-    text = (alt.Chart(spec.named("main")).mark_text(baseline="bottom", dy=-3, fontSize=12)
+    text = (alt.Chart(spec.named("main")).mark_text(baseline="bottom", dy=-3, fontSize=11, lineBreak="\n")
             .encode(x=x, xOffset=off, y=y, text=alt.Text(field="label", type="nominal"))
             .transform_filter(chosen))
     who = (alt.Chart(spec.named("queries")).mark_text(align="left", baseline="top", fontWeight="bold",
@@ -63,7 +63,7 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
     word = f"“{copy_word}”" if copy_word else "the repeated word"
     chart = alt.layer(bars, text, who).properties(height=HEIGHT, title=alt.TitleParams(
         f"Weights on the copies of {word}",
-        subtitle="Each bar: (its position) weight. Equal bars: a tie."))
+        subtitle="Each bar: (its position) and weight. Equal bars: a tie."))
     return spec.figure(chart, {"main": main, "queries": queries}, description=(
         f"Weights on the copies of {word} at positions {', '.join(copy_names)} for each scheme: equal with no "
         "positions, different once positions are given."))
