@@ -138,7 +138,7 @@ def scramble_section():
         return
     res, figs, cw, bars = run(ex.sentence, tuple(order), ex.d, ex.seed, causal)
     with c2:
-        st.dataframe(pd.DataFrame({"X": tokens, "PX": res.scrambled},
+        st.dataframe(pd.DataFrame({"word": tokens, "scrambled": res.scrambled},
                                   index=pd.Index(range(1, n + 1), name="slot")).T, width="stretch")
 
     left, right = st.columns(2)

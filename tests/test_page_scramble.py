@@ -98,10 +98,10 @@ def swap(tokens: list[str]) -> list[int]:
 
 
 def sentence_rows(at: AppTest) -> tuple[list[str], list[str]] | None:
-    """The words of X and of PX, from the page's two-row table."""
+    """The words of X and of PX (by slot), from the page's two-row table."""
     for df in at.dataframe:
-        if list(df.value.index) == ["X", "PX"]:
-            return list(map(str, df.value.loc["X"])), list(map(str, df.value.loc["PX"]))
+        if list(df.value.index) == ["word", "scrambled"]:
+            return list(map(str, df.value.loc["word"])), list(map(str, df.value.loc["scrambled"]))
     return None
 
 
@@ -119,12 +119,31 @@ def assert_ok(at: AppTest) -> None:
 def test_home_links_to_every_existing_page():
     at = open_page()
     assert_ok(at)
-    assert "How a transformer learns word order" in page_text(at)
+    home = frame.page_info("lessons/home.py")
+    assert at.title[0].value == home.title  # the skeleton: h1 from the page list
+    text = page_text(at)
+    assert "How a transformer learns word order" in text
+    assert chapter.SENTENCE in text and chapter.SCRAMBLED in text
     links = {(p.proto.page, p.proto.label) for p in at.get("page_link")}
     expected = {(p.url_path, p.title) for p in frame.existing_pages() if p.url_path}
     assert expected and expected <= links
+    for info in frame.existing_pages():
+        if info.url_path:
+            assert info.blurb in text
     # and the navigation knows each existing page
     assert {p.path for p in frame.existing_pages()} >= {"lessons/home.py", PAGE}
+
+
+def test_home_in_class_notes():
+    at = open_page()
+    assert_ok(at)
+    assert [h.value for h in at.header] == ["The pages", "In class"]
+    notes = page_text(at)
+    for phrase in ("?present=1", "Presentation mode", "Copy the link to this view", "tabs", "asides",
+                   "1-based", "Predict", "ask the class first"):
+        assert phrase in notes, phrase
+    nxt = frame.next_page("lessons/home.py")
+    assert f"Next: {nxt.title}" in [p.proto.label for p in at.get("page_link")]
 
 
 # ---------------------------------------------------------------- the scramble page at defaults
