@@ -262,7 +262,8 @@ def show_results(record: dict, key: tuple) -> None:
         f"After {s.steps} steps the mean final loss is "
         + ", ".join(f"{sch} {final[sch]:.3f}" for sch in lab.SCHEMES)
         + f" (a uniform guess scores ln {s.vocab} = {np.log(s.vocab):.2f}). "
-        + (f"{', '.join(learned_well)} fit the training data almost perfectly; " if learned_well else "")
+        + (f"{join(learned_well)} fit{'s' if len(learned_well) == 1 else ''} the training data almost perfectly; "
+           if learned_well else "")
         + "a low training loss says nothing yet about longer sequences — that is what the chart above is for."
     )
 
@@ -358,13 +359,17 @@ def experiment_section():
     else:
         job = trainer().jobs.get(key)
         if job is None or job.error:
-            if job is not None:
-                st.error(f"The last training of these settings failed: {job.error}", icon=":material/error:")
-            st.info(f"These settings are not precomputed. Training them takes about "
-                    f"{estimate(settings):.0f} s on a quiet server (five schemes × {len(lab.SEEDS)} seeds), one "
-                    "training at a time; the result is kept for everyone.", icon=":material/model_training:")
-            if not st.button("Train", key="lab_train", type="primary", icon=":material/play_arrow:"):
+            offer = st.empty()  # the offer to train, cleared once the training starts
+            with offer.container():
+                if job is not None:
+                    st.error(f"The last training of these settings failed: {job.error}", icon=":material/error:")
+                st.info(f"These settings are not precomputed. Training them takes about {estimate(settings):.0f} s "
+                        f"on a quiet server (five schemes × {len(lab.SEEDS)} seeds), one training at a time; the "
+                        "result is kept for everyone.", icon=":material/model_training:")
+                pressed = st.button("Train", key="lab_train", type="primary", icon=":material/play_arrow:")
+            if not pressed:
                 return
+            offer.empty()
             job = start(key)
         record = wait(job, key)
         if record is None:
