@@ -3,34 +3,15 @@ running example shared across pages, the page registry and the share link."""
 
 from __future__ import annotations
 
-from urllib.parse import quote_plus
-
 import pytest
-from conftest import APP, open_page, page_text
+from conftest import (VERDICT, assert_ok, chart_spec, charts_of, deep_link, notices, open_page, page_text,
+                      words_tables)
 from streamlit.testing.v1 import AppTest
 
 import frame
 from posenc.core import tokenize
 
 PAGE = "lessons/scramble.py"
-
-
-def deep_link(page: str, query: dict) -> AppTest:
-    """A fresh session whose first run is ``page`` with ``query``: a browser opening /scramble?… directly."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(page)
-    at.run()
-    return at
-
-
-def notices(at: AppTest) -> str:
-    return "\n".join([e.value for e in (*at.warning, *at.info)] + [c.value for c in at.caption])
-
-
-def assert_ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 # ---------------------------------------------------------------- the sidebar's d and seed from a link
@@ -203,8 +184,7 @@ def test_sidebar_state_survives_a_page_switch():
     assert at.text_input(key="sentence").value == "the dog bit the man"
     assert at.number_input(key="d").value == 32
     assert at.number_input(key="seed").value == 7
-    words = [list(map(str, df.value.loc["word"])) for df in at.dataframe if "word" in df.value.index]
-    assert words[0] == tokenize("the dog bit the man")
+    assert words_tables(at)[0] == tokenize("the dog bit the man")
     assert "32" in page_text(at)  # "over all 5 × 32 entries"
     at.switch_page("lessons/home.py").run()
     assert_ok(at)
@@ -232,3 +212,253 @@ def test_pages_registry():
     assert len({p.url_path for p in frame.PAGES}) == len(frame.PAGES)
     assert frame.next_page(pages[-1].path) is None
     assert frame.next_page(pages[0].path) == pages[1]
+
+
+# ---------------------------------------------------------------- tabs and asides bound to the URL
+
+LAYOUT = """
+import streamlit as st
+import frame
+
+frame.begin_run()
+tabs = frame.tabs(["One", "Two", "Three"], key="t_tab")
+for tab, name in zip(tabs, ["one", "two", "three"]):
+    with tab:
+        st.text(f"inside {name}")
+with frame.deeper("Why", key="t_deep"):
+    st.text("the aside")
+st.session_state["seen"] = (st.session_state.get("t_tab"), st.session_state.get("t_deep"))
+"""
+
+
+def run_layout(query: dict) -> AppTest:
+    at = AppTest.from_string(LAYOUT, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return assert_ok(at.run())
+
+
+def tab_container(at: AppTest):
+    return next(b for b in _blocks(at.main) if b.type == "tab_container").proto.tab_container
+
+
+def _blocks(node):
+    for key in sorted(getattr(node, "children", {})):
+        child = node.children[key]
+        yield child
+        yield from _blocks(child)
+
+
+@pytest.mark.parametrize("label,index", [("One", 0), ("Two", 1), ("Three", 2)])
+def test_a_link_opens_its_tab(label, index):
+    at = run_layout({"t_tab": label})
+    assert at.session_state["seen"][0] == label
+    container = tab_container(at)
+    assert container.query_param_key == "t_tab"
+    assert container.default_tab_index == index
+    assert not at.warning and not at.info
+
+
+def test_tabs_without_a_link_open_the_first_quietly():
+    at = run_layout({})
+    assert at.session_state["seen"] == ("One", False)
+    assert tab_container(at).default_tab_index == 0
+    assert not at.warning and not at.info
+
+
+@pytest.mark.parametrize("raw", ["Nonsense", "", "one", "![x](http://127.0.0.1:9/x.png)"])
+def test_a_garbage_tab_label_falls_back_to_the_first_tab_with_a_notice(raw):
+    at = run_layout({"t_tab": raw})
+    assert at.session_state["seen"][0] == "One"
+    assert tab_container(at).default_tab_index == 0
+    assert "“t_tab”" in notices(at) and "using One" in notices(at)
+    assert all("127.0.0.1" not in n.value for n in (*at.warning, *at.info))  # the link's text is not echoed
+
+
+@pytest.mark.parametrize("raw,opened,notice", [("true", True, False), ("1", True, False), ("false", False, False),
+                                               ("maybe", False, True), ("", False, True)])
+def test_a_deeper_aside_follows_its_link(raw, opened, notice):
+    at = run_layout({"t_deep": raw})
+    (aside,) = at.expander
+    assert aside.label == "Deeper: Why"
+    assert aside.proto.query_param_key == "t_deep"
+    assert aside.proto.expanded is opened
+    assert at.session_state["seen"][1] is opened
+    assert ("“t_deep”" in notices(at)) is notice
+
+
+def test_a_deeper_aside_is_closed_without_a_link():
+    at = run_layout({})
+    (aside,) = at.expander
+    assert aside.proto.expanded is False
+
+
+# ---------------------------------------------------------------- presentation mode
+
+
+def present_sizes(at: AppTest) -> tuple[set, list]:
+    specs = [chart_spec(c) for c in charts_of(at)]
+    return {s["config"]["axis"]["labelFontSize"] for s in specs}, [s.get("height") for s in specs]
+
+
+def test_presentation_mode_from_the_link():
+    """?present=1 turns the sidebar's toggle on; every chart gets 18 px text and is at most 420 px high."""
+    page = next(p for p in frame.existing_pages() if p.url_path)
+    at = assert_ok(open_page(page.path, query={"present": "1"}))
+    assert at.toggle(key="present").value is True
+    fonts, heights = present_sizes(at)
+    assert charts_of(at), page.path
+    assert fonts == {18}
+    assert all(not isinstance(h, (int, float)) or h <= frame.skeleton.PRESENT_MAX_HEIGHT for h in heights)
+    normal = assert_ok(open_page(page.path))
+    assert normal.toggle(key="present").value is False
+    assert present_sizes(normal)[0] == {13}
+
+
+def test_presentation_toggle_switches_the_charts():
+    page = next(p for p in frame.existing_pages() if p.url_path)
+    at = assert_ok(open_page(page.path))
+    at.toggle(key="present").set_value(True).run()
+    assert_ok(at)
+    assert present_sizes(at)[0] == {18}
+
+
+def test_presenting_caps_a_tall_chart_and_enlarges_its_text():
+    script = """
+import altair as alt
+import streamlit as st
+import frame
+from posenc.charts import spec
+
+frame.begin_run()
+frame.toggle("Presentation mode", "present", False)
+fig = spec.figure(alt.Chart(spec.named("m")).mark_line().encode(x="x:Q", y="y:Q").properties(height=700),
+                  {"m": spec.columns(x=[1, 2], y=[1, 2])}, description="A tall line: it rises.")
+frame.chart(fig)
+"""
+    for raw, font, height in (("1", 18, frame.skeleton.PRESENT_MAX_HEIGHT), ("0", 13, 700)):
+        at = AppTest.from_string(script, default_timeout=60)
+        at.query_params["present"] = raw
+        assert_ok(at.run())
+        s = chart_spec(charts_of(at)[0])
+        assert s["config"]["axis"]["labelFontSize"] == font and s["height"] == height
+        assert s["description"] == "A tall line: it rises."
+
+
+# ---------------------------------------------------------------- verdicts, predictions, glossary words
+
+VERDICTS = """
+import frame
+
+frame.verdict("the copies get equal weights", True, "largest gap 0")
+frame.verdict("Attn(PX) = P·Attn(X)", False, "largest error 0.38, tolerance 1e-12")
+"""
+
+
+def test_verdicts_say_holds_or_does_not_hold_with_claim_and_measurement():
+    at = assert_ok(AppTest.from_string(VERDICTS, default_timeout=60).run())
+    lines = [m.value for m in at.markdown]
+    assert lines == [":material/check_circle: **Holds** — the copies get equal weights: largest gap 0",
+                     ":material/cancel: **Does not hold** — Attn(PX) = P·Attn(X): largest error 0.38, tolerance 1e-12"]
+    parsed = [VERDICT.match(line) for line in lines]
+    assert [(p["claim"], p["measured"]) for p in parsed] == [
+        ("the copies get equal weights", "largest gap 0"),
+        ("Attn(PX) = P·Attn(X)", "largest error 0.38, tolerance 1e-12")]
+
+
+PREDICT = """
+import frame
+
+frame.predict("At position 500, which word wins?", ["the first", "the last", "a tie"], 1,
+              "EXPLAINED: the index term is 500 times larger.", key="t_pred")
+"""
+
+
+def predict_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown) + "\n" + "\n".join(c.value for c in at.caption)
+
+
+def test_predict_hides_the_answer_until_a_pick():
+    at = assert_ok(AppTest.from_string(PREDICT, default_timeout=60).run())
+    text = predict_text(at)
+    assert "**Predict.** At position 500, which word wins?" in text
+    assert at.radio(key="t_pred_guess").value is None
+    assert "EXPLAINED" not in text and "Right" not in text and "Not quite" not in text
+    assert "Pick one" in text
+    assert not at.toggle and not at.button  # no reveal toggle: picking is what reveals
+
+
+def test_predict_right_pick_shows_the_explanation():
+    at = assert_ok(AppTest.from_string(PREDICT, default_timeout=60).run())
+    at.radio(key="t_pred_guess").set_value("the last").run()
+    text = predict_text(at)
+    assert "**Right.**" in text and "EXPLAINED: the index term is 500 times larger." in text
+    assert "Pick one" not in text
+
+
+def test_predict_wrong_pick_names_the_answer_and_explains():
+    at = assert_ok(AppTest.from_string(PREDICT, default_timeout=60).run())
+    at.radio(key="t_pred_guess").set_value("a tie").run()
+    text = predict_text(at)
+    assert "Not quite" in text and "“the last”" in text and "EXPLAINED" in text
+    assert "**Right.**" not in text
+
+
+@pytest.mark.parametrize("word", sorted(frame.GLOSSARY))
+def test_term_links_to_the_glossary_on_the_attention_page(word):
+    md = frame.term(word)
+    assert md.startswith(f"[{word}](attention#glossary-{word} ")
+    definition = md[md.index(" ", md.index("(")) + 1:-1]
+    assert definition.startswith('"') and definition.endswith('"') and '"' not in definition[1:-1]
+    assert frame.term(word, "queries").startswith(f"[queries](attention#glossary-{word} ")
+
+
+def test_term_rejects_a_word_outside_the_glossary():
+    with pytest.raises(KeyError):
+        frame.term("banana")
+
+
+def test_the_glossary_targets_exist_on_the_attention_page():
+    """frame.term links to attention#glossary-<word>: the attention page is in the page list and carries an
+    anchor for every glossary word."""
+    info = next(p for p in frame.PAGES if p.url_path == "attention")
+    at = assert_ok(open_page(info.path))
+    protos = " ".join(str(e.proto) for e in _blocks(at.main) if getattr(e, "proto", None) is not None)
+    missing = [w for w in frame.GLOSSARY if f"glossary-{w}" not in protos]
+    assert not missing, missing
+
+
+# ---------------------------------------------------------------- the one private Streamlit use, guarded
+
+SEED = """
+import streamlit as st
+from streamlit.runtime.state import get_session_state
+
+with get_session_state().query_params() as qp:
+    st.session_state["has_initial"] = hasattr(qp, "_initial_query_params")
+    initial = getattr(qp, "_initial_query_params", None)
+    st.session_state["initial_is_dict"] = isinstance(initial, dict)
+    st.session_state["initial_keys"] = sorted(initial) if isinstance(initial, dict) else None
+"""
+
+
+def test_the_private_attribute_seed_url_relies_on_still_exists():
+    """frame.urlstate._seed_url writes Streamlit's private ``_initial_query_params``: an upgrade that removes
+    or reshapes it must fail here, not silently in a student's browser."""
+    at = AppTest.from_string(SEED, default_timeout=60)
+    at.query_params["d"] = "32"
+    assert_ok(at.run())
+    assert at.session_state["has_initial"] is True
+    assert at.session_state["initial_is_dict"] is True
+    assert at.session_state["initial_keys"] == ["d"]
+
+
+@pytest.mark.parametrize("key,raw,shown", [("t_i", "2.5", 5), ("t_n", "inf", 64), ("t_i", "1e99", 10)])
+def test_seed_url_makes_the_widget_hold_what_the_notice_says(key, raw, shown):
+    """Without _seed_url Streamlit seeds ?t_i=2.5 as 2 on an int slider (while the notice says 5) and lets
+    ?t_n=inf raise an OverflowError."""
+    at = run_controls({key: raw})
+    assert_ok(at)
+    widget = at.slider(key=key) if key == "t_i" else at.number_input(key=key)
+    assert widget.value == shown
+    assert f"using {shown}" in notices(at)

@@ -8,8 +8,7 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
-from conftest import APP, page_text
-from streamlit.testing.v1 import AppTest
+from conftest import assert_ok, deep_link, page_text
 
 import frame
 
@@ -36,12 +35,7 @@ def test_the_table_has_rows_for_every_page_with_controls():
 @pytest.mark.parametrize("page,link,what,says", rows(), ids=[f"{r[0]}{r[1]}"[:60] for r in rows()])
 def test_row(page, link, what, says):
     info = next(p for p in frame.existing_pages() if p.url_path == page)
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, values in parse_qs(expand(link.lstrip("?")), keep_blank_values=True).items():
-        at.query_params[key] = values
-    at.switch_page(info.path)
-    at.run()
-    assert not at.exception, at.exception[0].value if at.exception else ""
+    at = assert_ok(deep_link(info.path, parse_qs(expand(link.lstrip("?")), keep_blank_values=True)))
     assert at.title and at.title[0].value == info.title
     text = page_text(at)
     if says == "—":
