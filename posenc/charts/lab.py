@@ -13,7 +13,7 @@ import warnings
 import altair as alt
 import numpy as np
 
-from posenc.lab import SCHEMES
+from posenc.lab import SCHEMES, settings_from
 
 from .spec import FOCUS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, columns, figure, named, series
 
@@ -50,12 +50,13 @@ def accuracy_summary(record: dict) -> dict[str, tuple[np.ndarray, np.ndarray, np
 
 def accuracy_figure(record: dict) -> Figure:
     """Accuracy against test length per scheme: mean line, seed band, the training length marked, chance."""
-    s = record["settings"]
+    s = settings_from(record)
     lengths = np.array(record["test_lengths"], dtype=float)
-    L, n_max, vocab = s["L_train"], s["n_max_factor"] * s["L_train"], s["vocab"]
+    L, n_max, vocab = s.L_train, s.n_max, s.vocab
+    summary = accuracy_summary(record)
     codes, xs, mean, lo, hi = [], [], [], [], []
     for code, scheme in enumerate(NAMES):
-        m, a, b = accuracy_summary(record)[scheme]
+        m, a, b = summary[scheme]
         keep = ~np.isnan(m)  # the learned table has no point past n_max: the line ends there
         codes += [code] * int(keep.sum())
         xs += list(lengths[keep])
