@@ -1,37 +1,53 @@
-"""The bounded load test: concurrent sessions against a fresh server on 127.0.0.1.
+"""The bounded load tests: many Streamlit sessions against one server process, or against any running deployment.
 
-Each session opens a page (sessions are spread over the pages that exist, round robin) and makes a fixed number
-of interactions: the page's first slider one step up, down, up … or, on a page without a slider, the sidebar's
-Seed. Two kinds of session:
+Scenarios (``SCENARIOS``):
+
+- ``lecture`` — a lecture hall: 100 websocket sessions spread over all pages (round robin over
+  frame.existing_pages()), opened over a 10 s ramp (students do not all click at the same millisecond); each
+  then presses a control once every uniform(1.5, 4.5) s for 60 s. The control is drawn at random, per press,
+  from the widgets found on that page at run time (sliders, number inputs, radios, select sliders, toggles …,
+  main area), and moved one step up or down; on a page without controls, the sidebar's Seed.
+- ``burst`` — 30 sessions, no pause: each makes 10 interactions (the page's first slider one step up, down, up …,
+  or the sidebar's Seed), each as soon as the previous run finished; two waves, so memory after the first
+  wave's sessions closed can be compared with after the second's (flat = bounded caches). The worst case.
+
+Two kinds of session:
 
 - ``websocket`` (default): real Streamlit sessions over the websocket (bench/wsclient.py), the protocol the
   browser speaks, without a browser. Latency = from sending the rerun request to the server's
-  ``script_finished``: the server's own rerun latency under load. This is the default because on the
-  benchmark machine (2 cores) 30 Chromium pages rendering their charts take the cores from the server they
-  are supposed to load: a browser wave could not finish in 5 minutes, and its latencies measured the
-  browsers, not the server.
-- ``browser``: one headless Chromium, one context per session, driven with Playwright's async API; latency
-  measured in the page (bench/probe.js) from the key/pointer event to the end of the script run.
+  ``script_finished``: the server's own rerun latency under load. On the benchmark machine (2 cores) 30 Chromium
+  pages rendering their charts take the cores from the server they are supposed to load.
+- ``browser`` (burst only): one headless Chromium, one context per session, driven with Playwright's async API;
+  latency measured in the page (bench/probe.js) from the key/pointer event to the end of the script run.
 
-Errors: a page that fails to open, an interaction whose run does not finish within the per-interaction
-timeout, an exception on the page, a dropped connection. Everything is bounded: a fixed number of sessions
-and interactions, per-step timeouts and a hard deadline per wave.
+Targets: a fresh ``streamlit run app.py`` on 127.0.0.1 (the default), a fresh deployment of N processes behind
+HAProxy (deploy/serve.py; ``--compare`` runs one process, then two behind HAProxy, with the same load), or any
+running deployment given by ``--url`` (nothing is started then; memory is not read). Only loopback addresses:
+the bench refuses to load anything else.
 
-The server's resident memory (VmRSS from /proc/<pid>/status) is read before the sessions, after they finished
-interacting (still connected), and after they closed. A second wave of fresh sessions then shows whether memory
-stays flat as sessions come and go (bounded caches). The server is started with a short disconnected-session
-TTL (Streamlit's default keeps a closed session's state 120 s) so closed sessions are really gone when
-memory is read.
+Errors: a page that fails to open, an interaction whose run does not finish within the per-step timeout, an
+exception on the page, a dropped connection. Everything is bounded: a fixed number of sessions, per-step
+timeouts and a hard deadline per wave.
+
+Memory: the app processes' resident memory (VmRSS from /proc/<pid>/status, summed over processes) before the
+sessions, after they finished interacting (still connected) and after they closed. Servers started here get a
+short disconnected-session TTL (Streamlit's default keeps a closed session's state 120 s) so closed sessions
+are really gone when memory is read.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
+import random
+import socket
 import time
+import urllib.parse
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import bench  # noqa: F401  (puts tests/ on sys.path)
 from browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # tests/browser.py
@@ -43,6 +59,45 @@ SLIDER = ("[data-testid=stMain] [data-testid=stSlider] input[type=range], "
           "[data-testid=stMain] [data-testid=stSlider] [role=slider]")
 SESSION_TTL_S = 5
 MODES = ("websocket", "browser")
+STEP_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    sessions: int
+    waves: int = 1
+    interactions: int = 0  # burst: interactions per session, no pause
+    duration_s: float = 0.0  # paced: how long each session keeps pressing
+    pause_s: tuple[float, float] = (0.0, 0.0)  # paced: uniform pause between presses
+    ramp_s: float = 0.0  # sessions open spread over this many seconds
+    any_control: bool = False  # paced: a random control of the page per press (else the first slider / Seed)
+
+    def describe(self) -> str:
+        if self.duration_s:
+            return (f"{self.sessions} sessions opened over {self.ramp_s:.0f} s, each pressing a random control of "
+                    f"its page every uniform({self.pause_s[0]:g}, {self.pause_s[1]:g}) s for "
+                    f"{self.duration_s:.0f} s")
+        return (f"{self.waves} wave(s) of {self.sessions} sessions × {self.interactions} interactions, "
+                "no pause")
+
+
+SCENARIOS = {
+    "lecture": Scenario("lecture", sessions=100, duration_s=60.0, pause_s=(1.5, 4.5), ramp_s=10.0,
+                        any_control=True),
+    "burst": Scenario("burst", sessions=30, waves=2, interactions=10),
+}
+
+
+def scaled(s: Scenario, sessions: int | None = None, duration_s: float | None = None,
+           interactions: int | None = None, waves: int | None = None) -> Scenario:
+    """The scenario with some numbers changed (small runs to prove the machinery works)."""
+    from dataclasses import replace
+
+    return replace(s, sessions=sessions or s.sessions,
+                   duration_s=duration_s if duration_s is not None and s.duration_s else s.duration_s,
+                   interactions=interactions or s.interactions, waves=waves or s.waves,
+                   ramp_s=min(s.ramp_s, duration_s) if duration_s is not None else s.ramp_s)
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -57,6 +112,20 @@ def _first_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[0][:140] if text else ''}"
 
 
+def check_loopback(url: str) -> None:
+    """Refuse anything but a loopback address: the bench loads only this machine."""
+    host = urllib.parse.urlsplit(url).hostname
+    if not host:
+        raise ValueError(f"not a URL: {url!r}")
+    try:
+        addrs = {ai[4][0] for ai in socket.getaddrinfo(host, None)}
+    except OSError as err:
+        raise ValueError(f"cannot resolve {host!r}: {err}") from None
+    if not addrs or not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addrs):
+        raise ValueError(f"{url} is not a loopback address ({', '.join(sorted(addrs))}): the benchmark only "
+                         "loads this machine; run it on the server itself")
+
+
 @dataclass
 class Wave:
     sessions: int
@@ -65,12 +134,21 @@ class Wave:
     open_ms: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    active_s: float = 0.0  # from the first press to the last run finished (reruns/s)
     rss_after_kb: int = 0
     rss_closed_kb: int = 0
     completed: int = 0
+    fragment_runs: int = 0
+    servers: dict[str, int] = field(default_factory=dict)  # X-Posenc-Server → sessions (through HAProxy)
+    first_press: float = float("inf")  # time.monotonic() of the first rerun request
+    last_done: float = 0.0  # … and of the last run finished
 
     def pct(self, q: float) -> float:
         return _pct(self.latencies_ms, q)
+
+    @property
+    def reruns_per_s(self) -> float:
+        return len(self.latencies_ms) / self.active_s if self.active_s > 0 else float("nan")
 
 
 @dataclass
@@ -79,6 +157,11 @@ class LoadResult:
     sessions: int
     interactions: int
     pages: list[str]
+    scenario: str = "burst"
+    target: str = "one process"
+    processes: int = 1
+    url: str = ""
+    describe: str = ""
     rss_before_kb: int = 0
     rss_peak_kb: int = 0
     waves: list[Wave] = field(default_factory=list)
@@ -93,19 +176,29 @@ class LoadResult:
         return [x for w in self.waves for x in w.latencies_ms]
 
 
-def _rss_kb(pid: int, field_: str = "VmRSS") -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field_ + ":"):
-            return int(line.split()[1])
-    return 0
+def _rss_kb(pids: list[int] | int | None, field_: str = "VmRSS") -> int:
+    if not pids:
+        return 0
+    total = 0
+    for pid in [pids] if isinstance(pids, int) else pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith(field_ + ":"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
 
 
 # ---------------------------------------------------------------- websocket sessions
 async def _ws_session(base: str, info: frame.PageInfo, k: int, wave: Wave, timeout_s: float,
-                      closers: list) -> None:
+                      closers: list, sc: Scenario, start_at: float) -> None:
     from bench.wsclient import Session, SessionError
 
     name = info.url_path or "home"
+    rng = random.Random(k)
+    if sc.ramp_s:
+        await asyncio.sleep(max(0.0, start_at + rng.uniform(0, sc.ramp_s) - time.monotonic()))
     s = Session(base, info.url_path, timeout_s)
     closers.append(s.close)
     try:
@@ -115,22 +208,49 @@ async def _ws_session(base: str, info: frame.PageInfo, k: int, wave: Wave, timeo
     except Exception as err:  # noqa: BLE001 - every failure is an error to count
         wave.errors.append(f"{name} #{k}: page did not open: {_first_line(err)}")
         return
-    control = s.control()
-    if control is None:
-        wave.errors.append(f"{name} #{k}: no slider and no Seed input to move")
+    if s.server_header:
+        wave.servers[s.server_header] = wave.servers.get(s.server_header, 0) + 1
+    if sc.any_control:
+        controls = [c for c in s.page_controls() if c.kind != "text"] or [c for c in (s.seed,) if c]
+    else:
+        controls = [c for c in (s.control(),) if c]
+    if not controls:
+        wave.errors.append(f"{name} #{k}: no control to move")
         return
-    for i in range(wave.interactions):
+
+    async def press(i: int) -> bool:
+        control = rng.choice(controls) if sc.any_control else controls[0]
+        up = rng.random() < 0.5 if sc.any_control else i % 2 == 0
         try:
-            wave.latencies_ms.append(await s.rerun((control, control.moved(i % 2 == 0))))
+            wave.first_press = min(wave.first_press, time.monotonic())
+            wave.latencies_ms.append(await s.rerun((control, control.moved(up))))
+            wave.last_done = max(wave.last_done, time.monotonic())
+            wave.fragment_runs += s.last.fragment
         except SessionError as err:
             wave.errors.append(f"{name} #{k} interaction {i + 1}: {err}")
         except Exception as err:  # noqa: BLE001 - a timeout or a dropped connection ends the session
             wave.errors.append(f"{name} #{k} interaction {i + 1}: {_first_line(err)}")
-            return
+            return False
+        return True
+
+    if sc.duration_s:
+        end = time.monotonic() + sc.duration_s
+        i = 0
+        while True:
+            await asyncio.sleep(rng.uniform(*sc.pause_s))
+            if time.monotonic() >= end:
+                break
+            if not await press(i):
+                return
+            i += 1
+    else:
+        for i in range(sc.interactions):
+            if not await press(i):
+                return
     wave.completed += 1
 
 
-# ---------------------------------------------------------------- browser sessions
+# ---------------------------------------------------------------- browser sessions (burst only)
 async def _interact(page: Any, i: int, slider: bool, timeout_ms: int) -> float:
     await page.evaluate("window.__bench.reset()")
     if slider:
@@ -183,10 +303,11 @@ async def _browser_session(browser: Any, base: str, info: frame.PageInfo, k: int
 
 
 # ---------------------------------------------------------------- waves
-async def _wave(make_session, pages: list[frame.PageInfo], wave: Wave, deadline: float, pid: int) -> None:
+async def _wave(make_session, pages: list[frame.PageInfo], wave: Wave, deadline: float, pids: list[int],
+                ttl_wait: float) -> None:
     closers: list = []
     t0 = time.monotonic()
-    tasks = [asyncio.create_task(make_session(pages[k % len(pages)], k, wave, closers))
+    tasks = [asyncio.create_task(make_session(pages[k % len(pages)], k, wave, closers, t0))
              for k in range(wave.sessions)]
     done, pending = await asyncio.wait(tasks, timeout=max(1.0, deadline - time.monotonic()))
     for t in pending:
@@ -198,65 +319,132 @@ async def _wave(make_session, pages: list[frame.PageInfo], wave: Wave, deadline:
         if t.exception() is not None:
             wave.errors.append(f"session crashed: {_first_line(t.exception())}")
     wave.seconds = time.monotonic() - t0
-    wave.rss_after_kb = _rss_kb(pid)
+    wave.rss_after_kb = _rss_kb(pids)
     for close in closers:
         try:
-            await close()
+            await asyncio.wait_for(close(), 10)
         except Exception:  # noqa: BLE001
             pass
-    # Closed websockets: the server drops the sessions after the disconnected-session TTL.
-    await asyncio.sleep(SESSION_TTL_S + 5)
-    wave.rss_closed_kb = _rss_kb(pid)
+    if pids:
+        # Closed websockets: the server drops the sessions after the disconnected-session TTL.
+        await asyncio.sleep(ttl_wait)
+        wave.rss_closed_kb = _rss_kb(pids)
 
 
-async def _run(mode: str, base: str, pid: int, waves: int, deadline_s: float, timeout_s: float,
+async def _run(mode: str, base: str, pids: list[int], sc: Scenario, deadline_s: float, timeout_s: float,
                res: LoadResult) -> None:
     pages = frame.existing_pages()
+    ttl_wait = SESSION_TTL_S + 5
 
     async def run_waves(make_session) -> None:
-        for _ in range(waves):
-            wave = Wave(res.sessions, res.interactions)
+        for _ in range(sc.waves):
+            wave = Wave(sc.sessions, sc.interactions)
             res.waves.append(wave)
-            await _wave(make_session, pages, wave, time.monotonic() + deadline_s, pid)
-            res.rss_peak_kb = _rss_kb(pid, "VmHWM")
+            await _wave(make_session, pages, wave, time.monotonic() + deadline_s, pids, ttl_wait)
+            wave.active_s = max(0.0, wave.last_done - wave.first_press) if wave.last_done else wave.seconds
+            res.rss_peak_kb = _rss_kb(pids, "VmHWM")
 
     if mode == "websocket":
-        await run_waves(lambda info, k, wave, closers: _ws_session(base, info, k, wave, timeout_s, closers))
+        await run_waves(lambda info, k, wave, closers, t0: _ws_session(base, info, k, wave, timeout_s, closers,
+                                                                       sc, t0))
         return
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            await run_waves(lambda info, k, wave, closers: _browser_session(browser, base, info, k, wave,
-                                                                            timeout_s, closers))
+            await run_waves(lambda info, k, wave, closers, t0: _browser_session(browser, base, info, k, wave,
+                                                                                timeout_s, closers))
         finally:
             await browser.close()
 
 
-def run_load(mode: str = "websocket", sessions: int = 30, interactions: int = 10, waves: int = 2,
-             deadline_s: float = 300.0, timeout_s: float = 60.0) -> LoadResult:
-    """Start a fresh server, run ``waves`` waves of ``sessions`` concurrent sessions, return the measurements."""
-    if mode not in MODES:
-        raise ValueError(f"load mode must be one of {MODES}, not {mode!r}")
-    pages = frame.existing_pages()
-    res = LoadResult(mode, sessions, interactions, [p.url_path or "home" for p in pages])
-    # The server inherits these: a short TTL for closed sessions, and full error details (.streamlit/config.toml
-    # hides them from students) so an exception in the report says what it was.
-    env = {"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(SESSION_TTL_S),
-           "STREAMLIT_CLIENT_SHOW_ERROR_DETAILS": "full"}
+SERVER_ENV = {"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(SESSION_TTL_S),
+              "STREAMLIT_CLIENT_SHOW_ERROR_DETAILS": "full"}
+
+
+@contextmanager
+def _env(env: dict[str, str]) -> Iterator[None]:
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        with streamlit_server() as base:
-            pid = base.pid
-            time.sleep(1.0)
-            res.rss_before_kb = _rss_kb(pid)
-            asyncio.run(_run(mode, base, pid, waves, deadline_s, timeout_s, res))
+        yield
     finally:
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@contextmanager
+def target(processes: int = 1, url: str | None = None) -> Iterator[tuple[str, list[int], str]]:
+    """(base URL, app pids, description): a running deployment at ``url`` (nothing started, no pids), a fresh
+    ``streamlit run app.py`` (processes=1), or ``processes`` app processes behind HAProxy (deploy/serve.py).
+    Servers started here inherit a short disconnected-session TTL and full error details."""
+    if url:
+        check_loopback(url)
+        yield url.rstrip("/"), [], f"the deployment at {url}"
+        return
+    with _env(SERVER_ENV):
+        if processes <= 1:
+            with streamlit_server() as base:
+                time.sleep(1.0)
+                yield base, [base.pid], "one process"
+            return
+        from deploy.serve import deployment
+
+        with deployment(workers=processes, env=SERVER_ENV, timeout=120) as d:
+            time.sleep(1.0)
+            yield d.url, list(d.pids), f"{processes} processes behind HAProxy"
+
+
+def run_scenario(sc: Scenario, mode: str = "websocket", processes: int = 1, url: str | None = None,
+                 deadline_s: float | None = None, timeout_s: float = STEP_TIMEOUT_S) -> LoadResult:
+    """Run scenario ``sc`` against a target (see target()); return the measurements."""
+    if mode not in MODES:
+        raise ValueError(f"load mode must be one of {MODES}, not {mode!r}")
+    if mode == "browser" and sc.duration_s:
+        raise ValueError("the paced scenarios run websocket sessions only")
+    pages = frame.existing_pages()
+    res = LoadResult(mode, sc.sessions, sc.interactions, [p.url_path or "home" for p in pages], scenario=sc.name,
+                     describe=sc.describe())
+    if deadline_s is None:
+        deadline_s = (sc.ramp_s + sc.duration_s + 60.0) if sc.duration_s else 300.0
+    with target(processes, url) as (base, pids, what):
+        res.target, res.processes, res.url = what, (0 if url else max(1, processes)), base
+        res.rss_before_kb = _rss_kb(pids)
+        asyncio.run(_run(mode, base, pids, sc, deadline_s, timeout_s, res))
+    if url:
+        res.notes.append("a deployment not started by the benchmark: its memory is not read")
     return res
+
+
+def run_load(mode: str = "websocket", sessions: int = 30, interactions: int = 10, waves: int = 2,
+             deadline_s: float = 300.0, timeout_s: float = 60.0, url: str | None = None) -> LoadResult:
+    """The burst scenario with these numbers (the load test as it was)."""
+    sc = scaled(SCENARIOS["burst"], sessions=sessions, interactions=interactions, waves=waves)
+    return run_scenario(sc, mode=mode, url=url, deadline_s=deadline_s, timeout_s=timeout_s)
+
+
+def as_dict(r: LoadResult, deadline: float | None = None) -> dict:
+    """A LoadResult as plain data for the report and the JSON."""
+    lat = r.latencies_ms
+    opened = [x for w in r.waves for x in w.open_ms]
+    active = sum(w.active_s for w in r.waves)
+    return {
+        "scenario": r.scenario, "describe": r.describe, "target": r.target, "processes": r.processes,
+        "url": r.url, "mode": r.mode, "sessions": r.sessions, "interactions": r.interactions, "pages": r.pages,
+        "errors": r.errors, "p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95), "max": max(lat) if lat else None,
+        "reruns": len(lat), "reruns_per_s": len(lat) / active if active > 0 else None,
+        "fragment_runs": sum(w.fragment_runs for w in r.waves),
+        "open_p50": _pct(opened, 0.5), "open_p95": _pct(opened, 0.95),
+        "rss_before_kb": r.rss_before_kb, "rss_peak_kb": r.rss_peak_kb, "session_ttl": SESSION_TTL_S,
+        "deadline": deadline, "notes": r.notes,
+        "waves": [{"sessions": w.sessions, "interactions": w.interactions, "latencies": w.latencies_ms,
+                   "open": w.open_ms, "errors": w.errors, "p50": w.pct(0.5), "p95": w.pct(0.95),
+                   "max": max(w.latencies_ms) if w.latencies_ms else float("nan"), "seconds": w.seconds,
+                   "reruns_per_s": w.reruns_per_s, "rss_after_kb": w.rss_after_kb,
+                   "rss_closed_kb": w.rss_closed_kb, "completed": w.completed, "servers": w.servers}
+                  for w in r.waves],
+    }

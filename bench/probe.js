@@ -106,7 +106,10 @@
   //  mode "run":    the script run it caused finished and the page shows notRunning;
   //  mode "rerun":  that, and the charts stopped redrawing for `quiet` ms (or none redrew: cap / 2 after);
   //  mode "client": the charts redrew and stopped redrawing for `quiet` ms (no rerun expected).
-  W.waitDone = (mode, quiet, cap) => new Promise((resolve) => {
+  //  grace: in mode "rerun", how long after the run's end to wait for a chart redraw that does not come
+  //  (a control whose change redraws no chart); default cap / 2.
+  W.waitDone = (mode, quiet, cap, grace) => new Promise((resolve) => {
+    if (grace === undefined || grace === null) grace = cap / 2;
     const start = now();
     const tick = () => {
       const t = now();
@@ -119,7 +122,7 @@
       const settled = painted && t - W.paintLast >= quiet;
       let finished;
       if (mode === 'run') finished = ran;
-      else if (mode === 'rerun') finished = ran && (settled || (!painted && t - runEnd >= cap / 2));
+      else if (mode === 'rerun') finished = ran && (settled || (!painted && t - runEnd >= grace));
       else finished = settled;
       if (t0 !== null && (finished || t - start > cap)) {
         const ends = [];

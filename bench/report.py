@@ -8,6 +8,11 @@ from typing import Any
 from bench import (
     BUDGET_CHART_BYTES_DEFAULT,
     BUDGET_COLD_START_S,
+    BUDGET_CONTROL_BROWSER_X,
+    BUDGET_CONTROL_BYTES,
+    BUDGET_CONTROL_SERVER_X,
+    BUDGET_IN_CHART_MS,
+    BUDGET_LECTURE_P95_MS,
     BUDGET_RERUN_DEFAULT_MS,
     BUDGET_RERUN_LARGEST_MS,
     BUDGET_SLIDER_MS,
@@ -73,16 +78,142 @@ def misses(res: dict) -> list[str]:
                            f"{BUDGET_SLIDER_MS:.0f} ms")
             if s["kind"] == "error" or any(n.startswith(("exception", "no effect")) for n in s.get("notes", [])):
                 out.append(f"{name}: slider measurement: {'; '.join(s.get('notes', [])) or s['kind']}")
+    out += control_misses(res)
     cs = res.get("cold_start") or {}
     if _num(cs.get("median")) and cs["median"] > BUDGET_COLD_START_S:
         out.append(f"cold start {cs['median']:.1f} s > {BUDGET_COLD_START_S:.0f} s")
-    load = res.get("load")
-    if load and load.get("errors"):
-        out.append(f"load test: {load['errors']} error(s) (must be 0)")
+    out += load_misses(res)
     for c in res.get("caches", []):
         if not c["bounded"]:
             out.append(f"{c['file']}:{c['line']} {c['kind']} on {c['function']}() has no max_entries")
     return out
+
+
+def hello_base(res: dict) -> tuple[Any, Any]:
+    """(server median, browser median) of the hello-world page's slider in this run."""
+    row = next((r for r in res.get("hello_controls") or [] if r["widget"] == "slider"), None)
+    if not row:
+        return None, None
+    return row.get("server_median"), row.get("browser_median")
+
+
+def control_verdict(r: dict, hs: Any, hb: Any) -> tuple[bool | None, list[str]]:
+    """(within every budget? None when nothing was measured, the misses) for one control row."""
+    why: list[str] = []
+    measured = False
+    if r["kind"] == "in-chart":
+        if _num(r.get("browser_median")):
+            measured = True
+            if r["browser_median"] > BUDGET_IN_CHART_MS:
+                why.append(f"input → chart {ms(r['browser_median'])} > {BUDGET_IN_CHART_MS:.0f} ms")
+    else:
+        if _num(r.get("server_median")) and _num(hs) and hs > 0:
+            measured = True
+            if r["server_median"] > BUDGET_CONTROL_SERVER_X * hs:
+                why.append(f"server {ms(r['server_median'])} = ×{r['server_median'] / hs:.1f} hello > "
+                           f"×{BUDGET_CONTROL_SERVER_X:g}")
+        if _num(r.get("bytes_median")):
+            measured = True
+            if r["bytes_median"] > BUDGET_CONTROL_BYTES:
+                why.append(f"received {kb(r['bytes_median'])} per press > {kb(BUDGET_CONTROL_BYTES)}")
+        if _num(r.get("browser_median")) and _num(hb) and hb > 0:
+            measured = True
+            if r["browser_median"] > BUDGET_CONTROL_BROWSER_X * hb:
+                why.append(f"press → redrawn {ms(r['browser_median'])} = ×{r['browser_median'] / hb:.1f} hello > "
+                           f"×{BUDGET_CONTROL_BROWSER_X:g}")
+    return (not why) if measured else None, why
+
+
+def control_misses(res: dict) -> list[str]:
+    hs, hb = hello_base(res)
+    out = []
+    for p in res.get("pages", []):
+        broken: list[str] = []
+        for r in p.get("controls") or []:
+            ok, why = control_verdict(r, hs, hb)
+            if ok is False:
+                out.append(f"{page_name(p)}: {r['kind']} control “{r['label']}” ({r['widget']}): {'; '.join(why)}")
+            if r["widget"] == "error":
+                broken[:0] = r.get("notes", [])
+            elif any("exception" in n for n in r.get("notes", [])):
+                broken.append(r["label"])
+        if broken:  # one line per page: a page that raises is a miss, not each of its controls
+            out.append(f"{page_name(p)}: exception on the page while measuring its controls: "
+                       f"{'; '.join(dict.fromkeys(broken))[:400]}")
+    return out
+
+
+def load_misses(res: dict) -> list[str]:
+    load = res.get("load") or {}
+    out = []
+    for run in load.get("runs", []):
+        what = f"load {run['scenario']} on {run['target']}"
+        if run.get("error"):
+            out.append(f"{what}: did not run: {run['error']}")
+            continue
+        if run.get("errors"):
+            out.append(f"{what}: {run['errors']} error(s) (must be 0)")
+        if run["scenario"] == "lecture" and run.get("processes") == 1 and _num(run.get("p95")) \
+                and run["p95"] > BUDGET_LECTURE_P95_MS:
+            out.append(f"{what}: p95 {ms(run['p95'])} > {BUDGET_LECTURE_P95_MS:.0f} ms")
+    return out
+
+
+def controls_section(res: dict) -> list[str]:
+    L: list[str] = []
+    w = L.append
+    hs, hb = hello_base(res)
+    hrow = next((r for r in res.get("hello_controls") or [] if r["widget"] == "slider"), {})
+    w("## Every control: one press")
+    w("")
+    w("Every control of every page, discovered at run time (`bench/controls.py`; nothing listed by hand): the "
+      "widgets a Streamlit session over the websocket receives (main area, and the sidebar's running example "
+      f"— {_sidebar_policy(res)}) and the Vega-Lite parameters bound to an input inside a chart. "
+      "**kind**: *in-chart* (the chart redraws in the browser, no script run), *fragment* (the server reran only "
+      "the `st.fragment` the control sits in: it said `FINISHED_FRAGMENT_RUN_SUCCESSFULLY`), *page* (the whole "
+      "script reran). **server**: from the rerun request (as the browser sends it, with the fragment id for a "
+      "control in a fragment) to `script_finished`, over the websocket, median of the presses; each press moves "
+      "the control one step on (mostly values not computed yet), then it is put back. **received**: the bytes of "
+      "the messages that came back, with the browser's message cache (unchanged elements ≥ 10 KB come back as "
+      "references). **browser**: in headless Chromium (`bench/probe.js`), from the keydown/pointerdown to the run "
+      "finished and the charts redrawn (in-chart: from the input event to the chart redrawn); sliders by arrow "
+      "key, number inputs by ArrowUp, radios and switches by a click, text boxes by Enter, select boxes by "
+      "ArrowDown + Enter; tabs are clicked through and expanders opened so every control is visible once. "
+      f"Presses per control: {res['runs'].get('presses', '?')}.")
+    w("")
+    w(f"Budgets: page and fragment controls — server ≤ ×{BUDGET_CONTROL_SERVER_X:g} hello, received ≤ "
+      f"{BUDGET_CONTROL_BYTES // 1024} KB, browser ≤ ×{BUDGET_CONTROL_BROWSER_X:g} hello; in-chart controls — "
+      f"browser ≤ {BUDGET_IN_CHART_MS:.0f} ms. Hello-world page (`bench/hello_app.py`, its slider, timed the same "
+      f"way in this run, before and after the pages): server **{ms(hs)}**, received {kb(hrow.get('bytes_median'))}, "
+      f"browser **{ms(hb)}**.")
+    w("")
+    for p in res.get("pages", []):
+        rows = p.get("controls") or []
+        w(f"### {page_name(p)}")
+        w("")
+        if not rows:
+            w("No controls found.")
+            w("")
+            continue
+        w("| control | where | kind | server | ×hello | received per press | browser | ×hello | budget | notes |")
+        w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in rows:
+            ok, why = control_verdict(r, hs, hb)
+            verdict = "" if ok is None else (OK if ok else MISS)
+            server = ratio(r.get("server_median"), hs) if r["kind"] != "in-chart" else "—"
+            browser = ratio(r.get("browser_median"), hb) if r["kind"] != "in-chart" else "—"
+            label = (r["label"] or "—").replace("|", "\\|")
+            notes = "; ".join(why + r.get("notes", [])).replace("|", "\\|")
+            w(f"| {label} | {r['where']} | {r['kind']} | {ms(r.get('server_median')) if r['kind'] != 'in-chart' else '—'} "
+              f"| {server} | {kb(r.get('bytes_median')) if r['kind'] != 'in-chart' else '0 (no rerun)'} | "
+              f"{ms(r.get('browser_median'))} | {browser} | {verdict} | {notes} |")
+        w("")
+    return L
+
+
+def _sidebar_policy(res: dict) -> str:
+    return {"all": "on every page", "home": "on the home page only", "none": "not measured"}.get(
+        res["runs"].get("sidebar", "all"), "")
 
 
 def render(res: dict) -> str:
@@ -179,14 +310,14 @@ def render(res: dict) -> str:
 
     w("## Browser: slider key press → chart updated (Chromium)")
     w("")
-    w("Each page opened in a new tab (a new Streamlit session) of headless Debian Chromium, on the server of the "
-      "last cold start; the page's first visible Streamlit slider is focused and an arrow key pressed. "
+    w("The first Streamlit slider of each page's main area and its first in-chart range slider, taken from the "
+      "per-control measurement below (each page opened in a new tab — a new Streamlit session — of headless Debian "
+      "Chromium, on the server of the last cold start; the slider focused and an arrow key pressed). "
       "Time from the keydown event to the "
       "script run finished **and** the charts redrawn (measured inside the page: the end of the last chart "
       "redraw — SVG mutation or Vega canvas repaint — and the `notRunning` script state, whichever is later). "
-      "Sliders inside a chart (Vega-Lite parameter bindings) are timed the same way; those redraw in the "
-      "browser with no rerun (client-side). The first slider of each kind is timed; pages on which AppTest found "
-      "no slider of either kind are not opened. Each press moves the slider one step right (left at its end), "
+      "Sliders inside a chart (Vega-Lite parameter bindings) redraw in the browser with no rerun (client-side). "
+      "Each press moves the slider one step right (left at its end), "
       "mostly to a value the server has not seen (a cache miss: the page recomputes what depends on it), as a "
       "student sliding does. Received per press: the Streamlit messages that came back over the websocket "
       f"(uncompressed). Presses per median: {res['runs']['presses']}.")
@@ -212,6 +343,8 @@ def render(res: dict) -> str:
               f"{mark(s['median'], BUDGET_SLIDER_MS)} | {times} | {len(s['times'])} | {_phases(s)} | "
               f"{kb(_median_of(s, 'bytes'))} | {'; '.join(s['notes'])} |")
     w("")
+
+    L += controls_section(res)
 
     cs = res.get("cold_start") or {}
     w("## Cold start")
@@ -255,55 +388,88 @@ def load_section(res: dict) -> list[str]:
     w("## Load")
     w("")
     load = res.get("load")
-    if not load:
-        w("Not run in this mode (`python -m bench` runs it; `python -m bench --load` runs only it). "
+    if not load or not load.get("runs"):
+        w("Not run in this mode (`python -m bench` runs it; `python -m bench --load [--compare]` runs only it). "
           "It never runs in CI.")
-    else:
-        if load["mode"] == "websocket":
-            how = ("real Streamlit sessions over the websocket, without a browser (`bench/wsclient.py`: the "
-                   "protocol the browser speaks — a `rerun_script` request with the moved widget's value, then the "
-                   "server's messages up to `script_finished`)")
-            latency = ("from sending the rerun request to the server's `script_finished` message: the server's "
-                       "rerun latency under load, charts included in the transfer, no browser rendering")
-        else:
-            how = ("each a separate Chromium context (one headless browser, Playwright's async API); on this "
-                   "machine the pages' own rendering competes with the server for the same cores")
-            latency = "from the key/pointer event to the end of the script run, measured in the page"
-        w(f"A fresh server on 127.0.0.1; {load['sessions']} concurrent sessions per wave — {how} — each opening a "
-          f"page (round robin over {', '.join(load['pages'])}) and making {load['interactions']} interactions: "
-          "the page's first slider one step up, down, up …, or on a page without a slider the sidebar's Seed, "
-          "each as soon as the previous run finished (no pause: a worst case). "
-          f"Latency: {latency}. Errors: pages that did not open, runs that did not finish within 60 s, "
-          "exceptions on the page, dropped connections. Memory: the server's VmRSS; the server's "
-          f"disconnected-session TTL is set to {load['session_ttl']} s (default 120 s) so that closed sessions "
-          f"are gone when it is read after the wave. Hard deadline: {load['deadline']:.0f} s per wave. "
-          "Chromium-page sessions: `python -m bench --load --load-mode browser`.")
         w("")
-        w(f"| wave | sessions × interactions | errors (must be 0) | p50 | p95 | max | wave time | "
-          f"RSS after the wave | RSS after the sessions closed |")
-        w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for i, wv in enumerate(load["waves"], 1):
-            w(f"| {i} | {wv['sessions']} × {wv['interactions']} ({len(wv['latencies'])} timed) | "
-              f"{len(wv['errors'])} {OK if not wv['errors'] else MISS} | {ms(wv['p50'])} | {ms(wv['p95'])} | "
-              f"{ms(wv['max'])} | {wv['seconds']:.0f} s | {wv['rss_after_kb'] / 1024:.0f} MB | "
-              f"{wv['rss_closed_kb'] / 1024:.0f} MB |")
-        w("")
-        w(f"Server RSS before the first session: {load['rss_before_kb'] / 1024:.0f} MB (fresh server: pages and "
-          f"their imports not loaded yet); peak (VmHWM): {load['rss_peak_kb'] / 1024:.0f} MB. All waves: "
-          f"{load['errors']} error(s), rerun latency p50 {ms(load['p50'])}, p95 {ms(load['p95'])}; opening a page "
-          f"(first run, all sessions at once) p50 {ms(load['open_p50'])}, p95 {ms(load['open_p95'])}.")
-        for note in load.get("notes", []):
-            w(f"- {note}")
-        grouped = _group_errors([e for wv in load["waves"] for e in wv["errors"]])
-        if grouped:
-            w("")
-            w("Errors, grouped by page and message:")
-            w("")
-            for text, n in grouped[:20]:
-                w(f"- {n} × `{text}`")
+        return L
+    w("Real Streamlit sessions over the websocket, without a browser (`bench/wsclient.py`: the protocol the "
+      "browser speaks — a `rerun_script` request with the moved widget's value, and its fragment id when the "
+      "widget sits in an `st.fragment`, then the server's messages up to `script_finished`), spread round robin "
+      "over the pages that exist. **Latency**: from sending the rerun request to `script_finished` — the server's "
+      "rerun latency under load, the transfer included, no browser rendering. **Errors**: pages that did not open, "
+      "runs that did not finish within 30 s, exceptions on the page, dropped connections. **Reruns/s**: timed "
+      "reruns divided by the time from the first press to the last run finished. **Memory**: the app processes' "
+      "VmRSS, summed; servers started by the benchmark get a disconnected-session TTL of "
+      f"{_ttl(load)} s (default 120 s) so closed sessions are gone when it is read after a wave. Targets: *one "
+      "process* = `streamlit run app.py` on 127.0.0.1; *N processes behind HAProxy* = `deploy/serve.py` (cookie-"
+      "sticky sessions; a session without the cookie, as here, goes round robin), same machine, same load. "
+      "`python -m bench --load --url URL` drives any running deployment on this machine.")
     w("")
-
+    by_scenario: dict[str, list[dict]] = {}
+    for run in load["runs"]:
+        by_scenario.setdefault(run["scenario"], []).append(run)
+    for name, runs in by_scenario.items():
+        first = runs[0]
+        title = {"lecture": "Lecture hall", "burst": "No pause (worst case)"}.get(name, name)
+        w(f"### {title}: {first.get('describe', '')}")
+        w("")
+        if name == "lecture":
+            w(f"Budget (one process): 0 errors, p95 ≤ {BUDGET_LECTURE_P95_MS:.0f} ms. Each press: a control drawn "
+              "at random from the page's own widgets (the sidebar's Seed on a page without any), one step up or "
+              "down.")
+        else:
+            w("Each session moves the page's first slider one step up, down, up … (the sidebar's Seed on a page "
+              "without a slider), each press as soon as the previous run finished. Budget: 0 errors; memory after "
+              "the second wave's sessions closed about the same as after the first's (bounded caches).")
+        w("")
+        w("| target | wave | sessions | errors (must be 0) | p50 | p95 | max | reruns/s | of them fragment runs | "
+          "opening a page p50 / p95 | RSS before → after the wave → sessions closed |")
+        w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for run in runs:
+            if run.get("error"):
+                w(f"| {run['target']} | — | — | did not run {MISS} | — | — | — | — | — | — | `{run['error'][:120]}` |")
+                continue
+            for i, wv in enumerate(run["waves"], 1):
+                rss = "—" if not run.get("rss_before_kb") else (
+                    f"{run['rss_before_kb'] / 1024:.0f} → {wv['rss_after_kb'] / 1024:.0f} → "
+                    f"{wv['rss_closed_kb'] / 1024:.0f} MB")
+                budget = ""
+                if name == "lecture" and run.get("processes") == 1 and _num(wv["p95"]):
+                    budget = " " + mark(wv["p95"], BUDGET_LECTURE_P95_MS)
+                rps = wv.get("reruns_per_s")
+                opened = wv.get("open") or []
+                w(f"| {run['target']} | {i} | {wv['sessions']} ({wv['completed']} completed, {len(wv['latencies'])} "
+                  f"presses) | {len(wv['errors'])} {OK if not wv['errors'] else MISS} | {ms(wv['p50'])} | "
+                  f"{ms(wv['p95'])}{budget} | {ms(wv['max'])} | {f'{rps:.1f}' if _num(rps) else '—'} | "
+                  f"{run.get('fragment_runs', 0) if i == 1 else ''} | "
+                  f"{ms(_pct(opened, 0.5))} / {ms(_pct(opened, 0.95))} | {rss} |")
+        w("")
+        for run in runs:
+            servers = [wv.get("servers") for wv in run.get("waves", []) if wv.get("servers")]
+            if servers:
+                spread = ", ".join(f"{k}: {v}" for k, v in sorted(servers[0].items()))
+                w(f"- {run['target']}: sessions per app process (HAProxy's X-Posenc-Server): {spread}.")
+            for note in run.get("notes", []):
+                w(f"- {run['target']}: {note}")
+            grouped = _group_errors([e for wv in run.get("waves", []) for e in wv["errors"]])
+            if grouped:
+                w(f"- {run['target']}: errors, grouped by page and message:")
+                for text, n in grouped[:12]:
+                    w(f"  - {n} × `{text}`")
+        w("")
     return L
+
+
+def _ttl(load: dict) -> Any:
+    return next((r.get("session_ttl") for r in load.get("runs", []) if r.get("session_ttl")), "?")
+
+
+def _pct(xs: list, q: float) -> Any:
+    xs = sorted(x for x in xs if _num(x))
+    if not xs:
+        return None
+    return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))]
 
 
 def _group_errors(errors: list[str]) -> list[tuple[str, int]]:
@@ -345,13 +511,12 @@ def summary(res: dict) -> str:
         sl = ", ".join(f"{s['kind']} {ms(s.get('median'))}" for s in p.get("slider", []) if s["kind"] != "none")
         lines.append(f"  {page_name(p):10s} defaults warm {ms(d['warm']):>7s} cold {ms(d['cold']):>7s} "
                      f"{kb(d['bytes']):>9s} | largest warm {ms(big.get('warm')):>7s} cold {ms(big.get('cold')):>7s}"
-                     f"{' | slider ' + sl if sl else ''}")
+                     f"{' | slider ' + sl if sl else ''} | {len(p.get('controls') or [])} controls")
     cs = res.get("cold_start") or {}
     if cs.get("runs"):
         lines.append(f"cold start median {cs['median']:.2f} s")
     if res.get("load"):
-        ld = res["load"]
-        lines.append(f"load: {ld['errors']} errors, p50 {ms(ld['p50'])}, p95 {ms(ld['p95'])}")
+        lines.append(load_summary(res))
     found = misses(res)
     if res["meta"].get("changed_during_run"):
         lines.append(f"WARNING: {len(res['meta']['changed_during_run'])} source file(s) changed during the run")
@@ -360,22 +525,56 @@ def summary(res: dict) -> str:
     return "\n".join(lines)
 
 
-def render_load_only(res: dict) -> str:
+def _head(res: dict, title: str) -> list[str]:
     m = res["meta"]
-    head = ["# Load test", "", f"Generated by `{m['command']}` on {m['date']}. Machine: {m['cpu']}, {m['cores']} "
+    head = [f"# {title}", "", f"Generated by `{m['command']}` on {m['date']}. Machine: {m['cpu']}, {m['cores']} "
             f"cores, {m['memory']}; Python {m['python']}, Streamlit {m['streamlit']}. Load average at start / end: "
-            f"{m['load_start']} / {m['load_end']}.", ""]
+            f"{m['load_start']} / {m['load_end']} (other work on the machine inflates every number). "
+            f"Whole run: {m['seconds']:.0f} s.", ""]
     if m.get("changed_during_run"):
         head += [f"**Warning: source files changed while this ran** ({', '.join(m['changed_during_run'][:8])}).", ""]
-    return "\n".join(head + load_section(res)[2:])
+    return head
+
+
+def render_load_only(res: dict) -> str:
+    found = load_misses(res)
+    misses_ = ["## Budget misses", ""] + ([f"- {MISS} {x}" for x in found] or [f"- {OK} none."]) + [""]
+    return "\n".join(_head(res, "Load test") + misses_ + load_section(res)[2:])
+
+
+def render_controls_only(res: dict) -> str:
+    found = control_misses(res)
+    misses_ = ["## Budget misses", ""] + ([f"- {MISS} {x}" for x in found] or [f"- {OK} none."]) + [""]
+    return "\n".join(_head(res, "Every control") + misses_ + controls_section(res))
 
 
 def load_summary(res: dict) -> str:
-    ld = res["load"]
-    lines = [f"load: {ld['errors']} errors, p50 {ms(ld['p50'])}, p95 {ms(ld['p95'])}, "
-             f"RSS before {ld['rss_before_kb'] / 1024:.0f} MB"]
-    for i, wv in enumerate(ld["waves"], 1):
-        lines.append(f"  wave {i}: {len(wv['errors'])} errors, p50 {ms(wv['p50'])}, p95 {ms(wv['p95'])}, "
-                     f"{wv['seconds']:.0f} s, RSS after {wv['rss_after_kb'] / 1024:.0f} MB, "
-                     f"closed {wv['rss_closed_kb'] / 1024:.0f} MB")
+    lines = []
+    for run in (res.get("load") or {}).get("runs", []):
+        if run.get("error"):
+            lines.append(f"load {run['scenario']} on {run['target']}: did not run: {run['error']}")
+            continue
+        rps = run.get("reruns_per_s")
+        lines.append(f"load {run['scenario']} on {run['target']}: {run['errors']} errors, p50 {ms(run['p50'])}, "
+                     f"p95 {ms(run['p95'])}, {f'{rps:.1f}' if _num(rps) else '—'} reruns/s, "
+                     f"{run['reruns']} presses, RSS before {run['rss_before_kb'] / 1024:.0f} MB")
+        for i, wv in enumerate(run["waves"], 1):
+            lines.append(f"  wave {i}: {len(wv['errors'])} errors, p50 {ms(wv['p50'])}, p95 {ms(wv['p95'])}, "
+                         f"{wv['seconds']:.0f} s, RSS after {wv['rss_after_kb'] / 1024:.0f} MB, "
+                         f"closed {wv['rss_closed_kb'] / 1024:.0f} MB")
+    return "\n".join(lines)
+
+
+def controls_summary(res: dict) -> str:
+    hs, hb = hello_base(res)
+    lines = [f"hello-world slider: server {ms(hs)}, browser {ms(hb)}"]
+    for p in res.get("pages", []):
+        lines.append(f"  {page_name(p)}:")
+        for r in p.get("controls") or []:
+            ok, _ = control_verdict(r, hs, hb)
+            lines.append(f"    {r['label'][:40]:40s} {r['where']:7s} {r['kind']:9s} server "
+                         f"{ms(r.get('server_median')):>7s} {kb(r.get('bytes_median')):>9s} browser "
+                         f"{ms(r.get('browser_median')):>7s} {'' if ok is None else (OK if ok else MISS)}")
+    found = control_misses(res)
+    lines.append(f"{len(found)} budget miss(es)")
     return "\n".join(lines)

@@ -1,10 +1,20 @@
-"""`python -m bench [--quick] [--out PATH] [--json PATH] [--load | --no-load] [--load-mode M] [--pages a,b]`.
+"""`python -m bench [--quick] [--out PATH] [--json PATH] [--pages a,b] [--controls] [--load …]`.
 
-Full mode (default, ~5 minutes) writes BENCHMARKS.md at the repository root and includes the load test;
---quick does every part with minimal repetitions (~1 minute), skips the load test and writes to --out
-(artifacts/BENCHMARKS-quick.md by default), so it never overwrites BENCHMARKS.md. --load runs only the load
-test (artifacts/LOAD.md by default); --load-mode browser drives Chromium pages instead of websocket sessions.
---pages benchmarks some pages only (never written to BENCHMARKS.md by default).
+Full mode (default, ~15 minutes on 2 cores) writes BENCHMARKS.md at the repository root: AppTest reruns, cold
+start, every control of every page (websocket and Chromium, bench/controls.py), and the load scenarios (the
+lecture hall and the no-pause burst, bench/load.py) against one process and against two processes behind
+HAProxy (deploy/serve.py) — the same load. --quick does the AppTest, cold-start and per-control parts with
+minimal repetitions (one press per control, the sidebar's controls on the home page only), skips the load test
+and writes to --out (artifacts/BENCHMARKS-quick.md by default), so it never overwrites BENCHMARKS.md.
+
+    python -m bench --controls --pages fixes,rope          # only the per-control part (artifacts/CONTROLS.md)
+    python -m bench --load                                 # only the load scenarios, one process (artifacts/LOAD.md)
+    python -m bench --load --compare                       # … one process, then two behind HAProxy
+    python -m bench --load --url http://127.0.0.1:8501     # … against a running deployment (loopback only)
+    python -m bench --load --scenario lecture --sessions 20 --duration 15    # a small lecture hall
+
+--load-mode browser drives Chromium pages instead of websocket sessions in the burst scenario. --pages
+benchmarks some pages only (never written to BENCHMARKS.md by default).
 """
 
 from __future__ import annotations
@@ -54,7 +64,8 @@ def _loadavg() -> str:
 
 def _sources() -> dict[str, int]:
     """Modification times of the app's files, to tell whether they changed while the benchmark ran."""
-    files = [ROOT / "app.py", ROOT / "frame.py", *(ROOT / "lessons").glob("*.py"), *(ROOT / "posenc").rglob("*.py")]
+    files = [ROOT / "app.py", ROOT / "frame.py", *(ROOT / "frame").rglob("*.py"), *(ROOT / "lessons").glob("*.py"),
+             *(ROOT / "posenc").rglob("*.py")]
     return {str(f.relative_to(ROOT)): f.stat().st_mtime_ns for f in files if f.exists()}
 
 
@@ -116,36 +127,92 @@ def _slider_rows(found: list) -> list[dict]:
              "details": s.details} for s in found]
 
 
+def sliders_from_controls(rows: list[dict]) -> list[dict]:
+    """The slider → chart rows (the first Streamlit slider of the main area, and the first in-chart range) taken
+    from the per-control measurement, in the shape the slider table has always had."""
+    out = []
+    for kind, pick in (("rerun", lambda r: r["where"] == "main" and r["widget"] in ("slider", "select_slider")),
+                       ("client-side", lambda r: r["where"] == "chart" and r["widget"] == "vega range")):
+        row = next((r for r in rows if pick(r) and r["browser_ms"]), None)
+        if row is None:
+            continue
+        notes = [n.removeprefix("browser: ") for n in row["notes"] if n.startswith("browser: ")]
+        if kind == "rerun" and any(not d.get("paints") for d in row["browser_details"]):
+            notes.append("the chart did not change: time to the end of the run")
+        out.append({"kind": kind, "label": row["label"], "times": row["browser_ms"],
+                    "median": statistics.median(row["browser_ms"]), "notes": sorted(set(notes)),
+                    "details": row["browser_details"]})
+    return out or [{"kind": "none", "label": "", "times": [], "median": None, "notes": [], "details": []}]
+
+
+def controls_part(base: str, hello_base: str, browser: Any, pages: list, presses: int, sidebar: str,
+                  quiet: int, log, one_per_kind: bool = False) -> tuple[dict[str, list[dict]], list[dict]]:
+    """Every control of every page, over the websocket (server time, bytes, fragment or page) and in Chromium
+    (press → run finished and charts redrawn), and the hello-world page the same way, in this run.
+    Returns ({page path: control rows}, hello-world rows)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bench import client, controls
+
+    paths = [p.url_path for p in pages]
+    hello_presses = max(3, presses * 2)
+    # Websocket sessions run their own event loop: in a thread of their own (Playwright's sync API holds one).
+    with ThreadPoolExecutor(1) as ex:
+        hello_a = ex.submit(controls.measure_server, hello_base, [""], hello_presses, "none").result()[""]
+        server = ex.submit(controls.measure_server, base, paths, presses, sidebar, 60.0, log).result()
+        hello_b = ex.submit(controls.measure_server, hello_base, [""], hello_presses, "none").result()[""]
+    # The hello-world page is timed before and after the pages: a machine that got busier moves the baseline too.
+    for a, b in zip(hello_a, hello_b):
+        a.server_ms += b.server_ms
+        a.bytes += b.bytes
+    out: dict[str, list[dict]] = {}
+    ctx = client.new_context(browser)
+    try:
+        log("  controls (browser): hello-world page")
+        hb = controls.measure_browser_page(ctx, hello_base, "", hello_presses, False, quiet=quiet)
+        for i, info in enumerate(pages):
+            t = time.monotonic()
+            with_sidebar = sidebar == "all" or (sidebar == "home" and i == 0)
+            try:
+                rows = controls.measure_browser_page(ctx, base, info.url_path, presses, with_sidebar, quiet=quiet,
+                                                     one_per_kind=one_per_kind)
+            except Exception as err:  # noqa: BLE001 - note it on the page, go on
+                rows = [controls.ControlRow(info.url_path, "—", "error", "main",
+                                            notes=[f"browser: {type(err).__name__}: {str(err)[:160]}"])]
+            merged = controls.merge(server.get(info.url_path, []), rows)
+            controls.not_pressed_in_browser(merged, quick=one_per_kind)
+            out[info.path] = [r.as_dict() for r in merged]
+            log(f"  controls (browser): {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
+        hb2 = controls.measure_browser_page(ctx, hello_base, "", hello_presses, False, quiet=quiet)
+    finally:
+        ctx.close()
+    for b2 in hb2:
+        for b in hb:
+            if b.label == b2.label and b.where == b2.where:
+                b.browser_ms += b2.browser_ms
+                b.browser_details += b2.browser_details
+    hello = controls.merge(hello_a, hb)
+    return out, [r.as_dict() for r in hello]
+
+
 def browser_part(pages: list, cold_runs: int, presses: int, quick: bool, log,
-                 no_slider: set[str] = frozenset()) -> tuple[dict, dict, list]:
-    """Cold start; then, on the last cold-started server, slider → chart on every page (pages in ``no_slider``,
-    where AppTest found no slider of either kind, are not opened); then the hello-world page's slider on its
-    own server. Returns (cold start, {page path: slider rows}, hello-world slider rows)."""
+                 sidebar: str = "all") -> tuple[dict, dict, list]:
+    """Cold start; then, on the last cold-started server and a hello-world server, every control of every page
+    (controls_part). Returns (cold start, {page path: control rows}, hello-world control rows)."""
     from playwright.sync_api import sync_playwright
 
     from bench import client
 
     cold: dict = {"runs": [], "median": None, "error": None}
-    sliders: dict[str, list] = {}
+    found: dict[str, list] = {}
+    hello: list = []
     quiet = 300 if quick else 400
 
-    def measure_sliders(base: str) -> None:
-        ctx = client.new_context(browser)
-        try:
-            for info in pages:
-                if info.path in no_slider:
-                    sliders[info.path] = _slider_rows([client.SliderResult(info.url_path, "none")])
-                    continue
-                t = time.monotonic()
-                try:
-                    found = client.slider_to_chart(ctx, base, info.url_path, presses, quiet=quiet)
-                except Exception as err:  # noqa: BLE001 - report it on the page's row and go on
-                    found = [client.SliderResult(info.url_path, "error",
-                                                 notes=[f"{type(err).__name__}: {err}"[:200]])]
-                log(f"  slider: {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
-                sliders[info.path] = _slider_rows(found)
-        finally:
-            ctx.close()
+    def measure(base: str) -> None:
+        nonlocal found, hello
+        with client.hello_server() as hello_base:
+            found, hello = controls_part(base, hello_base, browser, pages, presses, sidebar, quiet, log,
+                                         one_per_kind=quick)
 
     with sync_playwright() as p:
         browser = client.launch(p)
@@ -153,52 +220,75 @@ def browser_part(pages: list, cold_runs: int, presses: int, quick: bool, log,
             cold["chromium"] = f"Chromium {client.browser_version(browser)}"
             for i in range(cold_runs):
                 last = i == cold_runs - 1
-                log(f"  cold start {i + 1}/{cold_runs}" + (" (then the sliders on that server)" if last else ""))
+                log(f"  cold start {i + 1}/{cold_runs}" + (" (then every control on that server)" if last else ""))
                 try:
-                    cold["runs"].append(client.cold_start_once(browser, keep=measure_sliders if last else None))
+                    cold["runs"].append(client.cold_start_once(browser, keep=measure if last else None))
                 except Exception as err:  # noqa: BLE001
                     cold["error"] = f"{type(err).__name__}: {err}"[:300]
-                    if last and not sliders:
+                    if last and not found:
                         from browser import streamlit_server
                         with streamlit_server() as base:
-                            measure_sliders(base)
-            log("  slider: hello-world page")
-            try:
-                with client.hello_server() as base:
-                    ctx = client.new_context(browser)
-                    try:
-                        hello = _slider_rows(client.slider_to_chart(ctx, base, "", presses, quiet=quiet))
-                    finally:
-                        ctx.close()
-            except Exception as err:  # noqa: BLE001
-                hello = _slider_rows([client.SliderResult("", "error",
-                                                          notes=[f"{type(err).__name__}: {err}"[:200]])])
+                            measure(base)
         finally:
             browser.close()
     if cold["runs"]:
         cold["median"] = statistics.median(cold["runs"])
-    return cold, sliders, hello
+    return cold, found, hello
 
 
-def load_part(deadline: float, mode: str, log) -> dict:
+def only_controls(pages: list, presses: int, sidebar: str, log) -> tuple[dict, list]:
+    """The per-control part on its own (`--controls`): a fresh server and a hello-world server."""
+    from playwright.sync_api import sync_playwright
+
+    from bench import client
+    from browser import streamlit_server
+
+    with sync_playwright() as p:
+        browser = client.launch(p)
+        try:
+            with streamlit_server() as base, client.hello_server() as hello_base:
+                return controls_part(base, hello_base, browser, pages, presses, sidebar, 300, log)
+        finally:
+            browser.close()
+
+
+def load_part(args: argparse.Namespace, log) -> dict:
+    """The load scenarios: each against one process (or --url, or --processes N behind HAProxy), and with
+    --compare against two processes behind HAProxy too, the same load."""
     from bench import load
 
-    log(f"  load test: 2 waves of 30 sessions × 10 interactions ({mode} sessions)")
-    r = load.run_load(mode=mode, sessions=30, interactions=10, waves=2, deadline_s=deadline)
-    lat = r.latencies_ms
-    opened = [x for w in r.waves for x in w.open_ms]
-    return {
-        "mode": r.mode, "sessions": r.sessions, "interactions": r.interactions, "pages": r.pages,
-        "errors": r.errors, "p50": load._pct(lat, 0.5), "p95": load._pct(lat, 0.95),
-        "open_p50": load._pct(opened, 0.5), "open_p95": load._pct(opened, 0.95),
-        "rss_before_kb": r.rss_before_kb, "rss_peak_kb": r.rss_peak_kb, "session_ttl": load.SESSION_TTL_S,
-        "deadline": deadline, "notes": r.notes,
-        "waves": [{"sessions": w.sessions, "interactions": w.interactions, "latencies": w.latencies_ms,
-                   "open": w.open_ms, "errors": w.errors, "p50": w.pct(0.5), "p95": w.pct(0.95),
-                   "max": max(w.latencies_ms) if w.latencies_ms else float("nan"), "seconds": w.seconds,
-                   "rss_after_kb": w.rss_after_kb, "rss_closed_kb": w.rss_closed_kb, "completed": w.completed}
-                  for w in r.waves],
-    }
+    names = [x.strip() for x in (args.scenario or "lecture,burst").split(",") if x.strip()]
+    unknown = [n for n in names if n not in load.SCENARIOS]
+    if unknown:
+        raise SystemExit(f"unknown scenario(s) {unknown}; known: {', '.join(load.SCENARIOS)}")
+    if args.url:
+        targets = [(0, args.url)]
+    elif args.compare:
+        targets = [(1, None), (max(2, args.processes or 2), None)]
+    else:
+        targets = [(args.processes or 1, None)]
+    runs = []
+    for name in names:
+        sc = load.scaled(load.SCENARIOS[name], sessions=args.sessions, duration_s=args.duration,
+                         interactions=args.interactions, waves=args.waves)
+        if args.load_mode == "browser" and sc.duration_s:
+            log(f"  load: {name} runs websocket sessions only (not {args.load_mode})")
+        mode = "websocket" if sc.duration_s else args.load_mode
+        for processes, url in targets:
+            what = url or ("one process" if processes == 1 else f"{processes} processes behind HAProxy")
+            log(f"  load: {name} — {sc.describe()} — against {what} ({mode} sessions)")
+            t = time.monotonic()
+            try:
+                r = load.run_scenario(sc, mode=mode, processes=processes, url=url,
+                                      deadline_s=args.deadline)
+                d = load.as_dict(r, args.deadline or ((sc.ramp_s + sc.duration_s + 60) if sc.duration_s else 300))
+            except Exception as err:  # noqa: BLE001 - a deployment that did not start: report it
+                d = {"scenario": name, "describe": sc.describe(), "target": what, "error":
+                     f"{type(err).__name__}: {str(err)[:300]}", "errors": 1, "waves": [], "notes": []}
+            runs.append(d)
+            log(f"    {d['errors']} errors, p50 {report.ms(d.get('p50'))}, p95 {report.ms(d.get('p95'))}, "
+                f"{d.get('reruns_per_s') or 0:.1f} reruns/s ({time.monotonic() - t:.0f} s)")
+    return {"runs": runs, "compare": bool(args.compare), "url": args.url}
 
 
 def _clean(x: Any) -> Any:
@@ -215,21 +305,50 @@ def _clean(x: Any) -> Any:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="minimal repetitions, no load test (about a minute)")
+    ap.add_argument("--quick", action="store_true", help="minimal repetitions, no load test (a few minutes)")
     ap.add_argument("--out", type=Path, help="where to write the Markdown report")
     ap.add_argument("--json", type=Path, help="also write the raw results as JSON here")
     ap.add_argument("--load", action="store_true", help="run only the load test")
+    ap.add_argument("--controls", action="store_true", help="run only the per-control part (server and browser)")
     ap.add_argument("--no-load", action="store_true", help="skip the load test in full mode")
+    ap.add_argument("--url", help="with --load: drive this running deployment (a loopback address; nothing is "
+                                  "started)")
+    ap.add_argument("--scenario", help="load scenarios, comma-separated: lecture, burst (default: both)")
+    ap.add_argument("--compare", action="store_true",
+                    help="load: one process, then two behind HAProxy (deploy/serve.py), the same load "
+                         "(on by default in full mode)")
+    ap.add_argument("--no-compare", action="store_true", help="full mode: one process only")
+    ap.add_argument("--processes", type=int, help="load: N app processes behind HAProxy (with --compare: the "
+                                                  "second run; default 2)")
+    ap.add_argument("--sessions", type=int, help="load: sessions per scenario instead of its own number")
+    ap.add_argument("--duration", type=float, help="load: seconds of pressing in a paced scenario (lecture: 60)")
+    ap.add_argument("--interactions", type=int, help="load: interactions per session in burst (10)")
+    ap.add_argument("--waves", type=int, help="load: waves per scenario (burst: 2)")
+    ap.add_argument("--presses", type=int, help="per-control presses (full 3, quick 1)")
+    ap.add_argument("--sidebar", choices=("all", "home", "none"),
+                    help="measure the sidebar's controls on every page (full), on home only (quick), or never")
     ap.add_argument("--pages", help="comma-separated url paths to benchmark (home = home); default: all")
     ap.add_argument("--load-mode", choices=("websocket", "browser"), default="websocket",
-                    help="load-test sessions: Streamlit websocket sessions (default) or Chromium pages")
-    ap.add_argument("--deadline", type=float, default=300.0, help="hard deadline of each load-test wave, seconds")
+                    help="burst sessions: Streamlit websocket sessions (default) or Chromium pages")
+    ap.add_argument("--deadline", type=float, default=None,
+                    help="hard deadline of each load-test wave, seconds (default: burst 300, lecture its "
+                         "length + 60)")
     args = ap.parse_args(argv)
     for name in ("out", "json"):  # relative to where the command was run, before moving to the repo root
         if getattr(args, name) is not None:
             setattr(args, name, getattr(args, name).resolve())
+    if args.url and not args.load:
+        ap.error("--url drives a running deployment: use it with --load")
+    if args.url:
+        from bench.load import check_loopback
+        try:
+            check_loopback(args.url)
+        except ValueError as err:
+            ap.error(str(err))
 
     os.chdir(ROOT)
+    # Servers started by the benchmark say what an exception was (.streamlit/config.toml hides it from students).
+    os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
     import frame
 
     t_start = time.monotonic()
@@ -242,51 +361,62 @@ def main(argv: list[str] | None = None) -> int:
         wanted = {x.strip() for x in args.pages.split(",")}
         pages = [p for p in pages if (p.url_path or "home") in wanted]
     quick = args.quick
-    runs = {"warm": 2 if quick else 15, "cold": 1 if quick else 5, "presses": 1 if quick else 5,
-            "cold_start": 1 if quick else 3}
-    res: dict[str, Any] = {"mode": "quick" if quick else ("load only" if args.load else "full"), "runs": runs,
-                           "meta": meta(command), "caches": [], "pages": [], "hello": {},
-                           "cold_start": None, "load": None}
+    runs = {"warm": 2 if quick else 15, "cold": 1 if quick else 5,
+            "presses": args.presses or (1 if quick else 3), "cold_start": 1 if quick else 3,
+            "sidebar": args.sidebar or ("home" if quick else "all")}
+    mode = "quick" if quick else ("load only" if args.load else ("controls only" if args.controls else "full"))
+    res: dict[str, Any] = {"mode": mode, "runs": runs, "meta": meta(command), "caches": [], "pages": [],
+                           "hello": {}, "hello_controls": [], "cold_start": None, "load": None}
     res["caches"] = [dict(asdict(c), bounded=c.bounded) for c in caches.find_caches()]
 
     if args.load:
-        res["load"] = load_part(args.deadline, args.load_mode, log)
+        res["load"] = load_part(args, log)
         res["hello"] = {"warm": None, "cold": None, "bytes": None}
+    elif args.controls:
+        log(f"Every control (websocket and Chromium): {len(pages)} pages")
+        found, res["hello_controls"] = only_controls(pages, runs["presses"], runs["sidebar"], log)
+        res["pages"] = [{"path": p.path, "url_path": p.url_path, "title": p.title,
+                         "controls": found.get(p.path, [])} for p in pages]
     else:
         log(f"Server reruns (AppTest): {len(pages)} pages")
         t = time.monotonic()
         res["hello"], res["pages"] = server_part(pages, runs["warm"], runs["cold"], log)
         res["meta"]["seconds_server"] = time.monotonic() - t
-        log(f"Browser (Chromium): cold start and sliders (server part took {time.monotonic() - t:.0f} s)")
+        log(f"Browser (Chromium): cold start, then every control over the websocket and in the browser "
+            f"(server part took {time.monotonic() - t:.0f} s)")
         t = time.monotonic()
-        no_slider = {r["path"] for r in res["pages"] if not r["defaults"]["errors"]
-                     and not r["defaults"]["sliders"] and not r["defaults"]["vega_ranges"]}
-        cold, sliders, res["hello_slider"] = browser_part(pages, runs["cold_start"], runs["presses"], quick, log,
-                                                          no_slider)
+        cold, found, res["hello_controls"] = browser_part(pages, runs["cold_start"], runs["presses"], quick, log,
+                                                          runs["sidebar"])
         res["meta"]["seconds_browser"] = time.monotonic() - t
         log(f"  browser part took {time.monotonic() - t:.0f} s")
         res["meta"]["chromium"] = cold.pop("chromium", "Chromium ?")
         res["cold_start"] = cold
+        res["hello_slider"] = sliders_from_controls(res["hello_controls"])
         for row in res["pages"]:
-            row["slider"] = sliders.get(row["path"], [])
+            row["controls"] = found.get(row["path"], [])
+            row["slider"] = sliders_from_controls(row["controls"])
         if not quick and not args.no_load:
-            res["load"] = load_part(args.deadline, args.load_mode, log)
+            args.compare = args.compare or not args.no_compare
+            res["load"] = load_part(args, log)
 
     res["meta"]["load_end"] = _loadavg()
     after = _sources()
     res["meta"]["changed_during_run"] = sorted(k for k in set(sources) | set(after) if sources.get(k) != after.get(k))
     res["meta"]["seconds"] = time.monotonic() - t_start
-    out = args.out or (REPORT if not quick and not args.load and not args.pages else
-                       ROOT / "artifacts" / ("LOAD.md" if args.load else "BENCHMARKS-quick.md"))
+    default = {"load only": "LOAD.md", "controls only": "CONTROLS.md"}.get(mode, "BENCHMARKS-quick.md")
+    out = args.out or (REPORT if mode == "full" and not args.pages else ROOT / "artifacts" / default)
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.load:
         text = report.render_load_only(res)
+    elif args.controls:
+        text = report.render_controls_only(res)
     else:
         text = report.render(res)
     out.write_text(text)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(_clean(res), indent=1, ensure_ascii=False))
-    print(report.summary(res) if not args.load else report.load_summary(res))
+    print(report.summary(res) if mode not in ("load only", "controls only") else
+          (report.load_summary(res) if args.load else report.controls_summary(res)))
     print(f"wrote {out}")
     return 0

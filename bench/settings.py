@@ -34,14 +34,15 @@ LARGEST: dict[str, dict[str, str]] = {
     # posenc.binary_codes.MAX_BITS.
     "lessons/binary.py": {**SIDEBAR_LARGEST, "bn_bits": "10"},
     # sn_len = posenc.sinusoid_demo.MAX_LENGTH, sn_k = MAX_SHIFT, sn_pos = posenc.encodings.MAX_POSITION;
-    # the query and key words at the two ends of the 64-word sentence.
-    "lessons/sinusoids.py": {**SIDEBAR_LARGEST, "sn_d": "512", "sn_base": "1000000", "sn_len": "2000",
+    # the query and key words at the two ends of the 64-word sentence (the table's width is the sidebar's d).
+    "lessons/sinusoids.py": {**SIDEBAR_LARGEST, "sn_base": "1000000", "sn_len": "2000",
                              "sn_pos": "10000000", "sn_k": "100000", "sn_qw": "64", "sn_kw": "1"},
-    # Positions at posenc.encodings.MAX_POSITION, the window at its last start (MAX_POSITION − WINDOW + 1),
-    # the additive-sinusoids comparison on (as costly as RoPE's window, measured).
+    # Positions at posenc.encodings.MAX_POSITION, the window at its last start (MAX_POSITION − WINDOW + 1)
+    # (the RoPE/additive pick is inside the chart now: both matrices are sent either way).
     "lessons/rope.py": {**SIDEBAR_LARGEST, "rp_m": "10000000", "rp_n": "0", "rp_qw": "64", "rp_kw": "1",
-                        "rp_start": "9999961", "rp_add": "true"},
-    "lessons/explains.py": {**SIDEBAR_LARGEST, "ex_scheme": "RoPE", "ex_query": "64"},
+                        "rp_start": "9999961", "rp_p": "10000000"},
+    # The scheme and the query word are picked inside the charts now: the sidebar at its largest only.
+    "lessons/explains.py": {**SIDEBAR_LARGEST},
     # Head dimension 512, the largest L_train, stretch, base and seq_len, 16 ALiBi heads (st_rho changes no
     # array size: left at its default).
     "lessons/stretch.py": {**SIDEBAR_LARGEST, "st_d": "512", "st_L": "1000000", "st_s": "64",

@@ -221,6 +221,7 @@ class Session:
         self.last = Run()
         self.server_header: str | None = None  # X-Posenc-Server of the upgrade response (deploy/haproxy.cfg)
         self._cache: dict[str, int] = {}  # hash of a cacheable element → the run it was last seen in
+        self._messages: dict[str, Any] = {}  # hash → the cacheable element itself (to read a reference)
         self._runs = 0
 
     async def open(self) -> float:
@@ -277,6 +278,9 @@ class Session:
         cs.page_script_hash = self.page_hash
         cs.page_name = "" if self.page_hash else self.url_path
         self._runs += 1
+        for h in [h for h, run in self._cache.items() if run < self._runs - CACHE_RUNS]:
+            del self._cache[h]
+            self._messages.pop(h, None)
         cs.cached_message_hashes.extend(h for h, run in self._cache.items() if run >= self._runs - CACHE_RUNS)
         if change is not None:
             control, value = change
@@ -311,10 +315,20 @@ class Session:
             kind = fm.WhichOneof("type")
             if fm.metadata.cacheable and fm.hash:
                 self._cache[fm.hash] = self._runs
+                self._messages[fm.hash] = fm
             if kind == "ref_hash":
                 self.last.refs += 1
                 self._cache[fm.ref_hash] = self._runs
-            elif kind == "new_session":
+                cached = self._messages.get(fm.ref_hash)
+                if cached is None:
+                    continue
+                # The element the reference stands for, drawn where the reference says.
+                ref = fm
+                fm = ForwardMsg()
+                fm.CopyFrom(cached)
+                fm.metadata.CopyFrom(ref.metadata)
+                kind = fm.WhichOneof("type")
+            if kind == "new_session":
                 order, charts, chart_frags = [], [], []
             elif kind == "navigation":
                 self.page_hash = fm.navigation.page_script_hash or self.page_hash

@@ -1,4 +1,5 @@
-"""The benchmark cannot rot: `python -m bench --quick` runs every part end to end and reports every page.
+"""The benchmark cannot rot: `python -m bench --quick` runs every part end to end and reports every page and
+every control; the load test's machinery drives a server given by URL.
 
 No wall-clock time is asserted here (BENCHMARKS.md holds the numbers and their budgets); only that the quick
 run finishes, writes where it is told (never over BENCHMARKS.md), and has a numeric row for every page.
@@ -51,16 +52,31 @@ def test_quick_benchmark_reports_every_page(tmp_path):
             assert s["kind"] in {"rerun", "client-side", "none"}, (p["path"], s)
             if s["kind"] != "none":
                 assert s["times"] and all(_numeric(t) for t in s["times"]), (p["path"], s)
+        # Every control, discovered at run time: each row has a kind, and the server measured every page.
+        controls = p["controls"]
+        assert controls, p["path"]
+        for c in controls:
+            assert c["kind"] in {"in-chart", "fragment", "page"}, (p["path"], c)
+            assert all(_numeric(x) for x in (*c["server_ms"], *c["bytes"], *c["browser_ms"])), (p["path"], c)
+        assert any(c["server_ms"] for c in controls) or any(c["kind"] == "in-chart" for c in controls), \
+            (p["path"], controls)
+    home = next(p for p in res["pages"] if p["url_path"] == "")
+    assert {"Seed", "Sentence"} <= {c["label"] for c in home["controls"] if c["where"] == "sidebar"}
+    assert any(c["browser_ms"] for p in res["pages"] for c in p["controls"]), "the browser pressed nothing"
+    hello = next(c for c in res["hello_controls"] if c["widget"] == "slider")
+    assert hello["server_ms"] and hello["browser_ms"] and all(_numeric(x) for x in hello["server_ms"])
     assert res["cold_start"]["runs"] and all(_numeric(t) for t in res["cold_start"]["runs"])
     assert res["load"] is None  # the load test never runs in quick mode
 
     text = out.read_text()
     for heading in ("## Budget misses", "### At defaults", "### At the largest settings",
-                    "## Browser: slider key press → chart updated", "## Cold start", "## Load", "## Shared caches"):
+                    "## Browser: slider key press → chart updated", "## Every control: one press", "## Cold start",
+                    "## Load", "## Shared caches"):
         assert heading in text
     for info in pages:
         rows = [line for line in text.splitlines() if line.startswith(f"| {info.url_path or 'home'} |")]
         assert len(rows) >= 3, (info.path, rows)  # defaults, largest settings, browser
+        assert f"### {info.url_path or 'home'}" in text  # its table of controls
 
 
 def test_every_shared_cache_is_bounded():
@@ -69,6 +85,43 @@ def test_every_shared_cache_is_bounded():
     assert found, "no caches found: the scan is broken"
     unbounded = [f"{c.file}:{c.line} {c.function}" for c in found if not c.bounded]
     assert not unbounded, f"caches without max_entries: {unbounded}"
+
+
+def test_the_load_test_refuses_anything_but_loopback():
+    """`--url` drives a running deployment, on this machine only."""
+    from bench.load import check_loopback
+
+    check_loopback("http://127.0.0.1:8501")
+    check_loopback("http://localhost:8501/")
+    for url in ("http://10.1.2.3:8501", "http://192.168.0.10"):
+        try:
+            check_loopback(url)
+        except ValueError:
+            continue
+        raise AssertionError(f"{url} was accepted")
+    proc = subprocess.run([sys.executable, "-m", "bench", "--load", "--url", "http://10.1.2.3:8501"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "loopback" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_load_drives_a_running_server_by_url(tmp_path):
+    """`python -m bench --load --url URL` starts nothing and drives the server it is given: a tiny lecture hall
+    (3 sessions, a few seconds) reports every number (none is asserted)."""
+    from browser import streamlit_server
+
+    raw = tmp_path / "load.json"
+    with streamlit_server() as base:
+        proc = subprocess.run([sys.executable, "-m", "bench", "--load", "--url", base, "--scenario", "lecture",
+                               "--sessions", "3", "--duration", "6", "--out", str(tmp_path / "LOAD.md"),
+                               "--json", str(raw)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    res = json.loads(raw.read_text())
+    [run] = res["load"]["runs"]
+    assert run["scenario"] == "lecture" and run["url"] == base and run["processes"] == 0
+    wave = run["waves"][0]
+    assert wave["sessions"] == 3 and len(wave["open"]) + len(wave["errors"]) >= 3
+    assert all(_numeric(x) for x in wave["latencies"])
+    assert "### Lecture hall" in (tmp_path / "LOAD.md").read_text()
 
 
 def test_websocket_session_reruns_the_page():
