@@ -242,8 +242,8 @@ with tabs[3]:
                                     help="Try a position past N: it has no column."))
         oh, codes, dist = onehot_section(ex.sentence, width, past)
         if oh.past_error:
-            frame.verdict(f"position {oh.past} has no encoding in a table of width {oh.width}, as the chapter "
-                          "predicts", True, oh.past_error)
+            frame.verdict("a position past the table's last column has no encoding, as the chapter predicts", True,
+                          f"asking for position {oh.past} in a table of width {oh.width} gives “{oh.past_error}”")
         else:
             st.markdown(f"Position {oh.past} → a 1 in column {oh.past} of {oh.width}. Try a position past "
                         f"{oh.width}.")
@@ -269,8 +269,8 @@ with tabs[3]:
             frame.verdict("every two positions are √2 apart", oh.sqrt2_error < COS_TOL,
                           f"largest deviation {oh.sqrt2_error:.0e} over "
                           + (f"all pairs of the {oh.width} positions" if oh.width <= 1000 else "sampled pairs"))
-        st.markdown(f"The width is the length: a {n}-word sentence needs {n} columns, a {oh.width}-word one "
-                    f"{oh.width} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
+        st.markdown(f"The width is the length: your sentence of {n} words needs {n} columns, a sentence of "
+                    f"{oh.width} words needs {oh.width} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
         frame.formula(r"c(p) = e_p \in \mathbb{R}^N,\qquad \lVert e_p - e_q\rVert = \sqrt 2 \approx %.6f"
                       % math.sqrt(2))
         frame.show_code(one_hot_demo, one_hot)

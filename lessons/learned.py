@@ -57,12 +57,7 @@ def edge_section(n_max: int, d: int, seed: int, pos: int):
 def lookups_section(sentence: str, d: int, seed: int):
     lk = two_lookups(posenc.tokenize(sentence), N_MAX, d, seed)
     labels = word_labels(lk.tokens[: lk.n_used])
-    kk = min(SHOWN_DIMS, d)
-    lim = float(max(np.max(np.abs(m[:, :kk])) for m in (lk.word_rows, lk.position_rows, lk.inputs)))
-    figs = [lc.lookup_panel(m, labels, kk, title, lim) for m, title in (
-        (lk.word_rows, "E[word]: the word's row"), (lk.position_rows, "P[p]: the position's row"),
-        (lk.inputs, "x = E[word] + P[p]"))]
-    return lk, figs
+    return lk, lc.two_lookups(lk.word_rows, lk.position_rows, labels, SHOWN_DIMS)
 
 
 @frame.cached
@@ -85,7 +80,7 @@ def independence_section(d: int, seed: int):
     ind = independence(N_MAX, d, seed)
     oi = downsample_index(N_MAX, MAX_POINTS)
     fig = lc.cosine_offsets(oi, {"random table at the start": ind.by_offset[oi]},
-                            "Cosine of rows k apart, averaged over all pairs (random start)")
+                            "Mean cosine of rows k apart (random start)")
     return ind, fig, len(oi)
 
 
@@ -101,7 +96,7 @@ def minilm_section(grid_step: int):
     figs = (
         lc.cosine_offsets(offsets, {"trained (MiniLM)": cos_trained[offsets],
                                     "random, at initialisation": cos_start[offsets]},
-                          "Cosine of rows k apart: trained against random"),
+                          "Mean cosine of rows k apart"),
         lc.row_norms(np.arange(1, n + 1), row_norms(trained), n),
         lc.cosine_grid(cosine_matrix(trained, rows), grid_rows, "cos between rows, trained"),
         lc.cosine_grid(cosine_matrix(start, rows), grid_rows, "cos between rows, at initialisation"),
@@ -157,14 +152,11 @@ def edge_view():
 
 @frame.section("Building the input is two lookups", fragment=False)
 def lookups_view():
-    lk, figs = lookups_section(ex.sentence, ex.d, ex.seed)
+    lk, fig = lookups_section(ex.sentence, ex.d, ex.seed)
     st.markdown(f"The word's vector comes from the word table E, the position's from the position table P "
                 f"(here the chapter's {N_MAX:,} rows); the model adds them. Row p of P belongs to the p-th word.")
     frame.formula(r"x_p = E[w_p] + P[p]", r"P \in \mathbb{R}^{N_{\max} \times d},\quad p = 1,\dots,N_{\max}")
-    cols = st.columns(3)
-    for col, fig in zip(cols, figs):
-        with col:
-            frame.chart(fig)
+    frame.chart(fig)
     frame.verdict("the input is the word's row plus the position's row", lk.max_error == 0.0,
                   f"largest |x_p − (E[w_p] + P[p])| = {lk.max_error:.0e} over {lk.n_used} words × {ex.d} "
                   f"coordinates")
@@ -292,6 +284,7 @@ def independence_view():
                    f"{grid_rows[-1]}): the trained table shows a bright band along the diagonal, the random one only "
                    f"the diagonal itself.")
         frame.chart(norms_fig)
+        st.caption(f"Dashed: the end of the table. There is no row {n_rows + 1}.")
         try:
             lookup(load_minilm_table(), [n_rows + 1])
             missing = None

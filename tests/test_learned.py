@@ -259,7 +259,7 @@ def _learned_figures():
     trained = load_minilm_table()
     grid = np.arange(0, trained.shape[0], 16)
     return [
-        C.lookup_panel(lk.position_rows, word_labels(words), 16, "P[p]", 3.0),
+        C.two_lookups(lk.word_rows, lk.position_rows, word_labels(words), 16),
         C.table_window(e.values, e.rows, 1024, 4096),
         C.pattern_chart(pt.starts, pt.learned, pt.raw, pt.content, 1024),
         C.length_histogram(labels, sums),
@@ -297,3 +297,19 @@ def test_table_window_draws_missing_rows_as_crosses_not_zeros():
     assert {r["number"] for r in missing} == {9, 10, 11, 12, 13}
     assert all("no row" in r["note"] for r in missing)
     assert [r["asked"] for r in rows if r["number"] == 10] == [True] * 4
+
+
+def test_two_lookups_chart_holds_the_sum_of_its_first_two_panels():
+    from posenc.charts import learned as C
+    from posenc.charts.spec import word_labels
+
+    words = ["the", "cat", "the"]
+    lk = two_lookups(words, 16, 8, 0)
+    rows = C.two_lookups(lk.word_rows, lk.position_rows, word_labels(words), 4).datasets["rows"].to_pylist()
+    cell = {(r["panel"], r["word"], r["coordinate"]): r["value"] for r in rows}
+    e, p, x = C.LOOKUP_PANELS
+    assert len(rows) == 3 * 3 * 4 and {"1 the", "3 the"} <= {r["word"] for r in rows}
+    for w in ("1 the", "2 cat", "3 the"):
+        for c in range(1, 5):
+            assert cell[(x, w, c)] == cell[(e, w, c)] + cell[(p, w, c)]
+    assert cell[(p, "3 the", 1)] == init_table(16, 8, 0)[2, 0]  # position 3 reads row 3 (index 2)

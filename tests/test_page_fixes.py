@@ -63,7 +63,7 @@ def test_every_tab_states_its_verdict_from_posenc(default_page):
     m = multiply_demo(inp.X, inp.W, inp.word, inp.query, chapter.MULTIPLY_POSITIONS[1])
     assert f"is {chapter.MULTIPLY_POSITIONS[1]} times louder" in text and f"{m.norm_at_m:.4g}" in text
     oh = one_hot_demo(5, 8, 9)
-    assert oh.past_error in text and "no encoding in a table of width 8" in text
+    assert f"asking for position 9 in a table of width 8 gives “{oh.past_error}”" in text
     table = default_page.table[0].value
     assert list(table.columns) == ["raw index", "index ÷ length", "multiply by p", "one-hot"]
     assert f"no column {chapter.LENGTH_EXAMPLE[2] + 1}" in " ".join(table.to_numpy().ravel())

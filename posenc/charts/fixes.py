@@ -52,7 +52,7 @@ def coordinate_bars(x: np.ndarray, position: int, word: str) -> Figure:
     text = alt.Chart(named("label")).mark_text(align="right", dx=-8, dy=10, color=FOCUS, fontSize=13,
                                                fontWeight="bold").encode(x=enc_x, y=enc_y, text="text:N")
     chart = alt.layer(bars, text).properties(autosize=FIT_X, 
-        height=190, title=f"First the coordinate: x′ = [x ; p] at position {position:,}")
+        height=190, title=f"x′ = [x ; p] at position {position:,}")
     return figure(chart, {"coords": data, "label": label}, description=(
         f"The vector of “{word}” at position {position:,} with the raw index appended: its {d} own coordinates "
         f"are of size about 1 and hardly show beside the index coordinate, {position:,}."))
@@ -73,7 +73,7 @@ def score_terms(content_score: float, one_side: float, both_sides: float, positi
         x=x, x2="base:Q", y=y, color=colour, tooltip=[alt.Tooltip("part:N"), alt.Tooltip("size:Q", format=",.4g")])
     text = alt.Chart(named("terms")).mark_text(align="left", dx=5, fontSize=13).encode(
         x=x, y=y, text="text:N", color=colour)
-    chart = alt.layer(bars, text).properties(autosize=FIT_X, height=120, title=f"Then the score: at position {position:,}")
+    chart = alt.layer(bars, text).properties(autosize=FIT_X, height=120, title="Then in a score")
     return figure(chart, {"terms": data}, description=(
         f"Sizes in a score at position {position:,}: the content score spreads by about {content_score:.3g}; "
         f"the index meeting a query coordinate of size about 1 adds about {one_side:,.0f}, and passed into both "
@@ -112,7 +112,7 @@ def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[st
         )
         .add_params(pick)
         .transform_filter(alt.datum.scores == pick)
-        .properties(autosize=FIT_X, height=_heat_height(n), title="What it does to the weights (pick the scores below)")
+        .properties(autosize=FIT_X, height=_heat_height(n), title="The weights (pick the scores below)")
     )
     blocks = f" (blocks of {r} positions averaged)" if r > 1 else ""
     return figure(chart, {"weights": data}, description=(
@@ -136,7 +136,7 @@ def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: i
     rule = alt.Chart(named("now")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="now")])
     chart = alt.layer(lines, rule).properties(autosize=FIT_X, 
-        height=260, title="How much position explains, by where the sentence starts")
+        height=260, title="How much position explains, by the start").configure_legend(direction="vertical")
     return figure(chart, {"sweep": data, "now": columns(first=[float(start)], label=[f"first word at {start:,}"])},
                   description="Rank correlation and R² of the scores with the key positions, against the position "
                               "of the first word: the further into the document, the more position decides.")
@@ -176,7 +176,7 @@ def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list
         dy=-22, color=FOCUS, fontSize=13, fontWeight="bold").encode(
         x=x, y=y, text=alt.Text("code:Q", format=".3g"))
     chart = alt.layer(ticks, mark).properties(autosize=FIT_X, 
-        height=160, title=f"c(p) = p / N: word {tracked} (marked, with its code) moves when the sentence grows")
+        height=160, title=f"Word {tracked}'s code p / N at two lengths")
     return figure(chart, {"codes": data}, description=(
         f"The codes p/N of every word in your {n}-word sentence and in a {L}-word one: word {tracked} is "
         f"{tracked / n:.3g} in the first and {tracked / L:.3g} in the second."))
@@ -190,7 +190,8 @@ def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int
     keep = np.isin(N, [n, length])
     which = [("your sentence" if v == n else "") + (" & " if v == n == length else "")
              + ("compared" if v == length else "") for v in N[keep]]
-    x = alt.X("N:Q", scale=alt.Scale(type="log"), title="sentence length N (words, log scale)")
+    x = alt.X("N:Q", scale=alt.Scale(type="log", nice=False, domain=[2, float(N.max()) * 2.5]),
+              title="sentence length N (words, log scale)")
     y = alt.Y("gap:Q", title="c(p) − c(p−1)")
     tip = [alt.Tooltip("N:Q", title="length N"), alt.Tooltip("gap:Q", format=".4f", title="gap 1/N")]
     line = alt.Chart(named("gap")).mark_line(color=SERIES[0]).encode(x=x, y=y, tooltip=tip)
@@ -199,7 +200,7 @@ def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int
     text = alt.Chart(named("marked")).mark_text(align="left", dx=8, dy=-8, color=FOCUS, fontSize=13).encode(
         x=x, y=y, text=alt.Text("gap:Q", format=".3g"))
     chart = alt.layer(line, pts, text).properties(autosize=FIT_X, 
-        height=220, title="“The previous word” as a code: a different number at every length")
+        height=220, title="The step to the previous word, 1/N")
     return figure(chart, {"gap": columns(N=N, gap=g),
                           "marked": columns(N=N[keep], gap=g[keep], which=which)},
                   description=(f"The step between neighbouring codes, 1/N, against the sentence length: "
@@ -234,7 +235,7 @@ def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str],
     rule = alt.Chart(named("m")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="position")])
     chart = alt.layer(lines, rule, focus, end).properties(autosize=FIT_X, 
-        height=300, title="Each query's score with the same key word, moved along the sentence")
+        height=300, title="Scores with the key word at position p")
     return figure(chart, {"lines": data, "m": columns(p=[float(position)], label=[f"m = {position}"])},
                   description=("Scores of every query with the same key word placed at positions 1 onward: "
                                "straight lines through zero, so the score grows with the position, not the meaning."))
@@ -294,7 +295,7 @@ def distance_heatmap(distances: np.ndarray) -> Figure:
         color=alt.Color("distance:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, math.sqrt(2)]),
                         title="‖e_p − e_q‖"),
         tooltip=[alt.Tooltip("p:N"), alt.Tooltip("q:N"), alt.Tooltip("distance:Q", format=".6f")],
-    ).properties(autosize=FIT_X, height=_heat_height(k), title="Distance between the codes of positions p and q")
+    ).properties(autosize=FIT_X, height=_heat_height(k), title="Distance ‖e_p − e_q‖ between codes")
     return figure(chart, {"dist": data}, description=(
         f"Distances between the one-hot codes of positions 1 to {k}: every pair of different positions is "
         f"√2 apart, neighbours exactly as far as strangers."))

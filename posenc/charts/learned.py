@@ -23,23 +23,37 @@ def _check_marks(n: int) -> None:
 
 
 # ---------------------------------------------------------------- two lookups
-def lookup_panel(matrix: np.ndarray, labels: list[str], k: int, title: str, limit: float) -> Figure:
-    """One of the three lookups side by side (E[w_p], P[p], x_p): the first k coordinates of each word's row,
-    on a shared signed colour scale ±``limit`` so the three panels compare directly."""
-    m = np.asarray(matrix, dtype=float)[: len(labels), :k]
-    n, k = m.shape
-    _check_marks(m.size)
-    data = columns(word=categories(np.repeat(np.arange(n), k), labels), coordinate=np.tile(np.arange(1, k + 1), n),
-                   value=m.ravel())
+LOOKUP_PANELS = ("E[word]: the word's row", "P[p]: the position's row", "x = E[word] + P[p]")
+
+
+def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[str], k: int) -> Figure:
+    """The three lookups side by side in one chart (E[w_p], P[p] and x_p = E[w_p] + P[p], first k coordinates of
+    each word's row), one shared signed colour scale: each panel is a band of the x axis, its coordinates inside it
+    (so the chart fills its column instead of being three fixed-width facets)."""
+    n = len(labels)
+    k = min(k, word_rows.shape[1])
+    mats = [np.asarray(m, dtype=float)[:n, :k] for m in (word_rows, position_rows, word_rows + position_rows)]
+    _check_marks(3 * n * k)
+    limit = float(max(np.max(np.abs(m)) for m in mats)) if n else 1.0
+    data = columns(panel=categories(np.repeat(np.arange(3), n * k), LOOKUP_PANELS),
+                   word=categories(np.tile(np.repeat(np.arange(n), k), 3), labels),
+                   coordinate=np.tile(np.tile(np.arange(1, k + 1), n), 3),
+                   value=np.concatenate([m.ravel() for m in mats]))
     chart = alt.Chart(named("rows")).mark_rect().encode(
-        x=alt.X("coordinate:O", title="coordinate", axis=alt.Axis(labelAngle=0, values=list(range(1, k + 1, 4)))),
+        x=alt.X("panel:N", sort=list(LOOKUP_PANELS), title=None, scale=alt.Scale(paddingInner=0.08),
+                axis=alt.Axis(orient="top", labelAngle=0, labelFontWeight="bold", labelLimit=400, ticks=False,
+                              domain=False)),
+        xOffset=alt.XOffset("coordinate:O", title=None),
         y=alt.Y("word:N", sort=labels, title=None, axis=alt.Axis(labelLimit=110)),
         color=alt.Color("value:Q", title="value", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit]),
                         legend=alt.Legend(gradientLength=140)),
-        tooltip=[alt.Tooltip("word:N"), alt.Tooltip("coordinate:O"), alt.Tooltip("value:Q", format=".3f")],
-    ).properties(autosize=FIT_X, height=int(min(420, max(100, 24 * n))), title=title)
+        tooltip=[alt.Tooltip("panel:N"), alt.Tooltip("word:N"), alt.Tooltip("coordinate:O"),
+                 alt.Tooltip("value:Q", format=".3f")],
+    ).properties(autosize=FIT_X, height=int(min(420, max(100, 24 * n))),
+                 title="Two lookups and an addition")
     return figure(chart, {"rows": data}, description=(
-        f"{title}: the first {k} coordinates of each word's row, one row per word of the sentence."))
+        f"The word's row from E, the position's row from P and their sum x, side by side for each of the {n} words: "
+        f"the third panel is the first two added cell by cell."))
 
 
 # ---------------------------------------------------------------- the edge of the table
@@ -100,7 +114,8 @@ def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, cont
     text = alt.Chart(named("content")).mark_text(align="right", x="width", dx=-4, dy=12, color=REFERENCE).encode(
         y=y, text="label:N")
     chart = alt.layer(lines, rule, text).properties(
-        autosize=FIT_X, height=260, title="The position part of a score, wherever the sentence sits in the table")
+        autosize=FIT_X, height=260, title="The position part of a score, row by row").configure_legend(
+        direction="vertical")
     return figure(chart, {"parts": data, "content": columns(size=[float(content)], label=["the content part"])},
                   description=(f"The position part of a score stays the size of the content part at every row of "
                                f"the table (1 to {n_max}), while the raw index's part grows with the square of "
@@ -144,7 +159,7 @@ def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray, n_max: 
         tooltip=tip).properties(autosize=FIT_X, height=200, title="How many updates each row got")
     bottom = alt.Chart(named("rows")).mark_line(color=FOCUS, strokeWidth=1.5).encode(
         x=x, y=alt.Y("moved:Q", title="moved ÷ starting length"), tooltip=tip).properties(
-        autosize=FIT_X, height=200, title="How far each row moved from its random start")
+        autosize=FIT_X, height=200, title="How far each row moved")
     return (figure(top, {"rows": data}, description=(
                 f"Updates per row of a {n_max}-row table: every sentence updates row 1, only long ones reach the "
                 f"last rows.")),
@@ -167,7 +182,7 @@ def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: st
         y=alt.Y("cosine:Q", title="mean cosine", scale=alt.Scale(domain=[-0.3, 1])),
         **series("table", names, title=None),
         tooltip=[alt.Tooltip("table:N"), alt.Tooltip("offset:Q"), alt.Tooltip("cosine:Q", format=".3f")],
-    ).properties(autosize=FIT_X, height=240, title=title)
+    ).properties(autosize=FIT_X, height=240, title=title).configure_legend(direction="vertical")
     return figure(chart, {"offsets": data}, description=(
         f"{title}: the mean cosine between rows k apart, for every offset k."))
 
@@ -185,7 +200,7 @@ def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
     edge = alt.Chart(named("end")).mark_rule(color=REFERENCE, strokeWidth=2, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N")])
     chart = alt.layer(line, edge).properties(
-        autosize=FIT_X, height=240, title=f"Length of each trained row (dashed: the end, no row {n_rows + 1})")
+        autosize=FIT_X, height=240, title="Length of each trained row")
     return figure(chart, {"norms": columns(row=np.asarray(rows), length=norms),
                           "end": columns(row=[n_rows + 0.5], label=[f"no row {n_rows + 1}: the table ends"])},
                   description=f"The length of each row of the trained table, rows 1 to {n_rows}; there is no row "
