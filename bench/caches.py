@@ -29,13 +29,22 @@ class Cache:
 
 
 def _kind(node: ast.expr) -> str | None:
-    """'cache_data' for st.cache_data / streamlit.cache_data / cache_data (called or not)."""
+    """'cache_data' for st.cache_data / streamlit.cache_data / cache_data (called or not); 'frame.cached' for the
+    page frame's own idiom (@frame.cached: st.cache_data bounded by its max_entries, 32 unless given)."""
     target = node.func if isinstance(node, ast.Call) else node
     if isinstance(target, ast.Attribute) and target.attr in KINDS:
         return target.attr
     if isinstance(target, ast.Name) and target.id in KINDS:
         return target.id
+    if isinstance(target, ast.Attribute) and target.attr == "cached" and isinstance(target.value, ast.Name) \
+            and target.value.id == "frame":
+        return "frame.cached"
     return None
+
+
+def _no_arguments(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    a = fn.args
+    return not (a.posonlyargs or a.args or a.kwonlyargs or a.vararg or a.kwarg)
 
 
 def _max_entries(node: ast.expr) -> str | None:
@@ -63,7 +72,12 @@ def find_caches(files: list[Path] | None = None) -> list[Cache]:
                 for dec in node.decorator_list:
                     kind = _kind(dec)
                     if kind:
-                        out.append(Cache(rel, dec.lineno, node.name, kind, _max_entries(dec)))
+                        bound = _max_entries(dec)
+                        if bound is None and kind == "frame.cached":
+                            bound = "32 (frame.cached's default)"
+                        if bound is None and _no_arguments(node):
+                            bound = "1 (no arguments: one entry)"
+                        out.append(Cache(rel, dec.lineno, node.name, kind, bound))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and _kind(node.func):
                 # st.cache_data(max_entries=…)(fn)
                 name = ast.unparse(node.args[0]) if node.args else "?"

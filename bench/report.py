@@ -370,8 +370,10 @@ def render(res: dict) -> str:
 
     w("## Shared caches")
     w("")
-    w("Every `st.cache_data` / `st.cache_resource` in app.py, frame.py and lessons/ (they are shared by all "
-      "sessions of a server, so each must be bounded with `max_entries`).")
+    w("Every `st.cache_data` / `st.cache_resource` / `@frame.cached` in app.py, the page frame and lessons/ "
+      "(they are shared by all sessions of a server, so each must be bounded with `max_entries`; "
+      "`@frame.cached` is `st.cache_data` with `max_entries=32` unless given; a cached function without "
+      "arguments holds one entry).")
     w("")
     w("| file | function | kind | max_entries |")
     w("| --- | --- | --- | --- |")
