@@ -24,8 +24,8 @@ PATH = "lessons/stretch.py"
 BASE = int(chapter.BASE)
 OFFSET_TOL = 1e-6  # a drift below this is "the same score" (scores are of size ~1)
 
-frame.page(PATH, "A model that reads text longer than it was trained on turns its slow pairs to angles it never "
-                 "saw; PI, NTK-aware scaling and YaRN slow those pairs down so that every angle stays familiar.")
+frame.page(PATH, "On text longer than it was trained on, RoPE turns its slow pairs to angles they never saw; PI, "
+                 "NTK-aware and YaRN slow those pairs down.")
 ex = frame.example()
 
 
@@ -108,8 +108,8 @@ def key_chart(res, figs, s: int, L_train: int) -> None:
         f"the {frame.term('query')} and {frame.term('key')} to angles the model never learned to read. Pair indices "
         "i count from 0, as RoPE code does."
     )
-    frame.formula(r"r_i = \frac{L_\text{train}}{\lambda_i} = \frac{L_\text{train}\,\theta_i}{2\pi},"
-                  r"\qquad \theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac d2 - 1")
+    frame.formula(r"r_i = \frac{L_\text{train}}{\lambda_i} = \frac{L_\text{train}\,\theta_i}{2\pi}",
+                  r"\theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac d2 - 1")
 
 
 def stretch_fixes(res, figs, s: int) -> None:
@@ -192,11 +192,12 @@ def stretch_fixes(res, figs, s: int) -> None:
             r"\text{NTK-aware:}\quad \text{base}' = \text{base}\cdot s^{\,d/(d-2)},\qquad "
             r"\theta'_i = \text{base}'^{\,-2i/d}",
             r"\text{Dynamic NTK:}\quad \text{base}' = \text{base}\cdot\Big(\frac{s\,L}{L_\text{train}} - (s-1)\Big)"
-            r"^{d/(d-2)},\quad L = \max(\text{seq\_len}, L_\text{train})",
+            r"^{d/(d-2)}",
+            r"L = \max(\text{seq\_len}, L_\text{train})",
             r"\text{YaRN:}\quad c(r) = \frac{d\,\ln\!\big(L_\text{train}/(2\pi r)\big)}{2\ln \text{base}},\quad "
             r"\text{low} = \lfloor c(32)\rfloor,\ \text{high} = \lceil c(1)\rceil",
             r"\gamma_i = \operatorname{clip}\Big(\frac{i-\text{low}}{\text{high}-\text{low}}, 0, 1\Big),\qquad "
-            r"\theta'_i = (1-\gamma_i)\,\theta_i + \gamma_i\,\frac{\theta_i}{s},\qquad "
+            r"\theta'_i = (1-\gamma_i)\,\theta_i + \gamma_i\,\frac{\theta_i}{s}",
             r"\text{mscale} = 0.1\ln s + 1",
         )
         st.markdown(
@@ -213,7 +214,7 @@ def stretch_fixes(res, figs, s: int) -> None:
 
 @frame.section("Past the trained length")
 def stretching() -> None:
-    c1, c2, c3, c4 = st.columns([1.4, 1, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([1.9, 1, 1, 1], vertical_alignment="bottom")
     with c1:
         d = int(frame.number("Head dimension d (this page's own head dimension, separate from the sidebar's d)",
                              "st_d", 4, 512, TYPICAL_D, step=2,
@@ -249,7 +250,7 @@ def stretching() -> None:
         key="stretch_yarn",
     )
     seq_len = int(frame.number("Current length for dynamic NTK (seq_len)", "st_len", 1, 100_000_000,
-                               TYPICAL_SEQ_LEN, help="Dynamic NTK recomputes its base for the text in front of it; "
+                               TYPICAL_SEQ_LEN, where=st.columns([1, 2])[0], help="Dynamic NTK recomputes its base for the text in front of it; "
                                                      "up to L_train it changes nothing. Only its line moves."))
     res, figs = stretch_data(d, L_train, s, seq_len, base)
     with top:
@@ -266,7 +267,7 @@ def alibi() -> None:
     st.markdown(f"ALiBi adds no vector and turns nothing: each head subtracts m_h·(i − j) from the "
                 f"{frame.term('score')} of query i and key j, so the farther the key, the lower its score. The "
                 "penalty depends only on the distance, so nothing changes at length L_train + 1.")
-    frame.formula(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d} - m_h\,(i-j)\quad (j \le i),\qquad "
+    frame.formula(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d} - m_h\,(i-j)\quad (j \le i)",
                   r"q_i = x_i W_Q,\ k_j = x_j W_K\ \text{(word vectors only)}")
     left, right = st.columns([2, 3])
     with left:
@@ -381,7 +382,8 @@ def precision() -> None:
     with t_angle:
         frame.chart(figs["angle"])
         frame.formula(r"\text{err}_i(p) = \big|\,\mathrm{fl}_{32}\big(\mathrm{fl}_{32}(p)\cdot"
-                      r"\mathrm{fl}_{32}(\theta_i)\big) - p\,\theta_i\big|,\qquad \text{err}(p) = \max_i \text{err}_i(p)")
+                      r"\mathrm{fl}_{32}(\theta_i)\big) - p\,\theta_i\big|",
+                      r"\text{err}(p) = \max_i \text{err}_i(p)")
         exact0 = e.error[0] == 0
         st.markdown(
             f"At p = {pr.probe:,} the worst float32 angle is off by **{e.error[w]:.3g} rad**, and it belongs to "

@@ -304,10 +304,11 @@ def decay_bound(deltas: ArrayLike, d: int, base: float = 10000.0) -> np.ndarray:
 DELTA = ("m", "n")
 DECAY_IDENTITY = (
     r"(R_m q)\cdot(R_n k) = \operatorname{Re}\sum_{i=0}^{d/2-1} h_i\, e^{\mathrm{i}\Delta\theta_i},\qquad "
-    rf"\Delta = {DELTA[0]} - {DELTA[1]},\qquad "
+    rf"\Delta = {DELTA[0]} - {DELTA[1]}",
     r"h_i = (q_{2i} + \mathrm{i}\,q_{2i+1})\,\overline{(k_{2i} + \mathrm{i}\,k_{2i+1})}",
     r"\sum_{i=0}^{d/2-1} h_i\, e^{\mathrm{i}\Delta\theta_i} = \sum_{j=1}^{d/2} (h_{j-1} - h_j)\, S_j(\Delta),"
-    r"\qquad S_j(\Delta) = \sum_{k=0}^{j-1} e^{\mathrm{i}\Delta\theta_k},\qquad h_{d/2} = 0",
+    r"\qquad h_{d/2} = 0",
+    r"S_j(\Delta) = \sum_{k=0}^{j-1} e^{\mathrm{i}\Delta\theta_k}",
     r"\Big|\sum_{i=0}^{d/2-1} h_i\, e^{\mathrm{i}\Delta\theta_i}\Big| \le "
     r"\Big(\max_{0 \le i < d/2} |h_{i+1}-h_i|\Big) \sum_{j=1}^{d/2} |S_j(\Delta)|",
     r"B(\Delta) = \frac{2}{d}\sum_{j=1}^{d/2} |S_j(\Delta)|,\qquad B(0) = \frac{d/2+1}{2}",

@@ -89,7 +89,7 @@ def rotations_figure(res: StretchDemo, height: int = 300) -> Figure:
         y2=alt.Y2("floor"),
         color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
                         scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], FOCUS]),
-                        legend=alt.Legend(labelLimit=400)),
+                        legend=alt.Legend(labelLimit=400, direction="vertical")),
         tooltip=[_tip("i", "pair i (0-based)"), _tip("theta", "θ_i (rad per token)", fmt=".4g"),
                  _tip("wl", "wavelength λ_i (tokens)", fmt=",.1f"), _tip("r", "turns within L_train", fmt=",.3g"),
                  _tip("kind", "in training", "nominal")],
@@ -116,9 +116,16 @@ def _method_table(res: StretchDemo):
                         wl=2 * np.pi / t, wl0=2 * np.pi / t0, ratio=t / t0, g=np.tile(res.ramp, k))
 
 
-def _method_layers(y: alt.Y, field: str, pick: alt.Parameter) -> list:
-    """Lines and points per method (colour + dash + shape), dimmed unless picked in the chart's menu."""
-    enc = spec.series("m", METHODS, title=None)
+def _series(field: str, names: Sequence[str], columns: int, **kw) -> dict:
+    """``spec.series`` with its one legend in ``columns`` columns (so five names fit a phone's width)."""
+    enc = spec.series(field, names, title=None, **kw)
+    return {k: v.legend(title=None, columns=columns) for k, v in enc.items()}
+
+
+def _method_layers(y: alt.Y, field: str, pick: alt.Parameter, label_dy: int) -> list:
+    """Lines and points per method (colour + dash + shape), dimmed unless picked in the chart's menu; each
+    method's name is written beside its line where it parts from the others (``label_dy`` above or below)."""
+    enc = _series("m", METHODS, 3)
     dim = f"{pick.name} == '{ALL}' || datum.m == {pick.name} ? 1 : 0.12"
     faded = alt.Opacity(field="op", type="quantitative", scale=None)
     x = alt.X("i:Q", title=PAIR_AXIS, axis=alt.Axis(format="d", tickMinStep=1))
@@ -131,7 +138,7 @@ def _method_layers(y: alt.Y, field: str, pick: alt.Parameter) -> list:
                  _tip("wl", "new wavelength (tokens)", fmt=",.1f"), _tip("wl0", "old wavelength (tokens)", fmt=",.1f"),
                  _tip("ratio", "new θ ÷ old θ", fmt=".4f"), _tip("g", "YaRN ramp γ_i", fmt=".3f")])
     labels = alt.Chart(spec.named("labels")).transform_calculate(op=dim).mark_text(
-        align="left", dx=6, dy=-9, fontSize=12, fontWeight="bold").encode(
+        align="left", dx=6, dy=label_dy, fontSize=12, fontWeight="bold").encode(
         x=alt.X("i:Q"), y=alt.Y(f"{field}:Q"), text=alt.Text("m:N"), opacity=faded,
         color=alt.Color("m:N", scale=alt.Scale(domain=list(METHODS), range=list(SERIES[: len(METHODS)])),
                         legend=None))
@@ -158,7 +165,7 @@ def wavelength_figure(res: StretchDemo, height: int = 320) -> Figure:
     rule_text = alt.Chart(spec.named("rules")).mark_text(align="left", dx=4, dy=-7, fontSize=12,
                                                          color=REFERENCE).encode(
         y=alt.Y("y:Q"), x=alt.value(4), text=alt.Text("label:N"))
-    chart = alt.layer(*_method_layers(y, "wl", pick), rule, rule_text,
+    chart = alt.layer(*_method_layers(y, "wl", pick, 14), rule, rule_text,
                       title="Wavelength per pair, before and after", height=height, autosize=FIT_X)
     worst = int(res.unseen["RoPE as trained"].sum())
     return spec.figure(chart, {"methods": _method_table(res), "labels": labels, "rules": rules},
@@ -174,14 +181,18 @@ def ratio_figure(res: StretchDemo, height: int = 300) -> Figure:
     ratio = {m: np.asarray(res.frequencies[m], dtype=float) / res.theta for m in METHODS}
     labels = _label_table(direct_labels(np.arange(n, dtype=float), ratio), METHODS, "i", "ratio", "m")
     lo_r = min(float(np.min(v)) for v in ratio.values())
-    extent = spec.columns(y=[min(lo_r, 1.0 / max(res.s, 1)) / 1.6, 1.6])
+    extent = spec.columns(y=[min(lo_r, 1.0 / max(res.s, 1)) / 1.6, 1.6])  # the y range, as data
     band = spec.columns(start=[float(res.low)], end=[float(min(res.high, n - 1))],
                         label=[f"YaRN's ramp: pairs {res.low} to {res.high}"])
-    y = alt.Y("ratio:Q", scale=alt.Scale(type="log", nice=False), title="new frequency ÷ old (log)")
+    lowest = min(lo_r, 1.0 / max(res.s, 1)) / 1.6
+    depth = int(np.floor(-np.log2(lowest)))  # powers of two down to the lowest ratio, at most 8 ticks
+    ticks = [2.0 ** -k for k in range(0, depth + 1, max(1, -(-(depth + 1) // 8)))]
+    y = alt.Y("ratio:Q", scale=alt.Scale(type="log", nice=False), title="new frequency ÷ old (log)",
+              axis=alt.Axis(values=ticks, format=".3~g"))
     shade = alt.Chart(spec.named("band")).mark_rect(color=REFERENCE, opacity=0.1).encode(
         x=alt.X("start:Q"), x2=alt.X2("end"), tooltip=[_tip("label", "band", "nominal")])
     ends = alt.Chart(spec.named("extent")).mark_point(opacity=0).encode(y=alt.Y("y:Q"))
-    chart = alt.layer(shade, ends, *_method_layers(y, "ratio", pick),
+    chart = alt.layer(shade, ends, *_method_layers(y, "ratio", pick, -9),
                       title="Slow-down per pair (1 = untouched)", height=height, autosize=FIT_X)
     return spec.figure(chart, {"methods": _method_table(res), "labels": labels, "band": band, "extent": extent},
                        description=f"New frequency over old per pair at s = {res.s}: PI divides every pair by s, "
