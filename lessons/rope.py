@@ -172,13 +172,15 @@ def circles():
         if (m, n) not in r.pairs:
             rows.append((m, n, r.score))
         st.dataframe(pd.DataFrame({
-            "query at m": [a for a, _, _ in rows],
-            "key at n": [b for _, b, _ in rows],
-            "gap n − m": [b - a for a, b, _ in rows],
+            "m": [a for a, _, _ in rows],
+            "n": [b for _, b, _ in rows],
+            "n − m": [b - a for a, b, _ in rows],
             "score": [s_ for _, _, s_ in rows],
-            "pair": ["the chapter's" if (a, b) in r.pairs else "yours" for a, b, _ in rows],
+            "pair": ["chapter's" if (a, b) in r.pairs else "yours" for a, b, _ in rows],
         }), hide_index=True, width="stretch",
-            column_config={"score": st.column_config.NumberColumn(format="%.10f")})
+            column_config={"score": st.column_config.NumberColumn(format="%.10f"),
+                           "m": st.column_config.NumberColumn(help="query position"),
+                           "n": st.column_config.NumberColumn(help="key position")})
         gap = r.pairs[0][1] - r.pairs[0][0]
         frame.verdict(f"the chapter's three pairs, each with gap {gap}, get one score", r.pair_spread < r.pair_tol,
                       f"they differ by {small(r.pair_spread)} (tolerance {r.pair_tol:.0e})")

@@ -38,7 +38,7 @@ def chart_bytes(at) -> int:
 
 
 def score_table(at):
-    return next(df.value for df in at.dataframe if "query at m" in df.value.columns)
+    return next(df.value for df in at.dataframe if "n − m" in df.value.columns)
 
 
 def test_skeleton_and_defaults():
@@ -59,7 +59,7 @@ def test_skeleton_and_defaults():
     q, k = X[QI] @ Wq, X[KI] @ Wk
     by_hand = [float(rope(q, [m])[0] @ rope(k, [n])[0]) / 8.0 for m, n in chapter.PAIRS]
     df = score_table(at)
-    assert [tuple(p) for p in zip(df["query at m"], df["key at n"])] == list(chapter.PAIRS)
+    assert [tuple(p) for p in zip(df["m"], df["n"])] == list(chapter.PAIRS)
     assert np.allclose(df["score"].to_numpy(), by_hand, atol=1e-12)
     latex = "\n".join(e.value for e in at.latex)
     assert "R_{n-m}" in latex and r"R_m^\top" in latex
@@ -138,7 +138,7 @@ def test_presets_and_far_positions():
     at.number_input(key="rp_n").set_value(MAX_POSITION - 3).run()
     no_exception(at)
     df = score_table(at)
-    assert df["query at m"].tolist()[-1] == MAX_POSITION
+    assert df["m"].tolist()[-1] == MAX_POSITION
     assert np.ptp(df["score"].to_numpy()) < 1e-6  # same gap, same score, ten million positions later
     assert "Does not hold" not in page_text(at)
 

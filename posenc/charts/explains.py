@@ -53,7 +53,7 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
                                                                scale=alt.Scale(range=[1.0, 0.55])),
                     tooltip=tips)
             .add_params(pick).transform_filter(chosen))
-    text = (alt.Chart(spec.named("main")).mark_text(baseline="bottom", dy=-3, fontSize=11, lineBreak="\n")
+    text = (alt.Chart(spec.named("main")).mark_text(baseline="bottom", dy=-16, fontSize=11, lineHeight=13, lineBreak="\n")
             .encode(x=x, xOffset=off, y=y, text=alt.Text(field="label", type="nominal"))
             .transform_filter(chosen))
     who = (alt.Chart(spec.named("queries")).mark_text(align="left", baseline="top", fontWeight="bold",
