@@ -198,8 +198,9 @@ def no_gradient():
 
 @frame.section("Smooth the bit and you get a sine", fragment=False)
 def smooth():
-    frame.formula(r"\text{keep only the first harmonic of } \mathrm{bit}_b: \quad "
-                  r"\frac12 - \frac{2}{\pi}\sin\!\left(\frac{2\pi x}{T}\right), \qquad T = 2^{b+1}")
+    st.markdown("Keep only the first harmonic of bit b's square wave (its Fourier series is under *Deeper* below):")
+    frame.formula(r"\mathrm{bit}_b(x) \approx \frac12 - \frac{2}{\pi}\sin\!\left(\frac{2\pi x}{T}\right), "
+                  r"\qquad T = 2^{b+1}")
     frame.chart(wave_fig)
     st.markdown(
         f"Bit {w.b} is a square wave of wavelength T = {w.wavelength}: 0 for {positions_word(2 ** w.b)}, then 1 "
@@ -225,8 +226,8 @@ with frame.deeper("the whole Fourier series of a bit", key="bn_deep_fourier"):
     frame.formula(r"\mathrm{bit}_b(x) = \frac12 - \frac{2}{\pi} \sum_{k = 1, 3, 5, \dots} \frac{1}{k}"
                   r"\sin\!\left(\frac{2\pi k x}{T}\right), \qquad T = 2^{b+1}")
     st.markdown("Each odd harmonic k adds a sine k times as fast and k times as small. The chart's levels keep "
-                f"the odd k up to {', '.join(str(k) for k in HARMONICS)}, the last being the sine alone; at every jump all "
-                "the partial sums pass through ½.")
+                f"the odd k up to {', '.join(str(k) for k in HARMONICS)}, the last being the sine alone; at every "
+                "jump all the partial sums pass through ½.")
 
 frame.show_code(binary_demo, posenc.binary, hamming_matrix, flips_per_bit, sizes, step_slope, square_wave_sums,
                 smoothing, ladders)

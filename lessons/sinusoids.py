@@ -91,15 +91,15 @@ def the_table():
     with right:
         ratio = f"{lad.ratio:.4f}" if d > 2 else "— (one pair only)"
         st.markdown(
-            f"Read it like a counter. The left columns change fastest: pair 0 turns $\\omega_0 = {tab.omegas[0]:g}$ radian per "
-            f"position. Each pair to the right turns slower by the same factor, "
-            f"$\\text{{base}}^{{2/d}} = {ratio}$ (base {base:,}, the sidebar's d = {d}), so the right columns "
-            f"barely change over {length:,} positions — like the high bits of a binary counter, but smooth, and "
-            "on a finer ladder: bits slow down by 2 from one to the next.")
+            f"Read it like a counter. The left columns change fastest: pair 0 turns "
+            f"$\\omega_0 = {tab.omegas[0]:g}$ radian per position. Each pair to the right turns slower by the same "
+            f"factor, $\\text{{base}}^{{2/d}} = {ratio}$ (base {base:,}, the sidebar's {frame.term('d')} = {d}), so "
+            f"the right columns barely change over {length:,} positions — like the high bits of a binary counter, "
+            "but smooth, and on a finer ladder: bits slow down by 2 from one to the next.")
         st.markdown("Each row is one position's vector. Nothing is learned or stored: the formula computes the row "
                     "of any position, so the table never runs out.")
-    frame.formula(r"PE(p,\,2i) = \sin\!\left(p\,\omega_i\right), \quad PE(p,\,2i+1) = \cos\!\left(p\,\omega_i\right),"
-                  r"\quad \omega_i = \text{base}^{-2i/d}, \quad i = 0,\dots,\tfrac{d}{2}-1")
+    frame.formula(r"PE(p,\,2i) = \sin\!\left(p\,\omega_i\right), \quad PE(p,\,2i+1) = \cos\!\left(p\,\omega_i\right)",
+                  r"\omega_i = \text{base}^{-2i/d}, \quad i = 0,\dots,\tfrac{d}{2}-1")
     if tab.rows_per_pixel > 1 or tab.cols_per_pixel > 1:
         st.caption(f"Positions 1 … {length:,} × {d} dimensions, drawn as {tab.image.shape[0]} × "
                    f"{tab.image.shape[1]} pixels: each pixel averages {tab.rows_per_pixel} position(s) × "
@@ -176,10 +176,10 @@ def on_demand():
                       pos.max_diff < FLOAT32_TOL,
                       f"largest difference {pos.max_diff:.2g}, at dimension j = {pos.worst_coordinate}")
         st.markdown(
-            f"float32 computes the angle as fl₃₂(p) × fl₃₂(ω_i) in float32: at p = {p:,} its angles are off by up "
-            f"to {pos.max_angle_error:.3g} rad. float32 holds whole numbers exactly only up to 2²⁴ = 16,777,216, "
-            f"and an angle of millions of radians keeps few digits after the point. This app computes angles in "
-            f"float64. The first {rows} of {d} coordinates are listed.")
+            f"float32 computes the angle as fl₃₂(p) × fl₃₂(ω_i) in float32: at p = {p:,} its angles are off "
+            f"by up to {pos.max_angle_error:.3g} rad. float32 holds whole numbers exactly only up to "
+            f"2²⁴ = {2 ** 24:,}, and an angle of millions of radians keeps few digits after the point. This app "
+            f"computes angles in float64. The first {rows} of {d} coordinates are listed.")
         if np.isfinite(pos.float64_error):
             st.caption(f"float64 against extended precision at p = {p:,}: largest difference "
                        f"{pos.float64_error:.1e}.")
@@ -192,7 +192,7 @@ def shift_view(k: int, d: int):
     starts = [n for _, n in chapter.PAIRS]
     return sh, shift_at(k, starts, d, BASE), (sc.shift_heatmap(sh.M_shown, k),
                                               sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, k),
-                                              sc.similarity(sh.similarity))
+                                              sc.similarity(sh.similarity, k))
 
 
 @frame.section("A shift by k is a rotation")
@@ -231,7 +231,8 @@ def shift():
         frame.chart(fig_sim)
     with t2:
         st.markdown("Every diagonal (the same gap q − p) holds one value: how alike two positions are depends on "
-                    "how far apart they are, not where they are.")
+                    "how far apart they are, not where they are. The slider under the chart outlines one diagonal "
+                    "(it starts at your k); hover its cells to read the same number all along it.")
         frame.verdict("the similarity is constant along every diagonal", sh.toeplitz_error < tol,
                       f"all {s_n} × {s_n} entries: largest error {sh.toeplitz_error:.0e}")
 
@@ -253,7 +254,8 @@ def the_catch():
     st.markdown(
         f"Now use the sinusoids as the chapter's models do: add PE to the word vectors, project with $W_Q$ and "
         f"$W_K$ (the sidebar's d = {d}, seed {ex.seed}), and put the {frame.term('query')} word at m and the "
-        f"{frame.term('key')} word at n = m − {ca.gap}: the chapter's pairs {pairs_txt}.")
+        f"{frame.term('key')} word at n = m − {ca.gap}: the chapter's pairs {pairs_txt}. Each "
+        f"{frame.term('score')} splits into four terms (formula below the chart).")
     st.dataframe(
         pd.DataFrame({
             "query at m": [m for m, _ in ca.pairs], "key at n": [n for _, n in ca.pairs],

@@ -24,7 +24,7 @@ from . import spec
 from .spec import MAX_MARKS
 
 FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
-ROW_GAP = 2.6  # vertical distance between two waves' centre lines (each spans −1 … 1)
+ROW_GAP = 3.0  # vertical distance between two waves' centre lines (each spans −1 … 1)
 
 
 def png_data_url(rgb: np.ndarray) -> str:
@@ -144,28 +144,26 @@ def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], ome
     row = np.concatenate([np.repeat(np.arange(n), nc), np.repeat(np.arange(n), nd)])
     value = np.concatenate([np.ravel(values), np.ravel(dots)])
     kind = np.repeat([0, 1], [n * nc, n * nd])
-    x = alt.X("position p:Q", title="position p (the curve starts at the formula's p = 0; dots: words 1, 2, …)",
-              scale=alt.Scale(nice=False))
-    y = alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-(n - 1) * ROW_GAP - 1.2, 1.45], nice=False))
+    x = alt.X("position p:Q", title="position p (from the formula's 0)", scale=alt.Scale(nice=False))
+    y = alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-(n - 1) * ROW_GAP - 1.1, 1.9], nice=False))
     tips = [alt.Tooltip("pair:N"), alt.Tooltip("position p:Q", format=".4g"),
             alt.Tooltip("sin(p·ω_i):Q", format=".4f")]
     line = alt.Chart(spec.named("waves")).transform_filter("datum.kind === 0").mark_line(
         color=spec.SERIES[0], strokeWidth=1.5).encode(x=x, y=y, detail="pair:N", tooltip=tips)
     dot = alt.Chart(spec.named("waves")).transform_filter("datum.kind === 1").mark_circle(
         color=spec.SERIES[0], size=16, opacity=1).encode(x=x, y=y, tooltip=tips)
-    rules = alt.Chart(spec.named("labels")).mark_rule(color=spec.REFERENCE, strokeWidth=0.5).encode(y="base:Q")
     labels = alt.Chart(spec.named("labels")).mark_text(align="left", baseline="bottom", x=4, dy=-2, fontSize=12,
                                                        fontWeight="bold", color=spec.TEXT).encode(
         y="top:Q", text="pair:N")
-    chart = alt.layer(rules, line, dot, labels).properties(
-        title="sin(p·ω_i) for a few pairs, fastest on top", height=int(62 * n), autosize=FIT_X)
+    chart = alt.layer(line, dot, labels).properties(
+        title="sin(p·ω_i), fastest pair on top", height=int(66 * n), autosize=FIT_X)
     centre = -np.arange(n) * ROW_GAP
     data = {
         "waves": spec.columns(**{
             "position p": np.concatenate([np.tile(positions, n), np.tile(dot_positions, n)]).astype(np.float32),
             "sin(p·ω_i)": value, "y": value + centre[row], "pair": spec.categories(row, names),
             "kind": kind.astype(np.int8)}),
-        "labels": spec.columns(pair=names, base=centre, top=centre + 1.05),
+        "labels": spec.columns(pair=names, top=centre + 1.15),
     }
     return spec.figure(chart, data, description=(
         "Waves of a few pairs: the fastest repeats every 2π ≈ 6.3 positions, the slowest barely moves over the "
@@ -251,19 +249,28 @@ def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chos
         "offset k alone."))
 
 
-def similarity(S: np.ndarray) -> spec.Figure:
-    """S[p, q] = PE(p)·PE(q) for p, q = 1 … n: constant along every diagonal."""
+def similarity(S: np.ndarray, gap: int = 3) -> spec.Figure:
+    """S[p, q] = PE(p)·PE(q) for p, q = 1 … n: constant along every diagonal. A slider inside the chart picks a
+    gap q − p (``gap`` at first) and outlines that diagonal, in the browser (no rerun)."""
     n = S.shape[0]
     p, q = np.divmod(np.arange(n * n), n)
     ticks = list(range(1, n + 1, max(1, n // 6)))
     bound = float(np.max(np.abs(S)))
+    # signed values get the diverging scheme around 0; all-positive ones (the usual case) the sequential one
+    scale = (alt.Scale(scheme=spec.SEQUENTIAL, domain=[0, bound]) if float(np.min(S)) >= 0
+             else alt.Scale(scheme=spec.DIVERGING, domain=[-bound, bound]))
+    pick = alt.param(name="gap", value=int(np.clip(gap, -(n - 1), n - 1)),
+                     bind=alt.binding_range(min=-(n - 1), max=n - 1, step=1, name="outline the gap q − p = "))
+    on = "datum['gap q − p'] === gap"
     chart = alt.Chart(spec.named("S")).mark_rect().encode(
         x=alt.X("q:O", title="position q", axis=alt.Axis(values=ticks, labelAngle=0)),
         y=alt.Y("p:O", title="position p", axis=alt.Axis(values=ticks)),
-        color=alt.Color("PE(p)·PE(q):Q", scale=alt.Scale(scheme=spec.DIVERGING, domain=[-bound, bound])),
+        color=alt.Color("PE(p)·PE(q):Q", scale=scale),
+        stroke=alt.condition(on, alt.value(spec.FOCUS), alt.value(None)),
+        strokeWidth=alt.condition(on, alt.value(2), alt.value(0)),
         tooltip=[alt.Tooltip("p:O", title="position p"), alt.Tooltip("q:O", title="position q"),
                  alt.Tooltip("gap q − p:Q"), alt.Tooltip("PE(p)·PE(q):Q", format=".6f")],
-    ).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300, autosize=FIT_X)
+    ).add_params(pick).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300, autosize=FIT_X)
     data = {"S": spec.columns(**{"p": (p + 1).astype(np.int16), "q": (q + 1).astype(np.int16),
                                  "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)})}
     return spec.figure(chart, data, description=(
