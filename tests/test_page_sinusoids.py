@@ -182,3 +182,13 @@ def test_asides_are_in_deeper():
     assert "Deeper: interleaved or [sin | cos] halves?" in labels
     text = page_text(at).replace("**", "")
     assert "Holds — the halves layout is the interleaved table with its columns reordered" in text
+
+
+def test_gap_slider_lives_inside_the_similarity_chart():
+    at = open_page(PAGE, query={"sn_k": "5"})
+    no_exception(at)
+    specs = [json.loads(c.proto.spec) for c in charts_of(at)]
+    sim = next(s for s in specs if s.get("description", "").startswith("Similarity"))
+    gap = next(p for p in sim["params"] if p["name"] == "gap")
+    assert gap["value"] == 5 and gap["bind"]["input"] == "range"  # starts at the section's k
+    assert "datum['gap q − p'] === gap" in json.dumps(sim, ensure_ascii=False)
