@@ -132,3 +132,33 @@ def test_extreme_widths(d):
     assert_ok(at)
     assert f"first {min(6, d)} of d = {d}" in page_text(at)
     assert all(line.startswith(HOLDS) for line in verdict_lines(at))
+
+
+def test_a_glossary_link_opens_its_anchor_in_the_browser():
+    """In real Chromium: a frame.term() link on the scramble page opens the attention page at its glossary entry
+    (the heading with that id exists and is scrolled into view)."""
+    from browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_server() as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+        page = ctx.new_page()
+        page.goto(f"{base}/scramble")
+        page.wait_for_selector(DONE, timeout=60000)
+        link = page.locator("[data-testid=stMain] a", has_text="softmax").first
+        assert link.get_attribute("href") == "attention#glossary-softmax"
+        assert link.get_attribute("title") == frame.GLOSSARY["softmax"].replace('"', "'")  # the hover text
+        link.scroll_into_view_if_needed()
+        with ctx.expect_page(timeout=15000) as opened:
+            link.click()
+        glossary = opened.value
+        glossary.wait_for_selector(DONE, timeout=60000)
+        assert glossary.url.endswith("/attention#glossary-softmax")
+        heading = glossary.locator("#glossary-softmax")
+        heading.wait_for(timeout=15000)
+        assert heading.inner_text().strip() == "softmax"
+        glossary.wait_for_function(
+            "() => { const r = document.querySelector('#glossary-softmax').getBoundingClientRect();"
+            " return r.top >= 0 && r.bottom <= window.innerHeight; }", timeout=15000)
+        browser.close()
