@@ -23,7 +23,7 @@ def _check_marks(n: int) -> None:
 
 
 # ---------------------------------------------------------------- two lookups
-LOOKUP_PANELS = ("E[word]: the word's row", "P[p]: the position's row", "x = E[word] + P[p]")
+LOOKUP_PANELS = ("E[word]", "P[p]", "x = E[word] + P[p]")
 
 
 def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[str], k: int) -> Figure:
