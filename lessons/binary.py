@@ -106,7 +106,7 @@ def neighbours():
         frame.verdict(f"some neighbours differ in every one of the {n} bits", hw == n,
                       f"{w0:,} = {codes[w0]} and {w1:,} = {codes[w1]}: {bits_differ(hw)}")
         st.markdown(
-            f"The left map should look like the right one if the code measured distance: dark far from the "
+            f"The bits map should look like the |i − j| map if the code measured distance: dark far from the "
             f"diagonal, light next to it. It does not. Next to the diagonal (|i − j| = 1) it flickers between 1 "
             f"and {n} bits; far from it there are light cells such as ({far[0]}, {far[1]}). Over the "
             f"{res.shown} × {res.shown} pairs drawn, the correlation between bits that differ and |i − j| is "

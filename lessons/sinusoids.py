@@ -98,7 +98,8 @@ def the_table():
             "but smooth, and on a finer ladder: bits slow down by 2 from one to the next.")
         st.markdown("Each row is one position's vector. Nothing is learned or stored: the formula computes the row "
                     "of any position, so the table never runs out.")
-    frame.formula(r"PE(p,\,2i) = \sin\!\left(p\,\omega_i\right), \quad PE(p,\,2i+1) = \cos\!\left(p\,\omega_i\right)",
+    frame.formula(r"PE(p,\,2i) = \sin\!\left(p\,\omega_i\right)",
+                  r"PE(p,\,2i+1) = \cos\!\left(p\,\omega_i\right)",
                   r"\omega_i = \text{base}^{-2i/d}, \quad i = 0,\dots,\tfrac{d}{2}-1")
     if tab.rows_per_pixel > 1 or tab.cols_per_pixel > 1:
         st.caption(f"Positions 1 … {length:,} × {d} dimensions, drawn as {tab.image.shape[0]} × "

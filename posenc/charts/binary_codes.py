@@ -39,7 +39,7 @@ def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.nd
                                       "'bit ' + datum.value + ': every ' + pow(2, datum.value)"))
     zoom = alt.selection_interval(bind="scales", encodings=["x"])
     runs = alt.Chart(spec.named("runs")).mark_rect(stroke="white").encode(
-        x=alt.X("from:Q", title=f"position p (0 … {positions - 1}: the number the bits write)",
+        x=alt.X("from:Q", title=f"position p (0 … {positions - 1})",
                 scale=alt.Scale(nice=False, zero=False), axis=alt.Axis(tickMinStep=1, format="d")),
         x2="to:Q",
         y=y,

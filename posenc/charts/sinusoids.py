@@ -290,7 +290,7 @@ def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[
         size=10, color=spec.SERIES[0])).encode(**enc)
     rings = alt.Chart(spec.named("pairs")).mark_point(color=spec.FOCUS, size=160, strokeWidth=2.5).encode(**enc)
     chart = alt.layer(line, rings).properties(
-        title=f"The additive score with the gap fixed at {gap}: it wanders with m", height=230, autosize=FIT_X)
+        title=f"The score with the gap fixed at {gap}", height=230, autosize=FIT_X)
     data = {
         "sweep": spec.columns(**{"query position m": ms.astype(np.int32), "key position n": (ms - gap).astype(np.int32),
                                  col: np.asarray(scores, dtype=np.float64)}),
