@@ -12,8 +12,8 @@ from posenc.scramble import SHOWN_DIMS, TOL, copies_weight_gap, copy_weights, pa
 
 PATH = "lessons/scramble.py"
 
-frame.page(PATH, "Without positions, attention cannot tell a sentence from its scramble: every word comes back "
-                 "with the same vector, in another row.")
+frame.page(PATH, "Without positions, attention cannot tell a sentence from its scramble: the same vectors come "
+                 "back in other rows.")
 
 ex = frame.example()
 tokens = frame.tokens_or_stop(ex.sentence)
@@ -46,10 +46,10 @@ def the_paradox():
                 f"“{chapter.COPY_WORD}” twice: put a word in twice to see the paradox.", icon=":material/info:")
         return
     frame.verdict(
-        f"with no positions, {word_or_place(live.query, chapter.QUERY_WORD)} gives the copies at positions "
-        f"{', '.join(str(i + 1) for i in live.copies)} equal weights, as identical rows must",
+        f"with no positions, {word_or_place(live.query, chapter.QUERY_WORD)} gives copies "
+        f"{' and '.join(str(i + 1) for i in live.copies)} equal weights",
         live.gap < TOL,
-        " and ".join(f"{x:.4f}" for x in live.weights) + f" (difference {live.gap:.0e})",
+        ", ".join(f"{x:.4f}" for x in live.weights) + f" (difference {live.gap:.0e})",
     )
 
 

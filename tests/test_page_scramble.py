@@ -213,7 +213,7 @@ def test_the_paradox_opens_the_page(default_page):
     line = check_line(at, PARADOX)
     assert line.startswith(HOLDS)
     assert f"“{chapter.QUERY_WORD}” ({q + 1})" in line
-    assert f"{w[copies[0]]:.4f} and {w[copies[1]]:.4f}" in line
+    assert f"{w[copies[0]]:.4f}, {w[copies[1]]:.4f}" in line
     # the paradox comes before the scramble
     assert text.index(str(a)) < text.index("Swaps positions")
 
