@@ -102,7 +102,8 @@ def summary_section(sentence: str, d: int, seed: int):
 _, at_raw, _, _ = raw_section(ex.sentence, ex.d, ex.seed, P_RAW)
 frame.predict(
     f"Your sentence starts at position {P_RAW} (the chapter's example) and every word vector gets its index "
-    "appended, in the query and the key alike. Which key gets the most weight from each query?",
+    f"appended, in the {frame.term('query')} and the {frame.term('key')} alike. Which key gets the most weight "
+    "from each query?",
     ["The word closest in meaning to the query", "The last word of the sentence", "The query word itself",
      "All keys about equally"],
     1,
