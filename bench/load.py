@@ -59,7 +59,8 @@ SLIDER = ("[data-testid=stMain] [data-testid=stSlider] input[type=range], "
           "[data-testid=stMain] [data-testid=stSlider] [role=slider]")
 SESSION_TTL_S = 5
 MODES = ("websocket", "browser")
-STEP_TIMEOUT_S = 30.0
+STEP_TIMEOUT_S = 30.0  # a press: from the rerun request to script_finished
+OPEN_TIMEOUT_S = 90.0  # opening a page: the connection, then its first run
 
 
 @dataclass(frozen=True)
@@ -202,14 +203,17 @@ async def _ws_session(base: str, info: frame.PageInfo, k: int, wave: Wave, timeo
     s = Session(base, info.url_path, timeout_s)
     closers.append(s.close)
     try:
-        wave.open_ms.append(await s.open())
+        try:
+            # A whole class opening pages at once queues first runs: opening gets a longer bound than a press.
+            wave.open_ms.append(await s.open(timeout=OPEN_TIMEOUT_S))
+        finally:
+            if s.server_header:
+                wave.servers[s.server_header] = wave.servers.get(s.server_header, 0) + 1
     except SessionError as err:
         wave.errors.append(f"{name} #{k}: opening the page: {err}")
     except Exception as err:  # noqa: BLE001 - every failure is an error to count
-        wave.errors.append(f"{name} #{k}: page did not open: {_first_line(err)}")
+        wave.errors.append(f"{name} #{k}: page did not open within {OPEN_TIMEOUT_S:.0f} s: {_first_line(err)}")
         return
-    if s.server_header:
-        wave.servers[s.server_header] = wave.servers.get(s.server_header, 0) + 1
     if sc.any_control:
         controls = [c for c in s.page_controls() if c.kind != "text"] or [c for c in (s.seed,) if c]
     else:

@@ -224,18 +224,24 @@ class Session:
         self._messages: dict[str, Any] = {}  # hash → the cacheable element itself (to read a reference)
         self._runs = 0
 
-    async def open(self) -> float:
-        """Connect and run the page once (what opening the page in a browser does); returns ms to finished."""
+    async def open(self, timeout: float | None = None) -> float:
+        """Connect and run the page once (what opening the page in a browser does); returns ms to finished.
+        ``timeout`` (default: the session's) bounds the connection and the first run, each."""
         import websockets
 
-        kwargs: dict[str, Any] = {"subprotocols": ["streamlit"], "max_size": None, "open_timeout": self.timeout}
+        timeout = timeout or self.timeout
+        kwargs: dict[str, Any] = {"subprotocols": ["streamlit"], "max_size": None, "open_timeout": timeout}
         if self.headers:
             kwargs["additional_headers"] = self.headers
-        self.ws = await asyncio.wait_for(websockets.connect(self.url, **kwargs), self.timeout)
+        self.ws = await asyncio.wait_for(websockets.connect(self.url, **kwargs), timeout)
         response = getattr(self.ws, "response", None)
         if response is not None:
             self.server_header = response.headers.get("X-Posenc-Server")
-        return await self.rerun()
+        step, self.timeout = self.timeout, timeout
+        try:
+            return await self.rerun()
+        finally:
+            self.timeout = step
 
     async def close(self) -> None:
         if self.ws is not None:
