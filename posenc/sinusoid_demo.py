@@ -16,8 +16,8 @@ from . import chapter
 from .core import block_average, check_d_model, embed, projections
 from .encodings import MAX_POSITION, check_base, frequencies, shift_matrix, sinusoidal
 
-#: The chapter's (query position, key position) pairs: the same gap, far apart (``chapter.PAIRS``; the RoPE page
-#: imports this name).
+#: The chapter's (query position, key position) pairs: the same gap, far apart (``chapter.PAIRS``; kept importable
+#: under this name for code that still uses it).
 CHAPTER_PAIRS: tuple[tuple[int, int], ...] = chapter.PAIRS
 DEFAULT_POSITION = 5  # "the vector for position 5, or 5,000,000, is computed on demand" (the other: HUGE_POSITION)
 DEFAULT_LENGTH = 100  # positions 1 … 100 in the table by default

@@ -354,12 +354,3 @@ def test_similarity_chart_is_one_based_and_holds_the_gaps():
     for r in rows:
         assert r["gap q − p"] == r["q"] - r["p"]
         assert r["PE(p)·PE(q)"] == pytest.approx(float(np.sum(np.cos(frequencies(16) * (r["q"] - r["p"])))))
-
-
-def test_position_heatmap_still_serves_the_rope_page():
-    """lessons/rope.py draws this one until its own conversion: keep it working."""
-    from posenc.charts import sinusoids as sc
-
-    pos = np.arange(1, 6)
-    chart = sc.position_heatmap(np.eye(5), pos, pos, row_title="m", col_title="n", value_title="v")
-    assert chart.to_dict()["mark"]["type"] == "rect"

@@ -3,9 +3,6 @@
 Positions on screen are the chapter's, 1-based for words; where a chart includes the formula's p = 0 or indexes
 pairs i or dimensions j (0-based), its axis title says so. Every figure fills its container's width; the height a
 builder sets is the plot's own (``FIT_X``: axes, title and the legend below come on top).
-
-``position_heatmap`` returns a plain ``alt.Chart`` with its data inline: the RoPE page still draws it that way until
-its own conversion moves it off this module; this page does not use it.
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ import zlib
 
 import altair as alt
 import numpy as np
-import pandas as pd
 
 from posenc.sinusoid_demo import COLOUR_STOPS
 
@@ -44,46 +40,6 @@ def png_data_url(rgb: np.ndarray) -> str:
 def number(x: float) -> str:
     """A readable number: 6.283, 62.83, 4,712 or 47,117 (no exponent below 10^15)."""
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
-
-
-def position_heatmap(matrix: np.ndarray, row_positions: np.ndarray, col_positions: np.ndarray, *,
-                     row_title: str, col_title: str, value_title: str, scheme: str = "viridis",
-                     domain_mid: float | None = None, width: int | str = "container", height: int = 360,
-                     title: str = "") -> alt.Chart:
-    """A matrix indexed by positions (rows × columns), with every ~5th position labelled and a tooltip per cell
-    (row, column, their gap column − row, value). At most 5,000 cells."""
-    m = np.asarray(matrix, dtype=float)
-    if m.size > MAX_MARKS:
-        raise ValueError(f"{m.size} cells is too many for one chart; use ≤ {MAX_MARKS}.")
-    rows = np.asarray(row_positions).astype(np.int64)
-    cols = np.asarray(col_positions).astype(np.int64)
-    gap = f"{col_title} − {row_title}"
-    df = pd.DataFrame({
-        row_title: np.repeat(rows, len(cols)),
-        col_title: np.tile(cols, len(rows)),
-        value_title: m.ravel(),
-    })
-    df[gap] = df[col_title] - df[row_title]
-    for c in (row_title, col_title, gap):  # small on the wire
-        df[c] = df[c].astype(np.int32)
-
-    def every(vals: np.ndarray) -> list[int]:
-        step = max(1, -(-len(vals) // 8))
-        return [int(v) for v in vals[::step]]
-
-    scale = (alt.Scale(scheme=scheme, domainMid=domain_mid) if domain_mid is not None
-             else alt.Scale(scheme=scheme))
-    return alt.Chart(df, title=title).mark_rect().encode(
-        x=alt.X(field=col_title, type="ordinal", title=col_title, sort="ascending",
-                axis=alt.Axis(values=every(cols), labelAngle=0, format=",d")),
-        y=alt.Y(field=row_title, type="ordinal", title=row_title, sort="ascending",
-                axis=alt.Axis(values=every(rows), format=",d")),
-        color=alt.Color(field=value_title, type="quantitative", scale=scale, title=value_title),
-        tooltip=[alt.Tooltip(field=row_title, type="quantitative", format=",d"),
-                 alt.Tooltip(field=col_title, type="quantitative", format=",d"),
-                 alt.Tooltip(field=gap, type="quantitative", format=",d"),
-                 alt.Tooltip(field=value_title, type="quantitative", format=".10f")],
-    ).properties(width=width, height=height)
 
 
 def colour_scale_spec() -> dict:
