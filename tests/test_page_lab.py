@@ -215,12 +215,20 @@ def test_browser_trains_a_setting_and_the_charts_change_and_a_second_training_qu
 
     from browser import launch, streamlit_server, wait_done
 
-    with streamlit_server() as base, sync_playwright() as p:
+    LONG = 300_000  # ms: generous, for a shared machine under load (no timing is asserted)
+
+    def new_page():
+        ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+        ctx.set_default_timeout(LONG)
+        ctx.set_default_navigation_timeout(LONG)
+        return ctx.new_page()
+
+    with streamlit_server(timeout=LONG / 1000) as base, sync_playwright() as p:
         browser = launch(p)
         try:
-            one = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            one = new_page()
             one.goto(f"{base}/lab")
-            wait_done(one)
+            wait_done(one, timeout=LONG)
             charts = one.locator("[data-testid=stVegaLiteChart]")
             assert charts.count() == 3
             before = charts.first.screenshot(animations="disabled")
@@ -228,29 +236,29 @@ def test_browser_trains_a_setting_and_the_charts_change_and_a_second_training_qu
             # Switch to one layer: not precomputed, so the charts give way to a Train button.
             one.locator("[data-testid=stRadio]").filter(has_text="Layers").get_by_text("1", exact=True).click()
             one.wait_for_function("() => new URL(location.href).searchParams.get('lab_layers') === '1'",
-                                  timeout=60_000)
-            wait_done(one)
+                                  timeout=LONG)
+            wait_done(one, timeout=LONG)
             train = one.get_by_role("button", name="Train")
-            train.wait_for(timeout=60_000)
+            train.wait_for(timeout=LONG)
             assert one.locator("[data-testid=stVegaLiteChart]").count() == 0
 
             # A second student asks for another setting at the same moment: it has to wait its turn.
-            two = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            two = new_page()
             two.goto(f"{base}/lab?lab_layers=1&lab_steps=200")
-            wait_done(two)
+            wait_done(two, timeout=LONG)
             train.click()
-            one.locator("[data-testid=stProgress]").wait_for(timeout=60_000)
+            one.locator("[data-testid=stProgress]").wait_for(timeout=LONG)
             two.get_by_role("button", name="Train").click()
-            two.get_by_text("queued: another training is running", exact=False).wait_for(timeout=60_000)
+            two.get_by_text("queued: another training is running", exact=False).wait_for(timeout=LONG)
 
-            one.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=300_000)
-            wait_done(one, timeout=300_000)
+            one.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=LONG)
+            wait_done(one, timeout=LONG)
             assert one.locator("[data-testid=stException]").count() == 0
             after = one.locator("[data-testid=stVegaLiteChart]").first.screenshot(animations="disabled")
             assert after != before, "the accuracy chart did not change"
 
-            two.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=300_000)
-            wait_done(two, timeout=300_000)
+            two.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=LONG)
+            wait_done(two, timeout=LONG)
             assert two.locator("[data-testid=stException]").count() == 0
         finally:
             browser.close()
