@@ -223,7 +223,7 @@ with tabs[2]:
                       f"largest change of cos(q, k) {m.cos_error:.1e}, tolerance {COS_TOL:.0e}")
         st.markdown("The score measures **volume, not meaning**: a late word shouts, an early one whispers, and "
                     "what the words mean to each other has not changed.")
-        frame.formula(r"x'_p = p\,x_p,\qquad s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d},\qquad "
+        frame.formula(r"x'_p = p\,x_p", r"s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d}",
                       r"\cos(q'_i, k'_j) = \cos(q_i, k_j)")
         with frame.deeper("every query's score and cosine, at position 1 and at m", key="fx_deep_multiply"):
             st.dataframe(table, width="stretch")
@@ -272,8 +272,8 @@ with tabs[3]:
                           + (f"all pairs of the {oh.width} positions" if oh.width <= 1000 else "sampled pairs"))
         st.markdown(f"The width is the length: your sentence of {n} words needs {n} columns, a sentence of "
                     f"{oh.width} words needs {oh.width} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
-        frame.formula(r"c(p) = e_p \in \mathbb{R}^N,\qquad \lVert e_p - e_q\rVert = \sqrt 2 \approx %.6f"
-                      % math.sqrt(2))
+        frame.formula(r"c(p) = e_p \in \mathbb{R}^N",
+                      r"\lVert e_p - e_q\rVert = \sqrt 2 \approx %.6f\quad (p \ne q)" % math.sqrt(2))
         frame.show_code(one_hot_demo, one_hot)
 
 # ---------------------------------------------------------------- the summary
