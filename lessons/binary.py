@@ -207,9 +207,10 @@ def smooth():
         f"for {positions_word(2 ** w.b)}. Drag the slider under the chart to drop its sharp harmonics one by one. "
         f"What is left is the **sine of the same wavelength** — smooth, defined at every x, with a slope "
         "everywhere. Every bit b has one, of wavelength 2^(b+1).")
-    if ex.d % 2:
-        st.info(f"The sidebar's d = {ex.d} is odd: sinusoids come in (sin, cos) pairs, so the comparison of the "
-                "two ladders needs an even d.", icon=":material/info:")
+    if ex.d % 2 or ex.d < 4:
+        why = "is odd: sinusoids come in (sin, cos) pairs" if ex.d % 2 else "gives a single (sin, cos) pair"
+        st.info(f"The sidebar's d = {ex.d} {why}, so there is no ladder of pairs to compare with the bits' "
+                "ladder. Pick an even d of 4 or more in the sidebar.", icon=":material/info:")
         return
     lad = ladders(MAX_BITS, ex.d, chapter.BASE)
     frame.chart(bc.ladder(lad.bit_wavelengths, lad.pair_wavelengths, lad.bit_ratio, lad.pair_ratio, lad.d))

@@ -132,3 +132,11 @@ def test_predict_right_and_wrong():
     assert f"{a} is {format(a, f'0{DEFAULT_BITS}b')} and {b} is {format(b, f'0{DEFAULT_BITS}b')}" in text
     at.radio(key="binary_predict_guess").set_value("1").run()
     assert "Not quite" in _ok(at)
+
+
+@pytest.mark.parametrize("d, says", [(5, "is odd"), (2, "single (sin, cos) pair")])
+def test_sidebar_d_without_a_ladder_of_pairs_says_so(d, says):
+    at = open_page(PAGE, d=d)
+    _ok(at)
+    assert any(says in i.value for i in at.info)
+    assert not at.error and len(charts_of(at)) == 7  # everything but the ladder chart
