@@ -24,6 +24,11 @@ PATH = "lessons/stretch.py"
 BASE = int(chapter.BASE)
 OFFSET_TOL = 1e-6  # a drift below this is "the same score" (scores are of size ~1)
 
+
+def pairs(n: int) -> str:
+    """“1 pair”, “17 pairs”."""
+    return f"{n} pair" if n == 1 else f"{n} pairs"
+
 frame.page(PATH, "On text longer than it was trained on, RoPE turns its slow pairs to angles they never saw; PI, "
                  "NTK-aware and YaRN slow those pairs down.")
 ex = frame.example()
@@ -93,7 +98,7 @@ def key_chart(res, figs, s: int, L_train: int) -> None:
     first = int(np.argmax(slow))
     past = res.overreach["RoPE as trained"]
     if n_slow and s > 1:
-        measured = (f"{n_slow} of {res.pairs} pairs (pairs {first} to {res.pairs - 1}) reach up to {past:.3g}× the "
+        measured = (f"{n_slow} of {pairs(res.pairs)} (pairs {first} to {res.pairs - 1}) reach up to {past:.3g}× the "
                     f"largest angle they saw, at s·L_train = {res.L_new:,} tokens")
     elif n_slow:
         measured = "s = 1: the text is no longer than in training, so no pair goes past its trained angles"
@@ -127,20 +132,20 @@ def stretch_fixes(res, figs, s: int) -> None:
     f, theta = res.frequencies, res.theta
     pi_past = int(res.unseen["PI"].sum())
     frame.verdict("PI pushes no pair past the angles it saw in training", pi_past == 0,
-                  f"{pi_past} pairs past at {res.L_new:,} tokens; but the fastest pair now turns "
+                  f"{pairs(pi_past)} past at {res.L_new:,} tokens; but the fastest pair now turns "
                   f"{f['PI'][0]:.3g} rad per token instead of {theta[0]:.3g}")
     ntk_past = int(res.unseen["NTK-aware"].sum())
     frame.verdict("NTK-aware keeps the fastest pair but still lets some slow pairs past their trained angles",
                   ntk_past > 0 and f["NTK-aware"][0] == theta[0],
-                  f"fastest pair {f['NTK-aware'][0]:.3g} rad per token (was {theta[0]:.3g}); {ntk_past} pairs past, "
+                  f"fastest pair {f['NTK-aware'][0]:.3g} rad per token (was {theta[0]:.3g}); {pairs(ntk_past)} past, "
                   f"by up to {res.overreach['NTK-aware']:.3g}×" if ntk_past else
                   f"fastest pair {f['NTK-aware'][0]:.3g} rad per token (was {theta[0]:.3g}); no pair past")
     keep = res.ramp == 0
     yarn_past = int(res.unseen["YaRN"].sum())
     frame.verdict("YaRN keeps the fast pairs exactly and pushes no pair past its trained angles",
                   bool(keep.any()) and bool(np.array_equal(f["YaRN"][keep], theta[keep])) and yarn_past == 0,
-                  f"pairs 0 to {int(keep.sum()) - 1} unchanged, {yarn_past} pairs past" if keep.any() else
-                  f"no pair is kept as it was here (low = {res.low}); {yarn_past} pairs past")
+                  f"pairs 0 to {int(keep.sum()) - 1} unchanged, {pairs(yarn_past)} past" if keep.any() else
+                  f"no pair is kept as it was here (low = {res.low}); {pairs(yarn_past)} past")
     if s > 1:
         st.markdown(
             f"- **PI** (position interpolation) divides every frequency by s = {s}: the slow pairs stay within "
@@ -181,7 +186,8 @@ def stretch_fixes(res, figs, s: int) -> None:
         m2.metric("attention logits scaled by", f"{res.attention_factor ** 2:.4f}",
                   help="q and k both carry the factor, so their dot product carries its square.")
         st.markdown("YaRN also multiplies cos and sin by mscale = 0.1·ln s + 1, so every score grows by mscale²: a "
-                    "longer text spreads the softmax over more words, and the sharper scores make up for it.")
+                    f"longer text spreads the {frame.term('softmax')} over more words, and the sharper scores make up "
+                    "for it.")
         if res.high > res.pairs - 1:
             st.caption(f"high = {res.high} is past the last pair ({res.pairs - 1}): Hugging Face clamps the ramp "
                        "ends to d − 1, not d/2 − 1, so here no pair is fully interpolated.")
@@ -329,11 +335,11 @@ def decay() -> None:
         frame.chart(figs["bound"])
     with g2:
         frame.chart(figs["score"])
-    st.caption(f"Left: RoFormer's bound B(Δ), in its own units (B(0) = (d/2 + 1)/2 = {dec.b0:g}). Right: the "
-               f"actual RoPE score divided by d, over {dec.n_samples} random (q, k) drawn with the sidebar's seed "
-               f"{ex.seed}: the thick line is their mean (at Δ = 0 it is about ρ = {rho:g}, since the mean of q·k is "
-               "ρ·d), the band holds the middle 90 %, the thin dashed line is one pair. Two different quantities, "
-               "so two axes: compare their shapes.")
+    st.caption(f"“RoFormer's bound B(Δ)” is in its own units (B(0) = (d/2 + 1)/2 = {dec.b0:g}). “The actual score "
+               f"÷ d” is the RoPE score divided by d, over {dec.n_samples} random (q, k) drawn with the sidebar's "
+               f"seed {ex.seed}: the thick line is their mean (at Δ = 0 it is about ρ = {rho:g}, since the mean of "
+               "q·k is ρ·d), the band holds the middle 90 %, the thin dashed line is one pair. Two different "
+               "quantities, so two axes: compare their shapes.")
     late = dec.deltas[-max(1, dec.deltas.size // 10)]
     frame.verdict("on average, the score falls as the gap grows", dec.drop >= DECAY_DROP,
                   f"mean score ÷ d is {dec.mean[0]:.2f} at Δ = 0 and {dec.late_mean:.2f} on average for Δ ≥ "

@@ -29,7 +29,7 @@ even_d = st.integers(min_value=2, max_value=128).map(lambda n: 2 * n)  # 4 … 2
 
 
 # ---------------------------------------------------------------- stretching
-def test_chapter_example_matches_the_published_yarn_values():
+def test_typical_setting_matches_the_published_yarn_values():
     # d = 128, L_train = 4096, s = 16: low = 20, high = 46, factor 0.1·ln 16 + 1 (REFERENCES.md / HF)
     res = stretch_demo(128, 4096, 16, 8192)
     assert (res.low, res.high) == (20, 46)

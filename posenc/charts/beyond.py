@@ -36,7 +36,7 @@ def _tip(field: str, title: str, type_: str = "quantitative", fmt: str | None = 
 
 
 def direct_labels(xs: np.ndarray, values: dict[str, np.ndarray], *, log: bool = True,
-                  window: tuple[float, float] = (0.05, 0.7), min_gap: float = 0.07) -> list[tuple[str, float, float]]:
+                  window: tuple[float, float] = (0.05, 0.95), min_gap: float = 0.07) -> list[tuple[str, float, float]]:
     """Where to write each series' name on its own line: at the x (inside ``window``, as fractions of the x range)
     where the line is farthest from every other line, if that distance is at least ``min_gap`` of the y range.
     Returns (name, x, y) rows; a line that sits on another everywhere gets no label (the legend names it)."""
@@ -63,11 +63,39 @@ def direct_labels(xs: np.ndarray, values: dict[str, np.ndarray], *, log: bool = 
     return rows
 
 
-def _label_table(rows: list[tuple[str, float, float]], names: Sequence[str], x: str, y: str, field: str):
+def _label_table(rows: list[tuple[str, float, float]], names: Sequence[str], x: str, y: str, field: str,
+                 xs: np.ndarray, log_x: bool = False):
+    """The direct labels as a table; ``side`` says which way the text runs from its point ("left" of the middle
+    of the x range: to the right; otherwise to the left), so no label runs off a narrow chart."""
     names = list(names)
+    at = np.array([r[1] for r in rows], dtype=float)
+    lo, hi = float(np.min(xs)), float(np.max(xs))
+    if log_x:
+        at_t, lo, hi = np.log10(np.maximum(at, 1e-300)), np.log10(max(lo, 1e-300)), np.log10(hi)
+    else:
+        at_t = at
+    side = (at_t > (lo + hi) / 2).astype(int)
     return spec.columns(**{field: spec.categories(np.array([names.index(r[0]) for r in rows], dtype=int), names),
-                           x: np.array([r[1] for r in rows], dtype=float),
-                           y: np.array([r[2] for r in rows], dtype=float)})
+                           x: at, y: np.array([r[2] for r in rows], dtype=float),
+                           "side": spec.categories(side, ("left", "right"))})
+
+
+def _label_layers(x: alt.X, y: alt.Y, field: str, names: Sequence[str], colours: Sequence[str], dy: int,
+                  dim: str | None = None) -> list:
+    """Text layers that write each series' name beside its line, in the series' colour (left or right of the
+    point, by the table's ``side``), dimmed like the lines when ``dim`` (a Vega expression) is given."""
+    out = []
+    for side, align, dx in (("left", "left", 6), ("right", "right", -6)):
+        base = alt.Chart(spec.named("labels")).transform_filter(f"datum.side == '{side}'")
+        extra = {}
+        if dim:
+            base = base.transform_calculate(op=dim)
+            extra["opacity"] = alt.Opacity(field="op", type="quantitative", scale=None)
+        out.append(base.mark_text(align=align, dx=dx, dy=dy, fontSize=12, fontWeight="bold").encode(
+            x=x, y=y, text=alt.Text(f"{field}:N"),
+            color=alt.Color(f"{field}:N", scale=alt.Scale(domain=list(names), range=list(colours)), legend=None),
+            **extra))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- stretching
@@ -125,7 +153,7 @@ def _series(field: str, names: Sequence[str], columns: int, **kw) -> dict:
 def _method_layers(y: alt.Y, field: str, pick: alt.Parameter, label_dy: int) -> list:
     """Lines and points per method (colour + dash + shape), dimmed unless picked in the chart's menu; each
     method's name is written beside its line where it parts from the others (``label_dy`` above or below)."""
-    enc = _series("m", METHODS, 3)
+    enc = _series("m", METHODS, 2)
     dim = f"{pick.name} == '{ALL}' || datum.m == {pick.name} ? 1 : 0.12"
     faded = alt.Opacity(field="op", type="quantitative", scale=None)
     x = alt.X("i:Q", title=PAIR_AXIS, axis=alt.Axis(format="d", tickMinStep=1))
@@ -137,12 +165,8 @@ def _method_layers(y: alt.Y, field: str, pick: alt.Parameter, label_dy: int) -> 
         tooltip=[_tip("m", "method", "nominal"), _tip("i", "pair i (0-based)"), _tip("t", "new θ_i", fmt=".4g"),
                  _tip("wl", "new wavelength (tokens)", fmt=",.1f"), _tip("wl0", "old wavelength (tokens)", fmt=",.1f"),
                  _tip("ratio", "new θ ÷ old θ", fmt=".4f"), _tip("g", "YaRN ramp γ_i", fmt=".3f")])
-    labels = alt.Chart(spec.named("labels")).transform_calculate(op=dim).mark_text(
-        align="left", dx=6, dy=label_dy, fontSize=12, fontWeight="bold").encode(
-        x=alt.X("i:Q"), y=alt.Y(f"{field}:Q"), text=alt.Text("m:N"), opacity=faded,
-        color=alt.Color("m:N", scale=alt.Scale(domain=list(METHODS), range=list(SERIES[: len(METHODS)])),
-                        legend=None))
-    return [lines.add_params(pick), points, labels]
+    labels = _label_layers(alt.X("i:Q"), alt.Y(f"{field}:Q"), "m", METHODS, SERIES[: len(METHODS)], label_dy, dim)
+    return [lines.add_params(pick), points, *labels]
 
 
 def _pick() -> alt.Parameter:
@@ -156,7 +180,7 @@ def wavelength_figure(res: StretchDemo, height: int = 320) -> Figure:
     pick = _pick()
     wl = {m: 2 * np.pi / np.asarray(res.frequencies[m], dtype=float) for m in METHODS}
     xs = np.arange(res.theta.size, dtype=float)
-    labels = _label_table(direct_labels(xs, wl), METHODS, "i", "wl", "m")
+    labels = _label_table(direct_labels(xs, wl), METHODS, "i", "wl", "m", xs)
     y = alt.Y("wl:Q", scale=alt.Scale(type="log"), title="wavelength (tokens per turn, log)")
     rules = spec.columns(y=[float(res.L_train), float(res.L_new)],
                          label=[f"L_train = {res.L_train:,}", f"s·L_train = {res.L_new:,}"])
@@ -179,7 +203,8 @@ def ratio_figure(res: StretchDemo, height: int = 300) -> Figure:
     pick = _pick()
     n = res.theta.size
     ratio = {m: np.asarray(res.frequencies[m], dtype=float) / res.theta for m in METHODS}
-    labels = _label_table(direct_labels(np.arange(n, dtype=float), ratio), METHODS, "i", "ratio", "m")
+    xs = np.arange(n, dtype=float)
+    labels = _label_table(direct_labels(xs, ratio), METHODS, "i", "ratio", "m", xs)
     lo_r = min(float(np.min(v)) for v in ratio.values())
     extent = spec.columns(y=[min(lo_r, 1.0 / max(res.s, 1)) / 1.6, 1.6])  # the y range, as data
     band = spec.columns(start=[float(res.low)], end=[float(min(res.high, n - 1))],
@@ -364,11 +389,14 @@ def _log_x(field: str, title: str) -> alt.X:
     return alt.X(f"{field}:Q", title=title, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
 
 
-def _probe_layers(probe: int, what: str) -> tuple[list, dict]:
+def _probe_layers(probe: int, what: str, bottom: int | None = None) -> tuple[list, dict]:
+    """A FOCUS rule at the probed position, labelled at the top of the plot (or at ``bottom``, the plot height)."""
     rule = alt.Chart(spec.named("probe")).mark_rule(color=FOCUS, strokeDash=[4, 3]).encode(
         x=alt.X("x:Q"), tooltip=[_tip("label", "line", "nominal")])
-    text = alt.Chart(spec.named("probe")).mark_text(align="right", baseline="top", dx=-4, dy=4, color=FOCUS,
-                                                    fontSize=12).encode(x=alt.X("x:Q"), y=alt.value(0), text=alt.Text("label:N"))
+    text = alt.Chart(spec.named("probe")).mark_text(
+        align="right", baseline="top" if bottom is None else "bottom", dx=-4, dy=4 if bottom is None else -4,
+        color=FOCUS, fontSize=12).encode(x=alt.X("x:Q"), y=alt.value(0 if bottom is None else bottom),
+                                         text=alt.Text("label:N"))
     return [rule, text], {"probe": spec.columns(x=[float(probe)], label=[f"{what} = {probe:,}"])}
 
 
@@ -424,20 +452,18 @@ def offset_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
     k = len(names)
     drift = spec.columns(m=np.tile(pos, k), e=np.concatenate([pr.offset_error[t] for t in names]),
                          f=spec.categories(np.repeat(np.arange(k), pos.size), names))
-    labels = _label_table(direct_labels(pos, {t: pr.offset_error[t] for t in names}, window=(0.55, 0.85)),
-                          names, "m", "e", "f")
+    labels = _label_table(direct_labels(pos, {t: pr.offset_error[t] for t in names}, window=(0.4, 0.9)),
+                          names, "m", "e", "f", pos, log_x=True)
     enc = spec.series("f", names, title=None, colours=[DTYPE_COLOURS[t] for t in names])
     x = _log_x("m", "start position m (counted from 0)")
     y = alt.Y("e:Q", title="|score(m, m+g) − score(0, g)|", scale=alt.Scale(type="log"), axis=alt.Axis(format="~e"))
     lines = alt.Chart(spec.named("drift")).mark_line(point=alt.OverlayMarkDef(size=14, filled=True)).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], shape=enc["shape"],
         tooltip=[_tip("f", "format", "nominal"), _tip("m", "start m", fmt=","), _tip("e", "score drift", fmt=".3g")])
-    text = alt.Chart(spec.named("labels")).mark_text(align="left", dx=6, dy=-10, fontSize=12, fontWeight="bold").encode(
-        x=alt.X("m:Q"), y=alt.Y("e:Q"), text=alt.Text("f:N"),
-        color=alt.Color("f:N", scale=alt.Scale(domain=names, range=[DTYPE_COLOURS[t] for t in names]), legend=None))
-    probe, data = _probe_layers(pr.probe, "m")
+    text = _label_layers(alt.X("m:Q"), alt.Y("e:Q"), "f", names, [DTYPE_COLOURS[t] for t in names], -10)
+    probe, data = _probe_layers(pr.probe, "m", bottom=height)
     data.update(drift=drift, labels=labels)
-    chart = alt.layer(lines, text, *probe, title=f"Same gap g = {pr.gap}, moved to m: score drift",
+    chart = alt.layer(lines, *text, *probe, title=f"Same gap g = {pr.gap}, moved to m: score drift",
                       height=height, autosize=FIT_X)
     return spec.figure(chart, data, description=f"Score drift of a pair {pr.gap} apart moved to position m: float64 "
                                                 f"stays near {pr.probe_offset['float64']:.1g}, float32 reaches "
