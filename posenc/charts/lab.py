@@ -17,7 +17,6 @@ from posenc.lab import SCHEMES, settings_from
 
 from .spec import FOCUS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, columns, figure, named, series
 
-WIDTH = 560
 # Streamlit fits a chart into its height: title, axes and legend included, so these are total heights.
 NAMES = list(SCHEMES)
 COLOURS = alt.Scale(domain=NAMES, range=list(SERIES[: len(NAMES)]))  # as spec.series gives them
@@ -92,7 +91,7 @@ def accuracy_figure(record: dict) -> Figure:
     chance_text = alt.Chart(named("chance")).mark_text(color=REFERENCE, align="right", dy=-6, x="width").encode(
         y="accuracy:Q", text="label:N")
     chart = alt.layer(band, line, label, rule, rule_text, chance, chance_text).properties(
-        width=WIDTH, height=460, title="Accuracy at each test length (band: lowest to highest of the seeds)")
+        width="container", height=420, title="Accuracy at each test length (band: lowest to highest of the seeds)")
     data = {"points": points, "ends": ends, "marks": marks,
             "chance": columns(accuracy=[1 / vocab], label=[f"chance: 1 in {vocab}"])}
     return figure(chart, data, description=(
@@ -132,7 +131,7 @@ def loss_figure(record: dict) -> Figure:
     guess_text = alt.Chart(named("guess")).mark_text(color=REFERENCE, align="right", dy=-6, x="width").encode(
         y="loss:Q", text="label:N")
     chart = alt.layer(band, line, label, guess, guess_text).properties(
-        width=WIDTH, height=360, title="Training loss (band: lowest to highest of the seeds)")
+        width="container", height=340, title="Training loss (band: lowest to highest of the seeds)")
     data = {"loss": columns(scheme=categories(np.array(codes), NAMES), step=xs, loss=mean, lowest=lo, highest=hi),
             "ends": ends, "guess": columns(loss=[math.log(vocab)], label=[f"a uniform guess: ln {vocab}"])}
     return figure(chart, data, description=(
@@ -176,19 +175,23 @@ def attention_figure(record: dict, layer: int) -> Figure:
     y = alt.Y("query:O", title="query position", axis=alt.Axis(values=list(range(4, n + 1, 4))))
     tips = [alt.Tooltip("scheme:N"), alt.Tooltip("query:O", title="query position"),
             alt.Tooltip("key:O", title="key position"), alt.Tooltip("weight:Q", format=".2f")]
+    # One map at a time, the scheme picked inside the chart (no rerun): it fills its column on a phone too.
+    pick = alt.param(name="scheme", value=NAMES[0], bind=alt.binding_radio(options=list(NAMES), name="scheme "))
     heat = alt.Chart().mark_rect().encode(
         x=x, y=y, tooltip=tips,
         color=alt.Color("weight:Q", title="attention weight", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1])),
     ).transform_filter(alt.datum.cell == "weight")
-    answer = alt.Chart().mark_rect(filled=False, stroke=FOCUS, strokeWidth=1.2).encode(
+    answer = alt.Chart().mark_rect(filled=False, stroke=FOCUS, strokeWidth=1.5).encode(
         x=x, y=y, tooltip=tips).transform_filter(alt.datum.cell == "answer")
     past = alt.Chart().mark_rule(color=REFERENCE, strokeDash=[4, 3], strokeWidth=1.5).encode(
         y=alt.Y("query:O", bandPosition=0)).transform_filter((alt.datum.cell == "answer") & (alt.datum.query == L + 1))
-    chart = alt.layer(heat, answer, past, data=named("cells")).properties(width=200, height=200).facet(
-        facet=alt.Facet("scheme:N", sort=NAMES, title=None), columns=3,
-    ).properties(title=f"Layer {layer + 1}: where each position looks (outlined: the answer; rows below the "
-                       f"dashed rule are past the training length {L})")
+    chart = alt.layer(heat, answer, past, data=named("cells")).transform_filter(
+        alt.datum.scheme == pick).add_params(pick).properties(
+        width="container", height=360,
+        title=alt.Title(f"Layer {layer + 1}: where each position looks",
+                        subtitle=[f"outlined: the answer; rows below the dashed rule are past the training length {L}",
+                                  "pick the scheme under the chart"]))
     return figure(chart, {"cells": data}, description=(
-        f"Attention weights of layer {layer + 1} for one test sequence of {n} tokens, one heat map per scheme; "
+        f"Attention weights of layer {layer + 1} for one test sequence of {n} tokens, one scheme at a time (picked under the chart); "
         f"row = query position, column = key position (1-based). Outlined cells hold the answer; queries below "
         f"position {L} are longer than anything seen in training."))
