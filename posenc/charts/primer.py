@@ -14,7 +14,7 @@ from posenc.primer import Primer
 from .spec import DIVERGING, FOCUS, SEQUENTIAL, TEXT, Figure, categories, columns, figure, named, word_labels
 
 PARAM = "query"  # the name of the in-chart param: the picked query word's label
-ROW_STEP = 18  # pixels per word row
+ROW_STEP = 22  # pixels per word row (room for the 18 px labels of presentation mode)
 TEXT_MAX_WORDS = 10  # the picked row's numbers are printed in its cells up to this many words
 
 
@@ -38,7 +38,8 @@ def _panel(data: str, panel: str | None, title: str, subtitle: str, rows: list[s
     label_weight = alt.expr(f"datum.value == {PARAM} ? 'bold' : 'normal'")
     x = alt.X("col:N", sort=cols, title=None, axis=alt.Axis(labelAngle=angle, labelOverlap=True, orient="top"))
     y = alt.Y("row:N", sort=rows, title=None,
-              axis=alt.Axis(labelColor=label_colour, labelFontWeight=label_weight, labelOverlap=False))
+              axis=alt.Axis(labelColor=label_colour, labelFontWeight=label_weight, labelOverlap=False,
+                            labelFlush=False))
     scale = alt.Scale(scheme=scheme, domainMid=0) if scheme == DIVERGING else alt.Scale(scheme=scheme, domain=[0, 1])
     cells = base.mark_rect().encode(
         x=x, y=y,

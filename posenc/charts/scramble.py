@@ -12,7 +12,7 @@ import numpy as np
 from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, named
 
 MAX_HEIGHT = 420  # key charts stay within one screen
-ROW_STEP = 18  # pixels per row, down to what MAX_HEIGHT allows
+ROW_STEP = 22  # pixels per row (room for presentation mode's 18 px labels), down to what MAX_HEIGHT allows
 MAX_PLOT_HEIGHT = 300  # the cells' area; with the title, axes and legend the chart stays under MAX_HEIGHT
 VALUE_LABELS_MAX = 12  # bars carry their weight as text up to this many words
 
@@ -32,7 +32,7 @@ def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, li
         x=alt.X("coordinate:O", title=f"coordinate (first {k} of d = {d})",
                 axis=alt.Axis(labelAngle=0, labelOverlap=True)),
         y=alt.Y("label:N", sort=list(row_labels), title=None,
-                axis=alt.Axis(labelOverlap=n > 24)),
+                axis=alt.Axis(labelOverlap=n > 24, labelFlush=False)),
         color=alt.Color("value:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit], domainMid=0),
                         title="value"),
         tooltip=[alt.Tooltip("slot:O", title="slot"), alt.Tooltip("label:N", title="original position, word"),
