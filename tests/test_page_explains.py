@@ -75,7 +75,7 @@ def test_copies_chart_sends_every_query_and_picks_in_the_chart():
     [param] = spec["params"]
     assert param["name"] == "query" and param["bind"]["input"] == "range"
     assert param["value"] == chapter.query_index(TOKENS) + 1
-    assert "width" not in spec
+    assert "width" not in spec and spec["autosize"]["type"] == "fit-x"
     data = dataset(charts[0], "main")
     n, c = len(TOKENS), len(chapter.copies(TOKENS))
     assert len(data["weight"]) == len(SCHEMES) * n * c

@@ -249,6 +249,7 @@ def test_figures_are_valid_small_and_fill_their_column(d, start, m, n):
         full = spec.validate(fig)
         assert fig.rows <= spec.MAX_MARKS
         assert "width" not in full and fig.description
+        assert full["autosize"]["type"] == "fit-x"  # the height is the plot's: a capped height keeps a plot
         assert spec.FOCUS != "#f58518" and "#f58518" not in str(full)
 
 
