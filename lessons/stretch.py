@@ -255,9 +255,11 @@ def stretching() -> None:
         "the ramp below (at the page's opening values).",
         key="stretch_yarn",
     )
-    seq_len = int(frame.number("Current length for dynamic NTK (seq_len)", "st_len", 1, 100_000_000,
-                               TYPICAL_SEQ_LEN, where=st.columns([1, 2])[0], help="Dynamic NTK recomputes its base for the text in front of it; "
-                                                     "up to L_train it changes nothing. Only its line moves."))
+    seq_len = int(frame.number(
+        "Current length for dynamic NTK (seq_len)", "st_len", 1, 100_000_000, TYPICAL_SEQ_LEN,
+        where=st.columns([1, 2])[0],
+        help="Dynamic NTK recomputes its base for the text in front of it; up to L_train it changes nothing. "
+             "Only its line moves."))
     res, figs = stretch_data(d, L_train, s, seq_len, base)
     with top:
         key_chart(res, figs, s, L_train)

@@ -242,7 +242,8 @@ def ramp_figure(res: StretchDemo, height: int = 300) -> Figure:
     rule = alt.Chart(spec.named("ends")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=alt.X("x:Q"), tooltip=[_tip("label", "ramp end", "nominal")])
     text = alt.Chart(spec.named("ends")).mark_text(align="left", baseline="top", dx=4, dy=4, fontSize=12,
-                                                   color=REFERENCE).encode(x=alt.X("x:Q"), y=alt.value(0), text=alt.Text("label:N"))
+                                                   color=REFERENCE).encode(
+        x=alt.X("x:Q"), y=alt.value(0), text=alt.Text("label:N"))
     chart = alt.layer(line, rule, text, title="YaRN's ramp", height=height, autosize=FIT_X)
     data = {"ramp": spec.columns(i=np.arange(n), g=g, what=spec.categories(what, names)),
             "ends": spec.columns(x=np.array([e[0] for e in ends], dtype=float), label=[e[1] for e in ends])}
