@@ -28,7 +28,7 @@ def test_quick_benchmark_reports_every_page(tmp_path):
     report = ROOT / "BENCHMARKS.md"
     before = report.stat().st_mtime_ns if report.exists() else None
     proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out), "--json", str(raw)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+                          cwd=ROOT, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     assert (report.stat().st_mtime_ns if report.exists() else None) == before, "quick mode wrote BENCHMARKS.md"
 
