@@ -17,7 +17,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from posenc import charts
+from posenc.charts import spec
 from posenc.core import (
     block_average,
     MAX_TOKENS,
@@ -399,45 +399,12 @@ def test_copies_weight_gap_by_hand():
     assert gap == pytest.approx(0.0) and checked == 1  # only query 3 sees both copies
 
 
-# ---------------------------------------------------------------- charts
+# ---------------------------------------------------------------- chart labels
 
 
 def test_word_labels():
-    assert charts.word_labels(["the", "cat", "the"]) == ["1 the", "2 cat", "3 the"]
-    assert charts.word_labels(["the"], start=0) == ["0 the"]
-
-
-def test_heatmap_limits_and_tooltips():
-    ok = charts.heatmap(np.zeros((50, 100)))  # exactly 5,000 cells
-    spec = ok.to_dict()
-    assert spec["mark"]["type"] == "rect"
-    assert "tooltip" in spec["encoding"]
-    with pytest.raises(ValueError, match="too many"):
-        charts.heatmap(np.zeros((71, 71)))  # 5,041 cells
-
-
-def test_heatmap_keeps_row_order_for_repeated_words():
-    labels = charts.word_labels(["the", "cat", "the"])
-    spec = charts.heatmap(np.ones((3, 2)), labels, ["0", "1"]).to_dict()
-    assert spec["encoding"]["y"]["sort"] == labels
-
-
-def test_query_weights_has_a_bound_select_param():
-    tokens = ["the", "cat", "chased", "the", "mouse"]
-    w = softmax(np.arange(25.0).reshape(5, 5))
-    spec = charts.query_weights(w, tokens, default_query=2, highlight=[0, 3]).to_dict()
-    params = spec["params"]
-    assert len(params) == 1
-    p = params[0]
-    assert p["bind"]["input"] == "select"
-    assert p["bind"]["options"] == charts.word_labels(tokens)
-    assert p["value"] == "3 chased"
-    assert "tooltip" in spec["encoding"]
-    assert spec["encoding"]["x"]["sort"] == charts.word_labels(tokens)
-    # all n×n weights are shipped once, the menu filters them in the browser
-    data = next(iter(spec["datasets"].values()))
-    assert len(data) == 25
-    assert sum(r["repeated"] for r in data) == 2 * 5
+    assert spec.word_labels(["the", "cat", "the"]) == ["1 the", "2 cat", "3 the"]
+    assert spec.word_labels(["the"], start=0) == ["0 the"]
 
 
 @pytest.mark.parametrize("shape,limits,expected,blocks", [

@@ -12,9 +12,6 @@ import numpy as np
 
 from . import spec
 
-# The height a builder sets is the plot's own (axes, title and the legend below come on top): Streamlit's default
-# "fit" autosize would squeeze the plot into it, legend and all.
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 ONE = spec.SERIES[0]  # a bit that is 1
 ZERO = "#dfe7f3"  # a bit that is 0 (a light fill; its digit or its run's tooltip says 0)
 
@@ -56,7 +53,7 @@ def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.nd
     )
     chart = alt.layer(runs, text).properties(
         title=f"The bit table, {n_bits} bit{'s' if n_bits != 1 else ''}: bit b flips every 2^b steps",
-        height=alt.Step(30) if n_bits > 1 else 60, autosize=FIT_X)
+        height=alt.Step(30) if n_bits > 1 else 60)
     data = {
         "runs": spec.columns(bit=np.asarray(bit, dtype=np.int8), **{
             "from": np.asarray(start, dtype=np.float32) - 0.5, "to": np.asarray(stop, dtype=np.float32) - 0.5,
@@ -110,7 +107,7 @@ def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[
         tooltip=[alt.Tooltip("pair:N"), alt.Tooltip("i:O", title="position i"),
                  alt.Tooltip("j:O", title="position j")],
     )
-    chart = alt.layer(heat, outline).properties(title=title, height=300, autosize=FIT_X)
+    chart = alt.layer(heat, outline).properties(title=title, height=300)
     code = np.array([0, 0, len(names) - 1, len(names) - 1])
     data = {
         "cells": spec.columns(i=np.repeat(np.arange(m, dtype=np.int16), m), j=np.tile(np.arange(m, dtype=np.int16), m),
@@ -154,7 +151,7 @@ def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -
     ).encode(x=xe, y=ye, text=alt.Text("label:N")).transform_calculate(
         label="'p = ' + format(datum.x, ',') + ', off the axis →'")
     chart = alt.layer(dots, off).add_params(p).properties(
-        title=f"Coordinates of {word_label} beside those of its position", height=150, autosize=FIT_X)
+        title=f"Coordinates of {word_label} beside those of its position", height=150)
     d = len(content)
     kind = np.concatenate([np.zeros(d), np.ones(n_bits), [2]]).astype(np.int8)
     b = np.concatenate([np.arange(d), np.arange(n_bits), [0]]).astype(np.int16)
@@ -173,10 +170,10 @@ def step_and_slope(x: np.ndarray, value: np.ndarray, slope: np.ndarray, b: int) 
     tips = [alt.Tooltip("x:Q", format=".3f"), alt.Tooltip("bit:Q"), alt.Tooltip("slope:Q", format=".1f")]
     top = alt.Chart(spec.named("steps")).mark_line(color=spec.SERIES[0], interpolate="step-after").encode(
         x=xe, y=alt.Y("bit:Q", title="bit value", scale=alt.Scale(domain=[-0.1, 1.1])), tooltip=tips,
-    ).properties(title=f"bit {b} of a position x: a step", height=200, autosize=FIT_X)
+    ).properties(title=f"bit {b} of a position x: a step", height=200)
     bottom = alt.Chart(spec.named("steps")).mark_line(color=spec.FOCUS).encode(
         x=xe, y=alt.Y("slope:Q", title="slope"), tooltip=tips,
-    ).properties(title="its slope: 0, then a spike at each jump", height=200, autosize=FIT_X)
+    ).properties(title="its slope: 0, then a spike at each jump", height=200)
     return (spec.figure(top, data, description=f"Bit {b} over real positions: flat, then a jump every {2**b}."),
             spec.figure(bottom, data, description="The bit's slope: zero everywhere except a spike at each jump, "
                                                   "so it says nothing about which way the next position lies."))
@@ -216,7 +213,7 @@ def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], po
         x=alt.X("position:Q"), y=alt.Y("bit:Q"),
         tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("bit:Q", title="bit at this whole position")])
     chart = alt.layer(refs, moving, dots, label).add_params(smooth).properties(
-        title=f"Bit {b} smoothed into the sine of the same wavelength, {T}", height=280, autosize=FIT_X)
+        title=f"Bit {b} smoothed into the sine of the same wavelength, {T}", height=280)
     data = {
         "names": spec.columns(level=np.arange(levels, dtype=np.int8), curve=list(names)),
         "references": spec.columns(x=np.concatenate([x, x]).astype(np.float32),
@@ -244,8 +241,7 @@ def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio:
         **spec.series("ladder", names, title=None),
         tooltip=[alt.Tooltip("ladder:N"), alt.Tooltip("rung:Q", title="rung (0-based)"),
                  alt.Tooltip("wavelength:Q", format=",.4g")],
-    ).properties(title=f"Wavelength per rung: bits double, sinusoid pairs (d = {d}) grow by base^(2/d)", height=240,
-                 autosize=FIT_X)
+    ).properties(title=f"Wavelength per rung: bits double, sinusoid pairs (d = {d}) grow by base^(2/d)", height=240)
     data = {"rungs": spec.columns(
         rung=np.concatenate([np.arange(nb), np.arange(npairs)]).astype(np.int16),
         wavelength=np.concatenate([bit_wavelengths, pair_wavelengths]).astype(np.float64),

@@ -11,10 +11,6 @@ import numpy as np
 
 from . import spec
 
-# The plot's height is the chart's height: Streamlit's theme fits the whole chart (title, axes, legend) into it,
-# which leaves little plot when a presentation cap or large text applies. Width still fills the container.
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
-
 HEIGHT = 280  # the plot itself (autosize fit-x: title, axes and legend come on top of it)
 
 
@@ -65,7 +61,7 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
            .encode(x=alt.value(4), y=alt.value(4), text=alt.Text(field="text", type="nominal"))
            .transform_filter(chosen))
     word = f"“{copy_word}”" if copy_word else "the repeated word"
-    chart = alt.layer(bars, text, who).properties(autosize=FIT_X, height=HEIGHT, title=alt.TitleParams(
+    chart = alt.layer(bars, text, who).properties(height=HEIGHT, title=alt.TitleParams(
         f"Weights on the copies of {word}",
         subtitle="Each bar: (its position) and weight. Equal bars: a tie."))
     return spec.figure(chart, {"main": main, "queries": queries}, description=(
@@ -118,7 +114,7 @@ def scramble_weights(original: Mapping[str, np.ndarray], scrambled: Mapping[str,
                      alt.Tooltip(field="weight", type="quantitative", format=".6f")],
         )
         .add_params(pick).transform_filter(alt.datum.scheme == pick)
-        .properties(autosize=FIT_X, height=HEIGHT, title=alt.TitleParams(
+        .properties(height=HEIGHT, title=alt.TitleParams(
             f"Weights from {query_label}, X and PX",
             subtitle="Each pair of bars is one word. Equal pairs: same weight wherever it sits."))
     )

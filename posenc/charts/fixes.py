@@ -24,7 +24,6 @@ def _check_marks(n: int) -> None:
         raise ValueError(f"{n} marks is too many for one chart; downsample to ≤ {MAX_MARKS}.")
 
 
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")  # width fills the column; height is the plot's
 
 
 def _heat_height(n: int) -> int:
@@ -51,8 +50,7 @@ def coordinate_bars(x: np.ndarray, position: int, word: str) -> Figure:
         tooltip=[alt.Tooltip("coordinate:Q"), alt.Tooltip("value:Q", format=",.3f"), alt.Tooltip("kind:N", title="what")])
     text = alt.Chart(named("label")).mark_text(align="right", dx=-8, dy=10, color=FOCUS, fontSize=13,
                                                fontWeight="bold").encode(x=enc_x, y=enc_y, text="text:N")
-    chart = alt.layer(bars, text).properties(autosize=FIT_X, 
-        height=190, title=f"x′ = [x ; p] at position {position:,}")
+    chart = alt.layer(bars, text).properties(height=190, title=f"x′ = [x ; p] at position {position:,}")
     return figure(chart, {"coords": data, "label": label}, description=(
         f"The vector of “{word}” at position {position:,} with the raw index appended: its {d} own coordinates "
         f"are of size about 1 and hardly show beside the index coordinate, {position:,}."))
@@ -73,7 +71,7 @@ def score_terms(content_score: float, one_side: float, both_sides: float, positi
         x=x, x2="base:Q", y=y, color=colour, tooltip=[alt.Tooltip("part:N"), alt.Tooltip("size:Q", format=",.4g")])
     text = alt.Chart(named("terms")).mark_text(align="left", dx=5, fontSize=13).encode(
         x=x, y=y, text="text:N", color=colour)
-    chart = alt.layer(bars, text).properties(autosize=FIT_X, height=120, title="Then in a score")
+    chart = alt.layer(bars, text).properties(height=120, title="Then in a score")
     return figure(chart, {"terms": data}, description=(
         f"Sizes in a score at position {position:,}: the content score spreads by about {content_score:.3g}; "
         f"the index meeting a query coordinate of size about 1 adds about {one_side:,.0f}, and passed into both "
@@ -112,7 +110,7 @@ def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[st
         )
         .add_params(pick)
         .transform_filter(alt.datum.scores == pick)
-        .properties(autosize=FIT_X, height=_heat_height(n), title="The weights (pick the scores below)")
+        .properties(height=_heat_height(n), title="The weights (pick the scores below)")
     )
     blocks = f" (blocks of {r} positions averaged)" if r > 1 else ""
     return figure(chart, {"weights": data}, description=(
@@ -135,8 +133,7 @@ def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: i
                  alt.Tooltip("value:Q", format=".4f")])
     rule = alt.Chart(named("now")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="now")])
-    chart = alt.layer(lines, rule).properties(autosize=FIT_X, 
-        height=260, title="How much position explains, by the start").configure_legend(direction="vertical")
+    chart = alt.layer(lines, rule).properties(height=260, title="How much position explains, by the start").configure_legend(direction="vertical")
     return figure(chart, {"sweep": data, "now": columns(first=[float(start)], label=[f"first word at {start:,}"])},
                   description="Rank correlation and R² of the scores with the key positions, against the position "
                               "of the first word: the further into the document, the more position decides.")
@@ -175,8 +172,7 @@ def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list
     mark = alt.Chart(named("codes")).transform_filter(alt.datum.tracked).mark_text(
         dy=-22, color=FOCUS, fontSize=13, fontWeight="bold").encode(
         x=x, y=y, text=alt.Text("code:Q", format=".3g"))
-    chart = alt.layer(ticks, mark).properties(autosize=FIT_X, 
-        height=160, title=f"Word {tracked}'s code p / N at two lengths")
+    chart = alt.layer(ticks, mark).properties(height=160, title=f"Word {tracked}'s code p / N at two lengths")
     return figure(chart, {"codes": data}, description=(
         f"The codes p/N of every word in your {n}-word sentence and in a {L}-word one: word {tracked} is "
         f"{tracked / n:.3g} in the first and {tracked / L:.3g} in the second."))
@@ -199,8 +195,7 @@ def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int
         x=x, y=y, tooltip=tip + [alt.Tooltip("which:N")])
     text = alt.Chart(named("marked")).mark_text(align="left", dx=8, dy=-8, color=FOCUS, fontSize=13).encode(
         x=x, y=y, text=alt.Text("gap:Q", format=".3g"))
-    chart = alt.layer(line, pts, text).properties(autosize=FIT_X, 
-        height=220, title="The step to the previous word, 1/N")
+    chart = alt.layer(line, pts, text).properties(height=220, title="The step to the previous word, 1/N")
     return figure(chart, {"gap": columns(N=N, gap=g),
                           "marked": columns(N=N[keep], gap=g[keep], which=which)},
                   description=(f"The step between neighbouring codes, 1/N, against the sentence length: "
@@ -234,8 +229,7 @@ def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str],
                                                fontWeight="bold").encode(x=x, y=y, text="query:N")
     rule = alt.Chart(named("m")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="position")])
-    chart = alt.layer(lines, rule, focus, end).properties(autosize=FIT_X, 
-        height=300, title="Scores with the key word at position p")
+    chart = alt.layer(lines, rule, focus, end).properties(height=300, title="Scores with the key word at position p")
     return figure(chart, {"lines": data, "m": columns(p=[float(position)], label=[f"m = {position}"])},
                   description=("Scores of every query with the same key word placed at positions 1 onward: "
                                "straight lines through zero, so the score grows with the position, not the meaning."))
@@ -276,7 +270,7 @@ def onehot_codes(codes: np.ndarray, tokens: list[str]) -> Figure:
         y=alt.Y("word:N", sort=labels, title=None),
         color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]), legend=None),
         tooltip=[alt.Tooltip("word:N"), alt.Tooltip("column:N"), alt.Tooltip("value:Q", format=".0f")],
-    ).properties(autosize=FIT_X, height=_heat_height(n), title="The sentence in one-hot codes")
+    ).properties(height=_heat_height(n), title="The sentence in one-hot codes")
     return figure(chart, {"onehot": data}, description=(
         f"The one-hot codes of the sentence's {n} words: word p has a single 1, in column p."))
 
@@ -295,7 +289,7 @@ def distance_heatmap(distances: np.ndarray) -> Figure:
         color=alt.Color("distance:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, math.sqrt(2)]),
                         title="‖e_p − e_q‖"),
         tooltip=[alt.Tooltip("p:N"), alt.Tooltip("q:N"), alt.Tooltip("distance:Q", format=".6f")],
-    ).properties(autosize=FIT_X, height=_heat_height(k), title="Distance ‖e_p − e_q‖ between codes")
+    ).properties(height=_heat_height(k), title="Distance ‖e_p − e_q‖ between codes")
     return figure(chart, {"dist": data}, description=(
         f"Distances between the one-hot codes of positions 1 to {k}: every pair of different positions is "
         f"√2 apart, neighbours exactly as far as strangers."))

@@ -13,7 +13,6 @@ import numpy as np
 from .spec import (DIVERGING, FOCUS, MAX_MARKS, REFERENCE, SERIES, Figure, categories, columns, figure, named,
                    series)
 
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")  # width fills the column; height is the plot's
 WINDOW_LIMIT = 3.0  # colour scale of the table window: ±3 covers 99.7 % of N(0, 1) entries (beyond: full colour)
 
 
@@ -49,7 +48,7 @@ def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[s
                         legend=alt.Legend(gradientLength=140)),
         tooltip=[alt.Tooltip("panel:N"), alt.Tooltip("word:N"), alt.Tooltip("coordinate:O"),
                  alt.Tooltip("value:Q", format=".3f")],
-    ).properties(autosize=FIT_X, height=int(min(420, max(100, 24 * n))),
+    ).properties(height=int(min(420, max(100, 24 * n))),
                  title="Two lookups and an addition")
     return figure(chart, {"rows": data}, description=(
         f"The word's row from E, the position's row from P and their sum x, side by side for each of the {n} words: "
@@ -85,7 +84,7 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
     asked = alt.Chart(named("window")).transform_filter(alt.datum.asked).mark_rect(
         filled=False, stroke=FOCUS, strokeWidth=2).encode(x=x, y=y, tooltip=tip)
     chart = alt.layer(cells, missing, asked).properties(
-        autosize=FIT_X, height=24 * m,
+        height=24 * m,
         title=f"Rows around row {position} (×: no such row)")
     return figure(chart, {"window": data}, description=(
         f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows: rows past {n_max} have nothing in them, "
@@ -114,7 +113,7 @@ def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, cont
     text = alt.Chart(named("content")).mark_text(align="right", x="width", dx=-4, dy=12, color=REFERENCE).encode(
         y=y, text="label:N")
     chart = alt.layer(lines, rule, text).properties(
-        autosize=FIT_X, height=260, title="The position part of a score, row by row").configure_legend(
+        height=260, title="The position part of a score, row by row").configure_legend(
         direction="vertical")
     return figure(chart, {"parts": data, "content": columns(size=[float(content)], label=["the content part"])},
                   description=(f"The position part of a score stays the size of the content part at every row of "
@@ -133,7 +132,7 @@ def length_histogram(labels: list[str], sums: np.ndarray) -> Figure:
         y=alt.Y("sentences:Q", title="sentences"),
         tooltip=[alt.Tooltip("bin:O", title="length"), alt.Tooltip("sentences:Q", format=","),
                  alt.Tooltip("share:Q", format=".2%")],
-    ).properties(autosize=FIT_X, height=220, title="Training sentences by length")
+    ).properties(height=220, title="Training sentences by length")
     return figure(chart, {"lengths": data}, description=(
         "Training sentences by length, in bins that double: most are short, a few are long."))
 
@@ -156,10 +155,10 @@ def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray, n_max: 
     top = alt.Chart(named("rows")).mark_area(color=SERIES[0], opacity=0.8, interpolate="step-after").encode(
         x=x, y=alt.Y("updates:Q", title="updates (symlog)", scale=alt.Scale(type="symlog"),
                      axis=alt.Axis(values=ticks, labelExpr="format(datum.value, ',')")),
-        tooltip=tip).properties(autosize=FIT_X, height=200, title="How many updates each row got")
+        tooltip=tip).properties(height=200, title="How many updates each row got")
     bottom = alt.Chart(named("rows")).mark_line(color=FOCUS, strokeWidth=1.5).encode(
         x=x, y=alt.Y("moved:Q", title="moved ÷ starting length"), tooltip=tip).properties(
-        autosize=FIT_X, height=200, title="How far each row moved")
+        height=200, title="How far each row moved")
     return (figure(top, {"rows": data}, description=(
                 f"Updates per row of a {n_max}-row table: every sentence updates row 1, only long ones reach the "
                 f"last rows.")),
@@ -182,7 +181,7 @@ def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: st
         y=alt.Y("cosine:Q", title="mean cosine", scale=alt.Scale(domain=[-0.3, 1])),
         **series("table", names, title=None),
         tooltip=[alt.Tooltip("table:N"), alt.Tooltip("offset:Q"), alt.Tooltip("cosine:Q", format=".3f")],
-    ).properties(autosize=FIT_X, height=240, title=title).configure_legend(direction="vertical")
+    ).properties(height=240, title=title).configure_legend(direction="vertical")
     return figure(chart, {"offsets": data}, description=(
         f"{title}: the mean cosine between rows k apart, for every offset k."))
 
@@ -200,7 +199,7 @@ def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
     edge = alt.Chart(named("end")).mark_rule(color=REFERENCE, strokeWidth=2, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N")])
     chart = alt.layer(line, edge).properties(
-        autosize=FIT_X, height=240, title="Length of each trained row")
+        height=240, title="Length of each trained row")
     return figure(chart, {"norms": columns(row=np.asarray(rows), length=norms),
                           "end": columns(row=[n_rows + 0.5], label=[f"no row {n_rows + 1}: the table ends"])},
                   description=f"The length of each row of the trained table, rows 1 to {n_rows}; there is no row "
@@ -219,5 +218,5 @@ def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> Figure:
                         legend=alt.Legend(gradientLength=140)),
         tooltip=[alt.Tooltip("a:O", title="row a"), alt.Tooltip("b:O", title="row b"),
                  alt.Tooltip("cosine:Q", format=".3f")],
-    ).properties(autosize=FIT_X, height=280, title=title)
+    ).properties(height=280, title=title)
     return figure(chart, {"grid": data}, description=f"{title}: the cosine between every two of the rows shown.")

@@ -10,10 +10,6 @@ import numpy as np
 
 from . import spec
 
-# The plot's height is the chart's height: Streamlit's theme fits the whole chart (title, axes, legend) into it,
-# which leaves little plot when a presentation cap or large text applies. Width still fills the container.
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
-
 SCHEMES = ("RoPE", "adding sinusoids")  # the window heatmap's two score matrices, picked in the chart
 VECTORS = ("q", "k")
 WINDOW_HEIGHT = 300  # the plot itself (autosize fit-x: title, axes and legend come on top of it)
@@ -58,7 +54,7 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
         )
         .add_params(pick)
         .transform_filter(alt.datum.scheme == pick)
-        .properties(autosize=FIT_X, height=WINDOW_HEIGHT, title=alt.TitleParams(
+        .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(
             f"Score at (m, n), positions {pos[0]:,} … {pos[-1]:,}",
             subtitle="One colour per diagonal: the gap n − m sets it."))
     )
@@ -145,7 +141,7 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, q
             field="vector", type="nominal", legend=None,
             scale=alt.Scale(domain=list(VECTORS), range=list(spec.SERIES[:2]))))
     chart = alt.layer(circles, spokes, hollow, filled, text).properties(
-        autosize=FIT_X, height=CIRCLE_HEIGHT,
+        height=CIRCLE_HEIGHT,
         title=alt.TitleParams("Pair i of q and of k, turned",
                               subtitle="Hollow: before. Filled: after (q by m·θᵢ, k by n·θᵢ)."))
     return spec.figure(chart, {"pairs": pairs, "unit": unit, "radii": radii}, description=(
@@ -185,7 +181,7 @@ def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray
                                                       color=spec.FOCUS).encode(
         x=x, y=y, text=alt.Text(field="text", type="nominal"))
     chart = alt.layer(lines, focus, dots, labels).properties(
-        autosize=FIT_X, height=LENGTH_HEIGHT, title=alt.TitleParams(
+        height=LENGTH_HEIGHT, title=alt.TitleParams(
             f"Lengths, positions 1 to {int(p.max()):,}",
             subtitle=f"Marked: m = {m:,}."))
     return spec.figure(chart, {"main": main, "marks": marks}, description=(

@@ -2,7 +2,7 @@
 
 Positions on screen are the chapter's, 1-based for words; where a chart includes the formula's p = 0 or indexes
 pairs i or dimensions j (0-based), its axis title says so. Every figure fills its container's width; the height a
-builder sets is the plot's own (``FIT_X``: axes, title and the legend below come on top).
+builder sets is the plot's own (spec.figure fits the width only: axes, title and the legend below come on top).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from posenc.sinusoid_demo import COLOUR_STOPS
 from . import spec
 from .spec import MAX_MARKS
 
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 ROW_GAP = 3.0  # vertical distance between two waves' centre lines (each spans −1 … 1)
 
 
@@ -73,7 +72,7 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
     legend = alt.Chart(spec.named("legend")).mark_point(opacity=0).encode(
         color=alt.Color("PE value:Q", title="PE(p, j)", scale=alt.Scale(**colour_scale_spec())))
     chart = alt.layer(img, hover, legend).properties(
-        title=f"The table PE(p, j), d = {d}", height=height, autosize=FIT_X)
+        title=f"The table PE(p, j), d = {d}", height=height)
     data = {
         "image": spec.columns(left=[-0.5], right=[d - 0.5], top=[0.5], bottom=[length + 0.5],
                               url=[png_data_url(image)]),
@@ -112,7 +111,7 @@ def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], ome
                                                        fontWeight="bold", color=spec.TEXT).encode(
         y="top:Q", text="pair:N")
     chart = alt.layer(line, dot, labels).properties(
-        title="sin(p·ω_i), fastest pair on top", height=int(66 * n), autosize=FIT_X)
+        title="sin(p·ω_i), fastest pair on top", height=int(66 * n))
     centre = -np.arange(n) * ROW_GAP
     data = {
         "waves": spec.columns(**{
@@ -136,7 +135,7 @@ def position_vector(pe64: np.ndarray, position: int) -> spec.Figure:
         y=alt.Y("PE:Q", title=f"PE({position:,}, j)", scale=alt.Scale(domain=[-1.05, 1.05])),
         tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
                  alt.Tooltip("pair i:Q", title="pair i (0-based)"), alt.Tooltip("PE:Q", format=".7f")],
-    ).properties(title=f"PE({position:,}): {d} coordinates, computed from the formula", height=200, autosize=FIT_X)
+    ).properties(title=f"PE({position:,}): {d} coordinates, computed from the formula", height=200)
     return spec.figure(chart, {"vector": spec.columns(**{"dimension j": j, "pair i": j // 2,
                                                         "PE": np.asarray(pe64, dtype=np.float64)})},
                        description=f"The vector of position {position:,}: d = {d} numbers between −1 and 1, "
@@ -157,8 +156,7 @@ def precision(pe64: np.ndarray, pe32: np.ndarray, position: int) -> spec.Figure:
         tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
                  alt.Tooltip("PE float64:Q", format=".9f"), alt.Tooltip("PE float32:Q", format=".9f"),
                  alt.Tooltip("difference:Q", format=".2e")],
-    ).properties(title=f"float32 against float64 at p = {position:,}, coordinate by coordinate", height=180,
-                 autosize=FIT_X)
+    ).properties(title=f"float32 against float64 at p = {position:,}, coordinate by coordinate", height=180)
     data = {"diff": spec.columns(**{"dimension j": j, "PE float64": np.asarray(pe64, dtype=np.float64),
                                     "PE float32": np.asarray(pe32, dtype=np.float64), "difference": diff,
                                     "shown": np.clip(diff, floor, None)})}
@@ -177,7 +175,7 @@ def shift_heatmap(M: np.ndarray, k: int) -> spec.Figure:
         **enc, color=alt.Color("entry:Q", title="M_k entry", scale=alt.Scale(scheme=spec.DIVERGING, domain=[-1, 1])),
         tooltip=[alt.Tooltip("row:O", title="row (0-based)"), alt.Tooltip("column:O", title="column (0-based)"),
                  alt.Tooltip("entry:Q", format=".6f")])
-    chart = heat.properties(title=f"M_k for k = {k:,}: the top-left {n} × {n}", height=260, autosize=FIT_X)
+    chart = heat.properties(title=f"M_k for k = {k:,}: the top-left {n} × {n}", height=260)
     return spec.figure(chart, {"M": spec.columns(row=r.astype(np.int16), column=c.astype(np.int16),
                                                  entry=np.ravel(M).astype(np.float64))},
                        description=f"The shift matrix for k = {k:,}: 2 × 2 rotation blocks on the diagonal, zero "
@@ -196,7 +194,7 @@ def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chos
         **spec.series("shift", names, title=None),
         tooltip=[alt.Tooltip("shift:N"), alt.Tooltip("position p:Q"),
                  alt.Tooltip("PE(p)·PE(p+k):Q", format=".12f")],
-    ).properties(title="PE(p)·PE(p+k): one flat line per k", height=230, autosize=FIT_X)
+    ).properties(title="PE(p)·PE(p+k): one flat line per k", height=230)
     data = {"dots": spec.columns(**{"position p": np.tile(np.asarray(positions, dtype=np.int32), len(ks)),
                                     "PE(p)·PE(p+k)": np.ravel(dots),
                                     "shift": spec.categories(np.repeat(np.arange(len(ks)), n), names)})}
@@ -226,7 +224,7 @@ def similarity(S: np.ndarray, gap: int = 3) -> spec.Figure:
         strokeWidth=alt.condition(on, alt.value(2), alt.value(0)),
         tooltip=[alt.Tooltip("p:O", title="position p"), alt.Tooltip("q:O", title="position q"),
                  alt.Tooltip("gap q − p:Q"), alt.Tooltip("PE(p)·PE(q):Q", format=".6f")],
-    ).add_params(pick).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300, autosize=FIT_X)
+    ).add_params(pick).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300)
     data = {"S": spec.columns(**{"p": (p + 1).astype(np.int16), "q": (q + 1).astype(np.int16),
                                  "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)})}
     return spec.figure(chart, data, description=(
@@ -246,7 +244,7 @@ def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[
         size=10, color=spec.SERIES[0])).encode(**enc)
     rings = alt.Chart(spec.named("pairs")).mark_point(color=spec.FOCUS, size=160, strokeWidth=2.5).encode(**enc)
     chart = alt.layer(line, rings).properties(
-        title=f"The score with the gap fixed at {gap}", height=230, autosize=FIT_X)
+        title=f"The score with the gap fixed at {gap}", height=230)
     data = {
         "sweep": spec.columns(**{"query position m": ms.astype(np.int32), "key position n": (ms - gap).astype(np.int32),
                                  col: np.asarray(scores, dtype=np.float64)}),

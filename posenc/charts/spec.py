@@ -57,6 +57,8 @@ def _config(font: int) -> dict:
 
 
 CONFIG = _config(13)
+FIT_X = {"type": "fit-x", "contains": "padding"}
+COMPOSED = {"facet", "hconcat", "vconcat", "concat", "repeat"}  # fit-x breaks nested compositions
 PRESENT_CONFIG = _config(18)  # presentation mode: dark 18 px text for the back of the room
 
 
@@ -133,6 +135,10 @@ def figure(chart: alt.TopLevelMixin, data: Mapping[str, Any], description: str) 
     if view == {"continuousWidth": 300, "continuousHeight": 300}:  # Altair's default theme; Streamlit drops it
         del spec["config"]["view"]
     spec["config"] = _merge(CONFIG, spec.get("config", {}))
+    if "autosize" not in spec and not COMPOSED & spec.keys():
+        # The width follows the column and the height is the plot's own. (Streamlit's default for a stretched
+        # chart fits title, axes and a legend below inside the height, which squeezes the plot to a sliver.)
+        spec["autosize"] = dict(FIT_X)
     spec["description"] = description.strip()
     tables = {name: _table(t) for name, t in data.items()}
     return Figure(spec=spec, datasets=tables)
