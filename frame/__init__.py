@@ -14,8 +14,6 @@ Imports point down only: lessons → frame → posenc. Positions on screen are 1
 
 from __future__ import annotations
 
-import streamlit as st
-
 from .pages import PAGES, ROOT, PageInfo, existing_pages, next_page, page_info
 from .parts import (
     D_MAX,
@@ -59,20 +57,3 @@ from .urlstate import (
     toggle,
     unknown_params_notice,
 )
-
-
-# ---------------------------------------------------------------- transitional: removed once every page uses
-# the skeleton (page / verdict / bridge).
-def header(title: str, claim: str) -> None:
-    st.title(title)
-    st.markdown(f"**{claim}**")
-
-
-def check(label: str, value: float | str, ok: bool, detail: str = "") -> None:
-    shown = value if isinstance(value, str) else f"{value:.2g}"
-    mark = ":green[✓]" if ok else ":red[✗]"
-    st.markdown("{} {} = `{}` {}".format(mark, label, shown, detail))
-
-
-def share_link(path: str | None = None) -> None:
-    """Drawn by ``bridge`` now."""
