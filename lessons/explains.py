@@ -104,8 +104,9 @@ def paradox():
         f"the embedding table identical, and every figure gave them the weights {FIRST} and {SECOND}. Both are "
         f"true. The rows leave the table identical — the “none” bars tie, to the last digit: same row in, same "
         f"{frame.term('key')}, same {frame.term('softmax')} weight — and do not stay that way: a learned row, a "
-        "sinusoid or a rotation that depends on where each copy sits is folded in before attention sees them. {FIRST} and {SECOND} were the chapter's figures, from a trained model; the numbers "
-        "here differ because the app's vectors are random. What matters is equal against unequal."
+        "sinusoid or a rotation that depends on where each copy sits is folded in before attention sees them. "
+        f"{FIRST} and {SECOND} were the chapter's figures, from a trained model; the numbers here differ because "
+        "the app's vectors are random. What matters is equal against unequal."
     )
     st.page_link("lessons/scramble.py", label="Back to the scramble, where the paradox began",
                  icon=":material/arrow_back:")
