@@ -27,7 +27,6 @@ def run(sentence: str, d: int, seed: int):
 res, fig = run(ex.sentence, ex.d, ex.seed)
 
 # The Predict question is asked on the chapter's sentence at the sidebar's d and seed, and answered there.
-ch_tokens = tokenize(chapter.SENTENCE)
 ch_res, _ = run(chapter.SENTENCE, ex.d, ex.seed)
 ch_copies, ch_gap = copy_columns_gap(ch_res)
 a, b = (i + 1 for i in ch_copies[:2])
@@ -35,7 +34,7 @@ frame.predict(
     f"On the chapter's sentence “{chapter.SENTENCE}”, words {a} and {b} are both “{chapter.COPY_WORD}”. "
     f"In the score matrix S (one row per query, one column per key), how do columns {a} and {b} compare "
     f"(at the sidebar's d = {ex.d}, seed {ex.seed})?",
-    [f"They are equal, entry by entry", f"Column {b} is larger: that copy sits nearer the middle",
+    ["They are equal, entry by entry", f"Column {b} is larger: that copy sits nearer the middle",
      "They differ by an amount that depends on the seed", f"They agree only in rows {a} and {b}"],
     0,
     f"Equal. Both copies are the same word, so the same vector x, the same key k = x W_K, and any query's dot "
