@@ -110,8 +110,9 @@ def key_chart(res, figs, s: int, L_train: int) -> None:
         f"A learned table has no row at position {L_train + 1:,}. RoPE computes any position — but pair i turns by "
         f"θ_i per token, and a pair whose wavelength 2π/θ_i is longer than L_train = {L_train:,} never finished a "
         f"turn in training: it has only seen angles from 0 to L_train·θ_i. Read a longer text and those pairs turn "
-        f"the {frame.term('query')} and {frame.term('key')} to angles the model never learned to read. Pair indices "
-        "i count from 0, as RoPE code does."
+        f"the {frame.term('query')} and {frame.term('key')} to angles the model never learned to read: the ticks "
+        f"mark how far each slow pair turns at s·L_train = {res.L_new:,} tokens, and every angle between a bar's top "
+        "and its tick is new. Pair indices i count from 0, as RoPE code does."
     )
     frame.formula(r"r_i = \frac{L_\text{train}}{\lambda_i} = \frac{L_\text{train}\,\theta_i}{2\pi}",
                   r"\theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac d2 - 1")

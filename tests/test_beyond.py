@@ -341,8 +341,8 @@ def test_chart_builders_reject_bad_specs():
 
 
 def test_moving_s_changes_only_the_data_of_the_charts_that_depend_on_it():
-    # the wavelength chart keeps its spec (only its datasets change), so the browser swaps data instead of redrawing;
-    # the turns and ramp charts do not depend on s at all
+    # the wavelength and turns charts keep their spec (only their datasets change), so the browser swaps data
+    # instead of redrawing; the ramp does not depend on s at all
     from posenc.charts import beyond as bc
 
     def figs(s):
@@ -350,9 +350,21 @@ def test_moving_s_changes_only_the_data_of_the_charts_that_depend_on_it():
         return [bc.wavelength_figure(r), bc.rotations_figure(r), bc.ramp_figure(r)]
 
     a, b = figs(16), figs(17)
-    assert a[0].spec == b[0].spec and a[0].datasets != b[0].datasets
-    for x, y in zip(a[1:], b[1:]):
-        assert x.spec == y.spec and all(x.datasets[k].equals(y.datasets[k]) for k in x.datasets)
+    for x, y in zip(a[:2], b[:2]):
+        assert x.spec == y.spec and x.datasets != y.datasets
+    assert a[2].spec == b[2].spec and all(a[2].datasets[k].equals(b[2].datasets[k]) for k in a[2].datasets)
+
+
+def test_turns_chart_ticks_mark_the_slow_pairs_reach():
+    from posenc.charts import beyond as bc
+
+    r = stretch_demo(128, 4096, 16, 8192)
+    reach = bc.rotations_figure(r).datasets["reach"].to_pylist()
+    # by hand: pair i is slow when 4096·θ_i < 2π; at 16·4096 tokens it turns 16·4096·θ_i/(2π) times
+    slow = [i for i in range(64) if 4096 * 10000.0 ** (-2 * i / 128) < 2 * math.pi]
+    assert [row["i"] for row in reach] == slow
+    for row in reach:
+        assert math.isclose(row["reach"], 16 * 4096 * 10000.0 ** (-2 * row["i"] / 128) / (2 * math.pi))
 
 
 def test_method_table_derives_wavelength_and_ratio():

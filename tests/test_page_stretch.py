@@ -213,8 +213,8 @@ def test_moving_s_redraws_only_the_charts_that_depend_on_it():
     _ok(at)
     after = snapshot(at)
     changed = [i for i, (x, y) in enumerate(zip(before, after)) if x != y]
-    assert changed == [1, 2]  # the wavelength and slow-down charts
-    assert before[1][0] == after[1][0]  # the wavelength chart's spec is unchanged: only its data moved
+    assert changed == [0, 1, 2]  # the turns (its ticks), wavelength and slow-down charts
+    assert before[0][0] == after[0][0] and before[1][0] == after[1][0]  # same specs: only their data moved
     assert "{:,}".format(17 * TYPICAL_L_TRAIN) in page_text(at)
 
 

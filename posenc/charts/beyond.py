@@ -103,7 +103,9 @@ ROT_KINDS = ("≥ 1 turn: has seen every angle", "< 1 turn: later angles never s
 
 
 def rotations_figure(res: StretchDemo, height: int = 300) -> Figure:
-    """Bars: turns r_i = L_train·θ_i/(2π) each pair makes within L_train (log scale); a rule at one full turn."""
+    """Bars: turns r_i = L_train·θ_i/(2π) each pair makes within L_train (log scale); a rule at one full turn; for
+    the pairs that never finish a turn, a tick at the turns they reach at s·L_train (s·r_i): everything between
+    the bar's top and the tick is an angle training never showed them."""
     r = np.asarray(res.rotations, dtype=float)
     n = r.size
     slow = r < 1
@@ -124,15 +126,27 @@ def rotations_figure(res: StretchDemo, height: int = 300) -> Figure:
     )
     one = alt.Chart(spec.named("one")).mark_rule(color=REFERENCE, strokeDash=[5, 3]).encode(
         y=alt.Y("y:Q"), tooltip=[_tip("label", "line", "nominal")])
-    text = alt.Chart(spec.named("one")).mark_text(align="right", dy=-8, color=REFERENCE, fontSize=12).encode(
-        y=alt.Y("y:Q"), x=alt.X("i:O"), text=alt.Text("label:N"))  # over the last pair, at the right edge
-    chart = alt.layer(bars, one, text, title="Turns each pair makes in training",
+    text = alt.Chart(spec.named("one")).mark_text(align="right", baseline="top", dy=4, color=REFERENCE,
+                                                  fontSize=12).encode(
+        y=alt.Y("y:Q"), x=alt.X("i:O"), text=alt.Text("label:N"))  # under the rule, over the last (short) bars
+    slow_i = np.flatnonzero(slow)
+    reach = spec.columns(i=slow_i, reach=r[slow_i] * res.s, r=r[slow_i], Lnew=np.full(slow_i.size, res.L_new),
+                         label=["at s·L_train" if k == 0 else "" for k in range(slow_i.size)])
+    ticks = alt.Chart(spec.named("reach")).mark_tick(color=FOCUS, thickness=3).encode(
+        x=alt.X("i:O"), y=alt.Y("reach:Q"),
+        tooltip=[_tip("i", "pair i (0-based)"), _tip("r", "turns within L_train", fmt=",.3g"),
+                 _tip("reach", "turns within s·L_train", fmt=",.3g"), _tip("Lnew", "s·L_train (tokens)", fmt=",")])
+    tick_text = alt.Chart(spec.named("reach")).mark_text(align="left", dx=-4, dy=-10, color=FOCUS,
+                                                         fontSize=12).encode(
+        x=alt.X("i:O"), y=alt.Y("reach:Q"), text=alt.Text("label:N"))
+    chart = alt.layer(bars, one, text, ticks, tick_text, title="Turns each pair makes in training",
                       height=height, autosize=FIT_X)
     n_slow = int(slow.sum())
     take = (f"{n_slow} of {n} pairs (pairs {int(np.argmax(slow))} to {n - 1}) never finish one turn, so training "
             "showed them only part of the circle" if n_slow else "every pair finishes at least one turn")
-    return spec.figure(chart, {"pairs": pairs, "one": spec.columns(i=[n - 1], y=[1.0], label=["one full turn"])},
-                       description=f"Turns per pair within {res.L_train:,} tokens: {take}.")
+    data = {"pairs": pairs, "one": spec.columns(i=[n - 1], y=[1.0], label=["one full turn"]), "reach": reach}
+    return spec.figure(chart, data, description=f"Turns per pair within {res.L_train:,} tokens: {take}"
+                                                + ("; the ticks show how far they turn at s·L_train." if n_slow else "."))
 
 
 def _method_table(res: StretchDemo):
