@@ -166,6 +166,7 @@ def controls_part(base: str, hello_base: str, browser: Any, pages: list, presses
         a.server_ms += b.server_ms
         a.bytes += b.bytes
     out: dict[str, list[dict]] = {}
+    seconds: dict[str, float] = {}
     ctx = client.new_context(browser)
     try:
         log("  controls (browser): hello-world page")
@@ -182,7 +183,8 @@ def controls_part(base: str, hello_base: str, browser: Any, pages: list, presses
             merged = controls.merge(server.get(info.url_path, []), rows)
             controls.not_pressed_in_browser(merged, quick=one_per_kind)
             out[info.path] = [r.as_dict() for r in merged]
-            log(f"  controls (browser): {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
+            seconds[info.path] = time.monotonic() - t
+            log(f"  controls (browser): {info.url_path or 'home'} ({seconds[info.path]:.1f} s)")
         hb2 = controls.measure_browser_page(ctx, hello_base, "", hello_presses, False, quiet=quiet)
     finally:
         ctx.close()
@@ -192,6 +194,9 @@ def controls_part(base: str, hello_base: str, browser: Any, pages: list, presses
                 b.browser_ms += b2.browser_ms
                 b.browser_details += b2.browser_details
     hello = controls.merge(hello_a, hb)
+    for rows in out.values():  # how long each page's browser part took (to see where a slow run went)
+        for r in rows:
+            r["page_browser_seconds"] = seconds.get(next((p.path for p in pages if p.url_path == r["page"]), ""))
     return out, [r.as_dict() for r in hello]
 
 
