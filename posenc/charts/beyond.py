@@ -26,9 +26,6 @@ DTYPES = ("float64", "float32", "bfloat16")
 DTYPE_COLOURS = {t: SERIES[k] for k, t in enumerate(DTYPES)}
 METHOD_COLOURS = {m: SERIES[k] for k, m in enumerate(METHODS)}
 ALL = "all methods"
-# A builder's height is the plot's own (title, axes and the legend below come on top): Streamlit's default "fit"
-# autosize would squeeze the plot into it, legend and all, and cut the title off.
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
 def _tip(field: str, title: str, type_: str = "quantitative", fmt: str | None = None) -> alt.Tooltip:
@@ -140,7 +137,7 @@ def rotations_figure(res: StretchDemo, height: int = 300) -> Figure:
                                                          fontSize=12).encode(
         x=alt.X("i:O"), y=alt.Y("reach:Q"), text=alt.Text("label:N"))
     chart = alt.layer(bars, one, text, ticks, tick_text, title="Turns each pair makes in training",
-                      height=height, autosize=FIT_X)
+                      height=height)
     n_slow = int(slow.sum())
     take = (f"{n_slow} of {n} pairs (pairs {int(np.argmax(slow))} to {n - 1}) never finish one turn, so training "
             "showed them only part of the circle" if n_slow else "every pair finishes at least one turn")
@@ -204,7 +201,7 @@ def wavelength_figure(res: StretchDemo, height: int = 320) -> Figure:
                                                          color=REFERENCE).encode(
         y=alt.Y("y:Q"), x=alt.value(4), text=alt.Text("label:N"))
     chart = alt.layer(*_method_layers(y, "wl", pick, 14), rule, rule_text,
-                      title="Wavelength per pair, before and after", height=height, autosize=FIT_X)
+                      title="Wavelength per pair, before and after", height=height)
     worst = int(res.unseen["RoPE as trained"].sum())
     return spec.figure(chart, {"methods": _method_table(res), "labels": labels, "rules": rules},
                        description="Wavelength per pair for RoPE as trained, PI, NTK-aware, dynamic NTK and YaRN: "
@@ -232,7 +229,7 @@ def ratio_figure(res: StretchDemo, height: int = 300) -> Figure:
         x=alt.X("start:Q"), x2=alt.X2("end"), tooltip=[_tip("label", "band", "nominal")])
     ends = alt.Chart(spec.named("extent")).mark_point(opacity=0).encode(y=alt.Y("y:Q"))
     chart = alt.layer(shade, ends, *_method_layers(y, "ratio", pick, -9),
-                      title="Slow-down per pair (1 = untouched)", height=height, autosize=FIT_X)
+                      title="Slow-down per pair (1 = untouched)", height=height)
     return spec.figure(chart, {"methods": _method_table(res), "labels": labels, "band": band, "extent": extent},
                        description=f"New frequency over old per pair at s = {res.s}: PI divides every pair by s, "
                                    "NTK-aware leaves the fastest pair alone, YaRN keeps the fast pairs and divides "
@@ -258,7 +255,7 @@ def ramp_figure(res: StretchDemo, height: int = 300) -> Figure:
     text = alt.Chart(spec.named("ends")).mark_text(align="left", baseline="top", dx=4, dy=4, fontSize=12,
                                                    color=REFERENCE).encode(
         x=alt.X("x:Q"), y=alt.value(0), text=alt.Text("label:N"))
-    chart = alt.layer(line, rule, text, title="YaRN's ramp", height=height, autosize=FIT_X)
+    chart = alt.layer(line, rule, text, title="YaRN's ramp", height=height)
     data = {"ramp": spec.columns(i=np.arange(n), g=g, what=spec.categories(what, names)),
             "ends": spec.columns(x=np.array([e[0] for e in ends], dtype=float), label=[e[1] for e in ends])}
     return spec.figure(chart, data, description=f"YaRN's ramp: pairs up to {res.low} keep their frequency, pairs "
@@ -288,7 +285,7 @@ def slopes_figure(slopes: np.ndarray, base_heads: int, height: int = 240) -> Fig
                  _tip("src", "from", "nominal")])
     text = alt.Chart(spec.named("slopes")).mark_text(dy=-7, fontSize=11).encode(
         x=x, y=alt.Y("m:Q"), text=alt.Text("m:Q", format=".3g"))
-    chart = alt.layer(bars, text, title=f"ALiBi slopes for {H} heads", height=height, autosize=FIT_X)
+    chart = alt.layer(bars, text, title=f"ALiBi slopes for {H} heads", height=height)
     data = {"slopes": spec.columns(h=np.arange(1, H + 1), m=m, l2=np.log2(m), floor=np.full(H, float(m.min()) / 2),
                                    src=spec.categories(src, names))}
     return spec.figure(chart, data, description=f"ALiBi slopes for {H} heads: from {m.max():.3g} down to "
@@ -354,7 +351,7 @@ def alibi_figure(al: AlibiDemo, heads: list[int]) -> Figure:
         fill=None, stroke=FOCUS, strokeWidth=3).encode(x=x, y=y))
     height = int(min(420, max(180, 30 * n)))
     chart = alt.layer(*layers, title="Attention weights with ALiBi",
-                      height=height, autosize=FIT_X)
+                      height=height)
     return spec.figure(chart, {"cells": cells, "words": words, "copies": marks},
                        description="Attention weights with ALiBi on the sidebar's sentence: the bias lowers the "
                                    "weight of far keys, so two copies of a word get different weights.")
@@ -370,7 +367,7 @@ def bound_figure(dec: DecayDemo, height: int = 300) -> Figure:
         x=alt.X("x:Q", title=GAP_AXIS), y=alt.Y("b:Q", title="B(Δ)", scale=alt.Scale(zero=True)),
         tooltip=[_tip("x", "gap Δ"), _tip("b", "B(Δ)", fmt=".4f"), _tip("rel", "B(Δ) / B(0)", fmt=".4f")])
     data = {"bound": spec.columns(x=dec.deltas, b=dec.bound, rel=dec.bound_rel)}
-    return spec.figure(line.properties(title="RoFormer's bound B(Δ)", height=height, autosize=FIT_X), data,
+    return spec.figure(line.properties(title="RoFormer's bound B(Δ)", height=height), data,
                        description=f"RoFormer's bound B(Δ): it falls from {dec.b0:g} at Δ = 0 to "
                                    f"{dec.bound[-1]:.3g} at Δ = {dec.deltas[-1]:g}, rising again at {dec.rises} "
                                    "of the steps.")
@@ -391,7 +388,7 @@ def score_figure(dec: DecayDemo, height: int = 300) -> Figure:
         x=alt.X("x:Q"), y=alt.Y("v:Q"), color=enc["color"], strokeDash=enc["strokeDash"],
         strokeWidth=alt.StrokeWidth("curve:N", scale=alt.Scale(domain=list(names), range=[2.2, 1.0]), legend=None),
         tooltip=[_tip("curve", "curve", "nominal"), _tip("x", "gap Δ"), _tip("v", "score ÷ d", fmt=".4f")])
-    chart = alt.layer(band, zero, lines, title="The actual score ÷ d", height=height, autosize=FIT_X)
+    chart = alt.layer(band, zero, lines, title="The actual score ÷ d", height=height)
     data = {"band": spec.columns(x=dec.deltas, lo=dec.p05, hi=dec.p95), "curves": curves,
             "zero": spec.columns(y=[0.0])}
     return spec.figure(chart, data, description=f"The RoPE score divided by d: its mean falls from "
@@ -425,7 +422,7 @@ def angle_error_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
         tooltip=[_tip("p", "position p", fmt=","), _tip("e", "angle error (rad)", fmt=".3g")])
     probe, data = _probe_layers(pr.probe, "p")
     data["angle"] = spec.columns(p=pr.positions, e=pr.angle_error)
-    chart = alt.layer(line, *probe, title="float32 angle error, worst pair", height=height, autosize=FIT_X)
+    chart = alt.layer(line, *probe, title="float32 angle error, worst pair", height=height)
     return spec.figure(chart, data, description=f"float32 angle error against the position: it grows with p and "
                                                 f"reaches {pr.probe_angle_error:.3g} rad at p = {pr.probe:,}.")
 
@@ -451,7 +448,7 @@ def pair_error_figure(pr: PrecisionDemo, height: int = 260) -> Figure:
                  _tip("sp", "float32 step at p·θ_i", fmt=".3g"), _tip("cap", "largest possible", fmt=".3g")])
     cap = alt.Chart(spec.named("pairs")).mark_tick(color=REFERENCE, thickness=2).encode(
         x=x, y=alt.Y("cap:Q"), tooltip=[_tip("i", "pair i (0-based)"), _tip("cap", "largest possible error", fmt=".3g")])
-    chart = alt.layer(bars, cap, title=f"float32 error per pair at p = {pr.probe:,}", height=height, autosize=FIT_X)
+    chart = alt.layer(bars, cap, title=f"float32 error per pair at p = {pr.probe:,}", height=height)
     data = {"pairs": spec.columns(i=np.arange(n), e=e.error, angle=e.angle, tp=e.theta_part, pp=e.product_part,
                                   sp=e.spacing, cap=allowed, kind=spec.categories(kind, PAIR_KINDS))}
     return spec.figure(chart, data, description=f"float32 angle error per pair at p = {pr.probe:,}: pair {worst} "
@@ -479,7 +476,7 @@ def offset_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
     probe, data = _probe_layers(pr.probe, "m", bottom=height)
     data.update(drift=drift, labels=labels)
     chart = alt.layer(lines, *text, *probe, title=f"Same gap g = {pr.gap}, moved to m: score drift",
-                      height=height, autosize=FIT_X)
+                      height=height)
     return spec.figure(chart, data, description=f"Score drift of a pair {pr.gap} apart moved to position m: float64 "
                                                 f"stays near {pr.probe_offset['float64']:.1g}, float32 reaches "
                                                 f"{pr.probe_offset['float32']:.2g} and bfloat16 "
@@ -505,7 +502,7 @@ def bf16_figure(win: Bf16Positions, height: int = 280) -> Figure:
         color=enc["color"], shape=enc["shape"],
         tooltip=[_tip("p", "exact position", fmt="d"), _tip("s", "stored in bf16", fmt="d"),
                  _tip("off", "off by", fmt="+d"), _tip("kept", "kept?", "nominal")])
-    chart = alt.layer(diag, pts, title="Positions stored in bfloat16", height=height, autosize=FIT_X)
+    chart = alt.layer(diag, pts, title="Positions stored in bfloat16", height=height)
     ends = [float(p.min()), float(p.max())]
     data = {"bf16": spec.columns(p=p, s=s, off=s - p, kept=spec.categories(kept, BF16_KINDS)),
             "diag": spec.columns(p=ends, s=ends)}
