@@ -93,7 +93,10 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int) -> Fi
     ).add_params(
         alt.param(name=PARAM, value=rows[min(max(query, 0), n - 1)],
                   bind=alt.binding_select(options=rows, name="Query word ")),
-    ).resolve_scale(color="independent").properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    ).resolve_scale(color="independent").properties(
+        # spec.figure leaves compositions alone; this simple vconcat of unit/layer panels needs fit-x to stay
+        # inside its column (without it the panels spill past a phone's width)
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
     return figure(chart, {"vectors": vectors, "scores": scores, "weights": weights},
                   description="Attention step by step on the sentence: word vectors, then queries, keys and "
                               "values, then scores, softmax weights and the weighted sum; the picked query word "

@@ -38,10 +38,7 @@ def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, li
         tooltip=[alt.Tooltip("slot:O", title="slot"), alt.Tooltip("label:N", title="original position, word"),
                  alt.Tooltip("coordinate:O"), alt.Tooltip("value:Q", format=".4f")],
     ).properties(title=alt.TitleParams(title, subtitle="rows: slots 1, 2, …; labels: each word's original place"),
-                 height=height,
-                 # fit the width only: the height is the cells' own (Streamlit's default "fit" squeezes them
-                 # to make room for the axes and legend)
-                 autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+                 height=height)  # the cells' own height: spec.figure fits the width only
     return figure(chart, {"main": data}, description=description)
 
 
