@@ -151,7 +151,7 @@ with tabs[0]:
                       f"and passed into both q and k it adds p × p = {term.both_sides:,.0f}")
         st.markdown(
             f"The chapter's numbers, on this page's sentence: a score is a sum of d products, so content scores "
-            f"spread by about √d (8 at the chapter's d = {chapter.CONTENT_D}; here d = {term.d}, measured "
+            f"spread by about √d ({math.sqrt(chapter.CONTENT_D):g} at the chapter's d = {chapter.CONTENT_D}; here d = {term.d}, measured "
             f"{term.content_score:.3g}). The index coordinate of a key meets one coordinate of the query, of size "
             f"about 1 like all the others, and adds about 1 × {start:,} — the chapter's “term of order "
             f"{P_RAW}” when p = {P_RAW}. If the query carries its own index too, as below, the term is "
