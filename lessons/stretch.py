@@ -7,10 +7,12 @@ from posenc import beyond, chapter
 from posenc import stretch as sx
 from posenc.beyond import (
     ALIBI_TOL,
+    BF16_EXACT_UP_TO,
     BF16_WINDOW,
     DECAY_D,
     DECAY_DROP,
     IDENTITY_TOL,
+    OFFSET_TOL,
     TYPICAL_D,
     TYPICAL_L_TRAIN,
     TYPICAL_S,
@@ -19,10 +21,11 @@ from posenc.beyond import (
 )
 from posenc.charts import beyond as bc
 from posenc.precision import angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
+from posenc.sinusoid_demo import DEFAULT_POSITION
 
 PATH = "lessons/stretch.py"
 BASE = int(chapter.BASE)
-OFFSET_TOL = 1e-6  # a drift below this is "the same score" (scores are of size ~1)
+BF16_FIRST_LOST = BF16_EXACT_UP_TO + 1  # the first whole number bfloat16 cannot hold
 
 
 def pairs(n: int) -> str:
@@ -234,7 +237,7 @@ def stretching() -> None:
                              help="New context ÷ trained context: the model must now read s·L_train tokens."))
     with c4:
         base = int(frame.number("RoPE base", "st_base", 10, 10_000_000, BASE,
-                                help="θ_i = base^(−2i/d). 10,000 in the original RoPE; Llama 3 uses 500,000."))
+                                help=f"θ_i = base^(−2i/d). {BASE:,} in the original RoPE; Llama 3 uses 500,000."))
     if d % 2:
         st.error(f"The head dimension must be even: RoPE turns the dimensions in pairs, and {d} is odd.",
                  icon=":material/error:")
@@ -383,9 +386,9 @@ def precision() -> None:
     pr, window, context, figs = precision_data(ex.seed)
     e = pr.pairs
     w = pr.worst_pair
-    st.markdown(f"RoPE computes the angle p·θ_i for any position p — the chapter's “5, or 5,000,000”. At "
-                f"p = {pr.probe:,} the number format starts to matter (head dimension {DECAY_D}, base {BASE:,}; "
-                "positions p counted from 0, as RoPE code does).")
+    st.markdown(f"RoPE computes the angle p·θ_i for any position p — the chapter's “{DEFAULT_POSITION}, or "
+                f"{chapter.HUGE_POSITION:,}”. At p = {pr.probe:,} the number format starts to matter (head "
+                f"dimension {DECAY_D}, base {BASE:,}; positions p counted from 0, as RoPE code does).")
     t_angle, t_offset, t_bf16 = frame.tabs(["float32 angles", "Same gap, same score?", "bfloat16 positions"],
                                            key="st_prec")
     with t_angle:
@@ -428,14 +431,15 @@ def precision() -> None:
         with b1:
             frame.chart(figs["bf16"])
         with b2:
-            st.metric("257 stored in bf16", f"{float(to_bf16(257.0)):g}")
+            st.metric(f"{BF16_FIRST_LOST} stored in bf16", f"{float(to_bf16(float(BF16_FIRST_LOST))):g}")
             st.metric(f"distinct positions kept, {BF16_WINDOW[0]} to {BF16_WINDOW[1]}",
                       f"{window.distinct} of {window.positions.size}")
             st.metric(f"distinct positions kept, 0 to {TYPICAL_L_TRAIN - 1:,}",
                       f"{context.distinct:,} of {TYPICAL_L_TRAIN:,}")
-        st.caption(f"bfloat16 keeps 8 significant bits: every integer up to 256, then only every 2nd, 4th, 8th, … "
-                   f"Position 257 is stored as {float(to_bf16(257.0)):g}: two words get the same angle, the same "
-                   "rotation, the same everything. Positions here count from 0, as stored by code.")
+        lost_as = float(to_bf16(float(BF16_FIRST_LOST)))
+        st.caption(f"bfloat16 keeps 8 significant bits: every integer up to {BF16_EXACT_UP_TO}, then only every "
+                   f"2nd, 4th, 8th, … Position {BF16_FIRST_LOST} is stored as {lost_as:g}: two words get the same "
+                   "angle, the same rotation, the same everything. Positions here count from 0, as stored by code.")
         with frame.deeper(f"bfloat16 over a {TYPICAL_L_TRAIN:,}-token context, band by band", key="st_deep_bf16"):
             st.dataframe(pd.DataFrame(context.bands, columns=["first", "last", "positions", "distinct in bf16",
                                                               "largest error"]), hide_index=True, width="stretch")
