@@ -15,15 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..core import block_average
-from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, columns, figure, named,
-                   series, word_labels)
-
-
-def _check_marks(n: int) -> None:
-    if n > MAX_MARKS:
-        raise ValueError(f"{n} marks is too many for one chart; downsample to ≤ {MAX_MARKS}.")
-
-
+from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, check_marks, columns, figure,
+                   named, series, word_labels)
 
 
 def _heat_height(n: int) -> int:
@@ -35,7 +28,7 @@ def coordinate_bars(x: np.ndarray, position: int, word: str) -> Figure:
     """x′ = [x ; p] for one word: its d own coordinates (size ≈ 1) and the index coordinate p, on one scale."""
     x = np.asarray(x, dtype=float).ravel()
     d = x.size
-    _check_marks(d + 1)
+    check_marks(d + 1)
     kind = np.r_[np.zeros(d, dtype=np.int8), 1]
     names = [f"the word's own {d} coordinates", "the index coordinate p"]
     data = columns(coordinate=np.arange(1, d + 2), value=np.r_[x, float(position)], kind=categories(kind, names))
@@ -85,7 +78,7 @@ def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[st
     a, r, _ = block_average(without, side, side)
     b, _, _ = block_average(with_index, side, side)
     n, total = a.shape[0], len(tokens)
-    _check_marks(2 * n * n)
+    check_marks(2 * n * n)
     labels = word_labels(tokens, start=start) if r == 1 else [
         f"{start + i * r}–{start + min((i + 1) * r, total) - 1}" for i in range(n)]
     which = ["words only", "with the index"]
@@ -122,7 +115,7 @@ def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: i
     """How much of the ranking position explains (ρ and R²) for every starting position; a rule at ``start``."""
     s = np.asarray(starts, dtype=float)
     names = ["rank correlation ρ", "share of score spread R²"]
-    _check_marks(2 * s.size)
+    check_marks(2 * s.size)
     data = columns(first=np.r_[s, s], value=np.r_[np.asarray(rho, float), np.asarray(share, float)],
                    measure=categories(np.repeat([0, 1], s.size), names))
     x = alt.X("first:Q", title="position of the first word (log scale)", scale=alt.Scale(type="log"))
@@ -155,7 +148,7 @@ def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list
     """Every word's code p/N on [0, 1], for the running sentence and for a longer one; word ``tracked``
     (1-based) marked in the focus colour, with its value written beside it."""
     n, L = len(codes_sentence), len(codes_long)
-    _check_marks(n + L)
+    check_marks(n + L)
     rows = [f"your sentence ({n} words)", f"a {L}-word sentence"]
     pos = np.r_[np.arange(1, n + 1), np.arange(1, L + 1)]
     code = np.r_[np.asarray(codes_sentence, float), np.asarray(codes_long, float)]
@@ -182,7 +175,7 @@ def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int
     """The code of “the previous word”, c(p) − c(p − 1) = 1/N, against the sentence length N (log axis)."""
     N = np.asarray(lengths, dtype=float)
     g = np.asarray(gap, dtype=float)
-    _check_marks(N.size)
+    check_marks(N.size)
     keep = np.isin(N, [n, length])
     which = [("your sentence" if v == n else "") + (" & " if v == n == length else "")
              + ("compared" if v == length else "") for v in N[keep]]
@@ -212,7 +205,7 @@ def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str],
     g = np.asarray(grid, dtype=float)
     s = np.asarray(grid_scores, dtype=float)
     n = len(labels)
-    _check_marks(n * g.size)
+    check_marks(n * g.size)
     data = columns(query=categories(np.repeat(np.arange(n), g.size), labels), p=np.tile(g, n), score=s.ravel())
     pick = alt.param(name="fx_query", value=labels[query_index],
                      bind=alt.binding_select(options=labels, name="highlighted query: "))
@@ -260,7 +253,7 @@ def onehot_codes(codes: np.ndarray, tokens: list[str]) -> Figure:
     c = np.asarray(codes, dtype=float)
     c = c[:, :onehot_columns(c.shape[0], c.shape[1])]
     n, k = c.shape
-    _check_marks(c.size)
+    check_marks(c.size)
     labels = word_labels(tokens)
     cols = [str(j) for j in range(1, k + 1)]
     data = columns(word=categories(np.repeat(np.arange(n), k), labels),
@@ -279,7 +272,7 @@ def distance_heatmap(distances: np.ndarray) -> Figure:
     """‖e_p − e_q‖ between positions 1 … k: one colour off the diagonal (every pair √2 apart)."""
     D = np.asarray(distances, dtype=float)
     k = D.shape[0]
-    _check_marks(D.size)
+    check_marks(D.size)
     pos = [str(j) for j in range(1, k + 1)]
     data = columns(p=categories(np.repeat(np.arange(k), k), pos), q=categories(np.tile(np.arange(k), k), pos),
                    distance=D.ravel())

@@ -10,15 +10,10 @@ from __future__ import annotations
 import altair as alt
 import numpy as np
 
-from .spec import (DIVERGING, FOCUS, MAX_MARKS, REFERENCE, SERIES, Figure, categories, columns, figure, named,
+from .spec import (DIVERGING, FOCUS, REFERENCE, SERIES, Figure, categories, check_marks, columns, figure, named,
                    series)
 
 WINDOW_LIMIT = 3.0  # colour scale of the table window: ±3 covers 99.7 % of N(0, 1) entries (beyond: full colour)
-
-
-def _check_marks(n: int) -> None:
-    if n > MAX_MARKS:
-        raise ValueError(f"{n} marks is too many for one chart; downsample to ≤ {MAX_MARKS}.")
 
 
 # ---------------------------------------------------------------- two lookups
@@ -32,7 +27,7 @@ def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[s
     n = len(labels)
     k = min(k, word_rows.shape[1])
     mats = [np.asarray(m, dtype=float)[:n, :k] for m in (word_rows, position_rows, word_rows + position_rows)]
-    _check_marks(3 * n * k)
+    check_marks(3 * n * k)
     limit = float(max(np.max(np.abs(m)) for m in mats)) if n else 1.0
     data = columns(panel=categories(np.repeat(np.arange(3), n * k), LOOKUP_PANELS),
                    word=categories(np.tile(np.repeat(np.arange(n), k), 3), labels),
@@ -61,7 +56,7 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
     (there is nothing to draw); the asked-for row is outlined in the focus colour."""
     v = np.asarray(values, dtype=float)
     m, k = v.shape
-    _check_marks(m * k)
+    check_marks(m * k)
     labels = [f"row {r}" for r in rows]
     exists = np.repeat([r <= n_max for r in rows], k)
     note = [("looked up; " if r == position else "") + ("in the table" if r <= n_max else
@@ -98,7 +93,7 @@ def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, cont
     table's rows (flat) against the raw index (growing as p²), with the content part as the reference rule."""
     s = np.asarray(starts, dtype=float)
     names = ["a row of the learned table", "the raw index p"]
-    _check_marks(2 * s.size)
+    check_marks(2 * s.size)
     data = columns(start=np.r_[s, s], size=np.r_[np.asarray(learned, float), np.asarray(raw, float)],
                    code=categories(np.repeat([0, 1], s.size), names))
     x = alt.X("start:Q", title="row of the sentence's first word (log scale)",
@@ -144,7 +139,7 @@ def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray, n_max: 
     rows = np.asarray(rows)
     if len(rows) and (int(rows[0]) != 1 or int(rows[-1]) != n_max):
         raise ValueError(f"The rows drawn must run from 1 to N_max = {n_max}.")
-    _check_marks(len(rows))
+    check_marks(len(rows))
     data = columns(row=rows, updates=np.asarray(updates), moved=np.asarray(relative, dtype=float))
     x = alt.X("row:Q", title="row p (position)", scale=alt.Scale(zero=False, nice=False),
               axis=alt.Axis(tickMinStep=1, format="d"))
@@ -172,7 +167,7 @@ def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: st
     """Mean cosine between rows k apart, one line per table (``curves``: name → values at ``offsets``)."""
     names = list(curves)
     k = np.asarray(offsets, dtype=float)
-    _check_marks(k.size * len(names))
+    check_marks(k.size * len(names))
     data = columns(offset=np.tile(k, len(names)),
                    cosine=np.concatenate([np.asarray(curves[c], dtype=float) for c in names]),
                    table=categories(np.repeat(np.arange(len(names)), k.size), names))
@@ -189,7 +184,7 @@ def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: st
 def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
     """‖P[p]‖ against the 1-based row p, with the end of the table marked (no row n_rows + 1)."""
     norms = np.asarray(norms, dtype=float)
-    _check_marks(len(norms))
+    check_marks(len(norms))
     x = alt.X("row:Q", title="row p", scale=alt.Scale(domain=[1, n_rows + 40], nice=False))
     line = alt.Chart(named("norms")).mark_line(color=SERIES[0]).encode(
         x=x, y=alt.Y("length:Q", title="‖P[p]‖ (log)",
@@ -209,7 +204,7 @@ def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
 def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> Figure:
     """cos(P_a, P_b) between the listed 1-based rows (a small square heatmap, −1 … 1)."""
     n = len(rows)
-    _check_marks(n * n)
+    check_marks(n * n)
     data = columns(a=np.repeat(rows, n), b=np.tile(rows, n), cosine=np.asarray(matrix, dtype=float).ravel())
     chart = alt.Chart(named("grid")).mark_rect().encode(
         x=alt.X("b:O", title="row", axis=alt.Axis(labelAngle=-90, values=list(rows[::4]))),

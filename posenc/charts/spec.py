@@ -90,6 +90,12 @@ class Figure:
         return spec
 
 
+def check_marks(n: int) -> None:
+    """Refuse a figure of more than ``MAX_MARKS`` data rows: the builder must block-average or downsample first."""
+    if n > MAX_MARKS:
+        raise ValueError(f"{n} marks is too many for one chart; downsample to ≤ {MAX_MARKS}.")
+
+
 def named(name: str) -> alt.NamedData:
     """The data reference a builder's chart uses: the table itself goes in ``figure(…, {name: table})``."""
     return alt.NamedData(name=name)
