@@ -5,6 +5,7 @@ import posenc
 from posenc import chapter
 from posenc.charts import explains as ec
 from posenc.charts import spec
+from posenc.core import rounding_size as small
 from posenc.explains import (
     CLEAR,
     SCHEMES,
@@ -19,12 +20,6 @@ from posenc.explains import (
 PATH = "lessons/explains.py"
 FIRST, SECOND = chapter.FIGURE_WEIGHTS
 WORD = chapter.COPY_WORD
-
-
-def small(x: float) -> str:
-    """A rounding-size number: "0" when exact, else one significant digit."""
-    return "0" if x == 0 else f"{x:.0e}"
-
 
 frame.page(PATH, f"The two copies of “{WORD}” leave the embedding table identical and stop being identical once "
                  f"position is folded in: that is how the chapter's weights {FIRST} and {SECOND} can be true.")

@@ -5,6 +5,7 @@ import frame
 import posenc
 from posenc import chapter
 from posenc.charts import rope as rc
+from posenc.core import rounding_size as small
 from posenc.encodings import MAX_POSITION, rope, rope_score
 from posenc.rope_demo import (
     NORM_TOL,
@@ -20,11 +21,6 @@ from posenc.rope_demo import (
 
 PATH = "lessons/rope.py"
 BASE = f"{chapter.BASE:g}"
-
-
-def small(x: float) -> str:
-    """A rounding-size number: "0" when exact, else one significant digit."""
-    return "0" if x == 0 else f"{x:.0e}"
 
 frame.page(PATH, "Turn q and k by their positions after W_Q and W_K: the score then depends on the gap alone.")
 

@@ -196,3 +196,8 @@ def block_average(matrix: np.ndarray, max_rows: int, max_cols: int) -> tuple[np.
     padded[: m.shape[0], : m.shape[1]] = m
     blocks = padded.reshape(rows // r, r, cols // c, c)
     return np.nanmean(blocks, axis=(1, 3)), r, c
+
+
+def rounding_size(x: float) -> str:
+    """A rounding-size number for page text: "0" when exact, else one significant digit ("3e-16")."""
+    return "0" if x == 0 else f"{x:.0e}"
