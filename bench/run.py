@@ -1,6 +1,6 @@
 """`python -m bench [--quick] [--out PATH] [--json PATH] [--pages a,b] [--controls] [--load …]`.
 
-Full mode (default, ~20 minutes on a quiet 2-core machine) writes BENCHMARKS.md at the repository root: AppTest reruns, cold
+Full mode (default; estimated ~20 minutes on a quiet 2-core machine, not yet timed) writes BENCHMARKS.md at the repository root: AppTest reruns, cold
 start, every control of every page (websocket and Chromium, bench/controls.py), and the load scenarios (the
 lecture hall and the no-pause burst, bench/load.py) against one process and against two processes behind
 HAProxy (deploy/serve.py) — the same load. --quick does the AppTest, cold-start and per-control parts with
