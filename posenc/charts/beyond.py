@@ -23,8 +23,8 @@ from .spec import FOCUS, REFERENCE, SERIES, Figure
 
 PAIR_AXIS = "pair i (0-based: fastest → slowest)"
 DTYPES = ("float64", "float32", "bfloat16")
-DTYPE_COLOURS = {t: SERIES[k] for k, t in enumerate(DTYPES)}
-METHOD_COLOURS = {m: SERIES[k] for k, m in enumerate(METHODS)}
+DTYPE_COLOURS = spec.series_colours(DTYPES)
+METHOD_COLOURS = spec.series_colours(METHODS)
 ALL = "all methods"
 
 
@@ -90,7 +90,7 @@ def _label_layers(x: alt.X, y: alt.Y, field: str, names: Sequence[str], colours:
             extra["opacity"] = alt.Opacity(field="op", type="quantitative", scale=None)
         out.append(base.mark_text(align=align, dx=dx, dy=dy, fontSize=12, fontWeight="bold").encode(
             x=x, y=y, text=alt.Text(f"{field}:N"),
-            color=alt.Color(f"{field}:N", scale=alt.Scale(domain=list(names), range=list(colours)), legend=None),
+            color=alt.Color(f"{field}:N", scale=spec.series_scale(names, colours), legend=None),
             **extra))
     return out
 
@@ -176,7 +176,8 @@ def _method_layers(y: alt.Y, field: str, pick: alt.Parameter, label_dy: int) -> 
         tooltip=[_tip("m", "method", "nominal"), _tip("i", "pair i (0-based)"), _tip("t", "new θ_i", fmt=".4g"),
                  _tip("wl", "new wavelength (tokens)", fmt=",.1f"), _tip("wl0", "old wavelength (tokens)", fmt=",.1f"),
                  _tip("ratio", "new θ ÷ old θ", fmt=".4f"), _tip("g", "YaRN ramp γ_i", fmt=".3f")])
-    labels = _label_layers(alt.X("i:Q"), alt.Y(f"{field}:Q"), "m", METHODS, SERIES[: len(METHODS)], label_dy, dim)
+    labels = _label_layers(alt.X("i:Q"), alt.Y(f"{field}:Q"), "m", METHODS, list(METHOD_COLOURS.values()), label_dy,
+                           dim)
     return [lines.add_params(pick), points, *labels]
 
 
@@ -271,14 +272,12 @@ def slopes_figure(slopes: np.ndarray, base_heads: int, height: int = 240) -> Fig
     names = (f"the {base_heads}-head series", f"odd terms of the {2 * base_heads}-head series")
     src = (np.arange(H) >= base_heads).astype(int)
     used = [names[0]] if H == base_heads else list(names)
-    colour = alt.Color("src:N", title=None, sort=used, scale=alt.Scale(domain=used, range=list(SERIES[: len(used)])))
+    colour = alt.Color("src:N", title=None, sort=used, scale=spec.series_scale(used))
     x = alt.X("h:O", title="head h (1-based)", axis=alt.Axis(labelAngle=0))
     bars = alt.Chart(spec.named("slopes")).mark_bar(strokeWidth=1.5).encode(
         x=x, y=alt.Y("m:Q", title="slope m_h (log₂ scale)", scale=alt.Scale(type="log", base=2),
                      axis=alt.Axis(format=".2~g")),
-        y2=alt.Y2("floor"), color=colour, stroke=alt.Stroke("src:N", scale=alt.Scale(domain=used,
-                                                                                range=list(SERIES[: len(used)])),
-                                                       legend=None),
+        y2=alt.Y2("floor"), color=colour, stroke=alt.Stroke("src:N", scale=spec.series_scale(used), legend=None),
         fillOpacity=alt.FillOpacity("src:N", scale=alt.Scale(domain=used, range=[0.9, 0.35][: len(used)]),
                                     legend=None),
         tooltip=[_tip("h", "head", "ordinal"), _tip("m", "slope m_h", fmt=".6g"), _tip("l2", "m_h = 2^…", fmt=".3g"),

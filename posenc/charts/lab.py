@@ -15,11 +15,12 @@ import numpy as np
 
 from posenc.lab import SCHEMES, settings_from
 
-from .spec import FOCUS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, columns, figure, named, series
+from .spec import (FOCUS, REFERENCE, SEQUENTIAL, Figure, categories, columns, figure, named, series,
+                   series_scale)
 
 # Streamlit fits a chart into its height: title, axes and legend included, so these are total heights.
 NAMES = list(SCHEMES)
-COLOURS = alt.Scale(domain=NAMES, range=list(SERIES[: len(NAMES)]))  # as spec.series gives them
+COLOURS = series_scale(NAMES)  # as spec.series gives them
 
 
 def _band(values: list[list[float | None]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

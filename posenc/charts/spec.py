@@ -150,6 +150,18 @@ def figure(chart: alt.TopLevelMixin, data: Mapping[str, Any], description: str) 
     return Figure(spec=spec, datasets=tables)
 
 
+def series_colours(names: Sequence[str], colours: Sequence[str] = SERIES) -> dict[str, str]:
+    """Each compared thing's colour, in order: the colours ``series()`` gives the same names."""
+    if len(names) > len(colours):
+        raise ValueError(f"at most {len(colours)} series on one chart; got {len(names)}")
+    return {name: colours[k] for k, name in enumerate(names)}
+
+
+def series_scale(names: Sequence[str], colours: Sequence[str] = SERIES) -> alt.Scale:
+    """The colour scale of ``series()`` on its own (for a layer that needs only the colour, e.g. direct labels)."""
+    return alt.Scale(domain=list(names), range=list(series_colours(names, colours).values()))
+
+
 def series(field_: str, names: Sequence[str], *, title: str | None = None, legend: bool = True,
            colours: Sequence[str] = SERIES) -> dict:
     """Encodings that tell the series ``names`` apart twice: colour and dash (lines), colour and shape
@@ -160,7 +172,7 @@ def series(field_: str, names: Sequence[str], *, title: str | None = None, legen
     leg = alt.Legend(title=title) if legend else None
     return {
         "color": alt.Color(field=field_, type="nominal", sort=names, legend=leg,
-                           scale=alt.Scale(domain=names, range=list(colours[: len(names)]))),
+                           scale=series_scale(names, colours)),
         "strokeDash": alt.StrokeDash(field=field_, type="nominal", sort=names, legend=leg,
                                      scale=alt.Scale(domain=names, range=[list(d) for d in DASHES[: len(names)]])),
         "shape": alt.Shape(field=field_, type="nominal", sort=names, legend=leg,
