@@ -78,7 +78,8 @@ def predict(question: str, options: list[str], correct: int, explanation: str, k
     student picks. The question states its own settings and the explanation is computed at them."""
     # Projected, the question is asked aloud: it folds to one line so the claim and the chart share the screen.
     box = st.expander(f"Predict: {question}", icon=":material/quiz:") if presenting() else st.container(border=True)
-    with box:
+
+    def ask() -> None:  # a fragment: picking an answer reveals it without rerunning the page (or its section)
         st.markdown(f"**Predict.** {question}")
         choice = st.radio("Your prediction", options, index=None, key=f"{key}_guess",
                           label_visibility="collapsed")
@@ -90,6 +91,9 @@ def predict(question: str, options: list[str], correct: int, explanation: str, k
             else:
                 st.markdown(f":material/cancel: **Not quite** — the answer is “{options[correct]}”.")
             st.markdown(explanation)
+
+    with box:
+        st.fragment(ask)()
 
 
 def deeper(title: str, key: str):
