@@ -77,7 +77,7 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-def wait_done(page, timeout: float = 60_000) -> None:
+def wait_done(page, timeout: float = 240_000) -> None:
     """Wait until the script run has finished and nothing is still loading."""
     page.wait_for_selector("[data-testid=stApp]", timeout=timeout)
     page.wait_for_timeout(300)
@@ -96,3 +96,195 @@ def full_screenshot(page, name: str) -> Path:
     page.screenshot(path=str(out), full_page=True)
     page.set_viewport_size(size)
     return out
+
+
+# ---------------------------------------------------------------- charts on screen
+
+SLOW = 240_000  # ms: a generous bound for a run on a loaded shared machine (no test asserts a time)
+
+
+def wait_charts(page, timeout: float = 90_000) -> None:
+    """Wait until every visible chart has drawn (Vega puts an svg.marks or a canvas.marks in it), then two
+    animation frames so the drawing has its final size. A chart that never draws is not an error here: the
+    tests that look at charts report it (``chart_overflows`` says “not drawn”)."""
+    try:
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]
+                     .filter(c => c.getClientRects().length && c.getBoundingClientRect().width > 0
+                                  && !c.closest('details:not([open])'))
+                     .every(c => c.querySelector('svg.marks, canvas.marks'))""", timeout=timeout)
+    except Exception as err:  # playwright's TimeoutError
+        if "Timeout" not in type(err).__name__:
+            raise
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def open_app(page, url: str) -> None:
+    """Go to ``url`` and wait for the run to finish and every visible chart to draw."""
+    page.goto(url, timeout=SLOW)
+    wait_done(page, timeout=SLOW)
+    wait_charts(page)
+
+
+def grow_to_content(page) -> None:
+    """Streamlit scrolls inside stMain: grow the viewport to its scrollHeight so every element is laid out on
+    one screen (widths do not change)."""
+    size = page.viewport_size
+    height = page.evaluate("() => document.querySelector('[data-testid=stMain]')?.scrollHeight || 0")
+    if height > size["height"]:
+        page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 16000)})
+        page.wait_for_timeout(300)
+        wait_charts(page)
+
+
+CHART_OVERFLOWS = """() => {
+  const W = window.innerWidth;
+  const out = [];
+  document.querySelectorAll('[data-testid=stVegaLiteChart]').forEach((c, i) => {
+    const box = c.getBoundingClientRect();
+    if (!c.getClientRects().length || box.width === 0 || c.closest('details:not([open])')) return;  // closed tab or expander
+    const title = (c.querySelector('.role-title-text')?.textContent || '').slice(0, 50);
+    const name = `chart ${i + 1}${title ? ' “' + title + '”' : ''}`;
+    const draw = c.querySelector('svg.marks, canvas.marks');
+    if (!draw) { out.push(`${name}: not drawn`); return; }
+    const r = draw.getBoundingClientRect();
+    if (r.right > box.right + 1 || r.left < box.left - 1)
+      out.push(`${name}: drawing ${Math.round(r.left)}…${Math.round(r.right)} px leaves its container ` +
+               `${Math.round(box.left)}…${Math.round(box.right)} px`);
+    const right = Math.max(r.right, box.right);
+    if (right > W + 1) out.push(`${name}: reaches ${Math.round(right)} px, past the window's right edge (${W} px)`);
+  });
+  return out;
+}"""
+
+
+def chart_overflows(page) -> list[str]:
+    """Charts whose drawing is wider than its container or runs past the window's right edge."""
+    return page.evaluate(CHART_OVERFLOWS)
+
+
+def first_chart_top(page) -> float | None:
+    """Distance in px from the top of the page (main area scrolled to the top) to the first visible chart."""
+    return page.evaluate("""() => {
+      const main = document.querySelector('[data-testid=stMain]');
+      if (main) main.scrollTop = 0;
+      const c = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')]
+        .find(c => c.getClientRects().length && c.getBoundingClientRect().width > 0
+                   && !c.closest('details:not([open])'));
+      return c ? c.getBoundingClientRect().top : null;
+    }""")
+
+
+def chart_pictures(page) -> list[bytes]:
+    """Pictures of the charts a student can see (charts in closed tabs and expanders are left out)."""
+    charts = page.locator("[data-testid=stVegaLiteChart]")
+    return [charts.nth(i).screenshot(animations="disabled") for i in range(charts.count())
+            if charts.nth(i).is_visible()]
+
+
+# A chart's accessible name: aria-label / aria-labelledby / an svg <title> on its drawing or on an element
+# between the drawing and its stVegaLiteChart container (inclusive), or on the container's role=img/figure.
+CHART_NAMES = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].map((c, i) => {
+  const draw = c.querySelector('svg.marks, canvas.marks');
+  const names = [];
+  for (let el = draw || c; el; el = el.parentElement) {
+    const label = el.getAttribute('aria-label');
+    if (label && label.trim()) names.push(label.trim());
+    const by = el.getAttribute('aria-labelledby');
+    if (by) names.push(by.split(/\\s+/).map(id => document.getElementById(id)?.textContent || '').join(' ').trim());
+    if (el.tagName.toLowerCase() === 'svg') {
+      const t = el.querySelector(':scope > title');
+      if (t && t.textContent.trim()) names.push(t.textContent.trim());
+    }
+    if (el === c) break;
+  }
+  return {chart: i + 1, drawn: !!draw, name: names.find(n => n) || ''};
+})"""
+
+
+def chart_names(page) -> list[dict]:
+    """Every chart's accessible name ('' when it has none)."""
+    return page.evaluate(CHART_NAMES)
+
+
+# ---------------------------------------------------------------- axe-core
+
+AXE = ROOT / "artifacts" / "axe.min.js"
+
+# Streamlit's own chrome: markup the app cannot change (the header, toolbar and main menu, the sidebar's
+# frame, collapse button and page navigation, the chart toolbar, the status widget, the portal Streamlit
+# renders popovers into, and the document itself: <html>, <head>, <body>). Everything else — the page's
+# content in the main area and the sidebar's user content (our headings, prose, widgets and their labels,
+# charts, tables, our own HTML) — is the app's own markup.
+STREAMLIT_CHROME = ", ".join(f"[data-testid={t}]" for t in (
+    "stHeader", "stToolbar", "stMainMenu", "stDecoration", "stStatusWidget", "stSidebarHeader",
+    "stSidebarNav", "stSidebarCollapseButton", "stExpandSidebarButton", "stSidebarCollapsedControl",
+    "stSidebarResizeHandle", "stElementToolbar", "stSkipToContent", "stAppIframeResizerAnchor",
+)) + ", #portal"
+
+AXE_RUN = """async (chrome) => {
+  const result = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}});
+  const ours = (target) => {
+    let el = null;
+    try { el = document.querySelector(Array.isArray(target) ? target[target.length - 1] : target); } catch (e) {}
+    if (!el) return true;  // cannot place it: count it as ours
+    if (el === document.documentElement || el === document.body || el === document.head) return false;
+    return !el.closest(chrome);
+  };
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => ({target: n.target, html: n.html.slice(0, 160), ours: ours(n.target),
+                              summary: (n.failureSummary || '').slice(0, 200)})),
+  }));
+}"""
+
+
+def run_axe(page) -> list[dict]:
+    """axe-core (artifacts/axe.min.js, fetched by scripts/test.sh) on the page, WCAG 2 A and AA rules; each
+    violating node says whether it is in the app's own markup (``ours``)."""
+    if not AXE.exists():
+        raise RuntimeError(f"{AXE} is missing: run scripts/test.sh (it fetches axe-core with npm pack)")
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(AXE_RUN, STREAMLIT_CHROME)
+
+
+# ---------------------------------------------------------------- what the browser and the server say
+
+class Frames:
+    """The websocket traffic of a page, decoded: BackMsgs sent, ForwardMsgs received (Streamlit's protobufs)."""
+
+    def __init__(self, page):
+        self.sent: list = []
+        self.received: list = []
+        page.on("websocket", self._attach)
+
+    def _attach(self, ws) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        def sent(payload):
+            if isinstance(payload, bytes):
+                msg = BackMsg()
+                msg.ParseFromString(payload)
+                self.sent.append(msg)
+
+        def received(payload):
+            if isinstance(payload, bytes):
+                msg = ForwardMsg()
+                msg.ParseFromString(payload)
+                self.received.append(msg)
+
+        ws.on("framesent", sent)
+        ws.on("framereceived", received)
+
+    def mark(self) -> tuple[int, int]:
+        return len(self.sent), len(self.received)
+
+    def reruns_since(self, mark: tuple[int, int]) -> list[str]:
+        """The fragment id of every rerun the browser asked for since ``mark`` ('' = the whole page)."""
+        return [m.rerun_script.fragment_id for m in self.sent[mark[0]:] if m.WhichOneof("type") == "rerun_script"]
+
+    def deltas_since(self, mark: tuple[int, int]) -> list[str]:
+        """The fragment id of every element the server sent since ``mark`` ('' = drawn by a full run)."""
+        return [m.delta.fragment_id for m in self.received[mark[1]:] if m.WhichOneof("type") == "delta"]
