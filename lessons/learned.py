@@ -9,15 +9,19 @@ from posenc import chapter
 from posenc.charts import learned as lc
 from posenc.charts.spec import word_labels
 from posenc.learned import (
+    ALIKE,
+    BERT_INIT_STD,
     DECIDES,
     LENGTH_SIGMA,
     STEP,
     TRAIN_MEDIAN,
     TRAIN_SENTENCES,
+    UNALIKE,
     downsample_index,
     edge,
     independence,
     init_table,
+    initial_like,
     log2_bins,
     lookup,
     mean_cosine_by_offset,
@@ -88,7 +92,7 @@ def independence_section(d: int, seed: int):
 def minilm_section(grid_step: int):
     trained = load_minilm_table()
     n, width = trained.shape
-    start = np.random.default_rng(512).normal(0.0, 0.02, size=(n, width))  # BERT's initialisation: N(0, 0.02²)
+    start = initial_like(trained)
     rows = np.arange(0, n, grid_step)
     cos_trained, cos_start = mean_cosine_by_offset(trained), mean_cosine_by_offset(start)
     offsets = np.arange(n // 2 + 1)
@@ -268,11 +272,11 @@ def independence_view():
             return
         st.markdown(f"The position table of the sentence model **all-MiniLM-L6-v2** ({n_rows} rows × {width} "
                     f"numbers), numbered 1 … {n_rows} here (the model's code counts 0 … {n_rows - 1}). Beside it, a "
-                    f"random table of the same shape, as training starts it (entries ~ N(0, 0.02²)).")
+                    f"random table of the same shape, as training starts it (entries ~ N(0, {BERT_INIT_STD:g}²)).")
         cos_fig, norms_fig, grid_trained, grid_start = figs
         frame.chart(cos_fig)
         far = min(200, n_rows - 1)
-        frame.verdict("training made neighbouring rows alike", cos_trained[1] > 0.5 and abs(cos_start[1]) < 0.05,
+        frame.verdict("training made neighbouring rows alike", cos_trained[1] > ALIKE and abs(cos_start[1]) < UNALIKE,
                       f"mean cosine of rows 1 apart: {cos_trained[1]:.3f} trained, {cos_start[1]:+.4f} at "
                       f"initialisation; 10 apart {cos_trained[10]:.2f}, {far} apart {cos_trained[far]:.2f}")
         g1, g2 = st.columns(2)

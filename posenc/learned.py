@@ -29,6 +29,10 @@ MAX_SENTENCES = 2_000_000
 TRAIN_SENTENCES = 100_000  # the training the page (and its question) starts from
 TRAIN_MEDIAN = 32  # median sentence length of that training, in words
 DECIDES = 10.0  # one part of a score decides it when it is at least ten times the other
+BERT_INIT_STD = 0.02  # a BERT-style position table starts with entries ~ N(0, 0.02²)
+BERT_INIT_SEED = 512  # the seed of the random table the trained one is compared with
+ALIKE = 0.5  # "training made neighbouring rows alike": mean cosine of rows 1 apart above this …
+UNALIKE = 0.05  # … where the random starting table's is below this in size
 
 
 def _check_n_max(n_max: int) -> int:
@@ -172,6 +176,11 @@ class Independence:
     def mean_spread(self, k: int) -> float:
         """Typical size of c(k) for independent rows: 1/√(d · pairs), pairs = N_max − k."""
         return self.spread / np.sqrt(max(1, self.by_offset.size - int(k)))
+
+
+def initial_like(table: np.ndarray, seed: int = BERT_INIT_SEED) -> np.ndarray:
+    """A random table of the trained table's shape, as training starts one: entries ~ N(0, BERT_INIT_STD²)."""
+    return np.random.default_rng(seed).normal(0.0, BERT_INIT_STD, size=np.shape(table))
 
 
 def mean_cosine_by_offset(table: np.ndarray) -> np.ndarray:
