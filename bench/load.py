@@ -449,6 +449,7 @@ def as_dict(r: LoadResult, deadline: float | None = None) -> dict:
                    "open": w.open_ms, "errors": w.errors, "p50": w.pct(0.5), "p95": w.pct(0.95),
                    "max": max(w.latencies_ms) if w.latencies_ms else float("nan"), "seconds": w.seconds,
                    "reruns_per_s": w.reruns_per_s, "rss_after_kb": w.rss_after_kb,
-                   "rss_closed_kb": w.rss_closed_kb, "completed": w.completed, "servers": w.servers}
+                   "rss_closed_kb": w.rss_closed_kb, "completed": w.completed, "servers": w.servers,
+                   "fragment_runs": w.fragment_runs}
                   for w in r.waves],
     }

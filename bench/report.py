@@ -444,7 +444,7 @@ def load_section(res: dict) -> list[str]:
                 w(f"| {run['target']} | {i} | {wv['sessions']} ({wv['completed']} completed, {len(wv['latencies'])} "
                   f"presses) | {len(wv['errors'])} {OK if not wv['errors'] else MISS} | {ms(wv['p50'])} | "
                   f"{ms(wv['p95'])}{budget} | {ms(wv['max'])} | {f'{rps:.1f}' if _num(rps) else '—'} | "
-                  f"{run.get('fragment_runs', 0) if i == 1 else ''} | "
+                  f"{wv.get('fragment_runs', '—')} | "
                   f"{ms(_pct(opened, 0.5))} / {ms(_pct(opened, 0.95))} | {rss} |")
         w("")
         for run in runs:
