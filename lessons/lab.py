@@ -182,7 +182,8 @@ st.markdown(
     f"embedding, the scheme, {DEFAULT.n_layers} layer{'s' if DEFAULT.n_layers > 1 else ''} of single-head causal "
     "attention with residual connections, a linear readout), the same random data, the same optimiser (Adam) and the same number of steps — nothing tuned "
     "per scheme. Every training sequence is "
-    f"{DEFAULT.L_train} tokens long; the tests run from {DEFAULT.L_train // 2} to {4 * DEFAULT.L_train} tokens. "
+    f"{DEFAULT.L_train} tokens long; the tests run from {min(DEFAULT.test_lengths)} to {max(DEFAULT.test_lengths)} "
+    "tokens. "
     "Two tasks: one that needs *relative* order (copy the token k places back) and one that needs *absolute* "
     "position (repeat the first token of the sequence)."
 )
@@ -276,7 +277,7 @@ def show_results(record: dict, key: tuple) -> None:
     frame.chart(map_fig)
     tokens = record["map"]["tokens"]
     st.caption(
-        f"One test sequence of {len(tokens)} tokens (2 × the training length), trained from seed "
+        f"One test sequence of {len(tokens)} tokens ({len(tokens) / L:g} × the training length), trained from seed "
         f"{record['seeds'][0]}. Outlined: where the answer sits "
         + (f"({s.k} back)." if s.task == "copy" else "(position 1).")
         + (" With two layers the answer can also travel in two hops — layer 1 copies it into a later position, "
