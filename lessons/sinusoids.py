@@ -8,6 +8,7 @@ from posenc import chapter
 from posenc.charts import sinusoids as sc
 from posenc.encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
 from posenc.sinusoid_demo import (
+    CATCH_SPREAD,
     DEFAULT_LENGTH,
     DEFAULT_POSITION,
     FLOAT32_TOL,
@@ -17,6 +18,7 @@ from posenc.sinusoid_demo import (
     MAX_SHIFT,
     SHOWN_PAIRS,
     SIM_SIZE,
+    TERMS_TOL,
     additive_scores,
     angle_tolerance,
     any_position,
@@ -269,10 +271,10 @@ def the_catch():
                        ["score", "words only", "word_q × PE_n", "PE_m × word_k", "PE_m × PE_n"]},
     )
     frame.verdict(f"the score is not a function of the gap alone, as the chapter warns: the three pairs, all "
-                  f"{ca.gap} apart, score differently", ca.spread > 1e-9,
+                  f"{ca.gap} apart, score differently", ca.spread > CATCH_SPREAD,
                   f"largest − smallest score = {ca.spread:.2g}")
-    frame.verdict("the four terms add up to the score", ca.terms_error < 1e-12,
-                  f"largest mismatch {ca.terms_error:.0e}")
+    frame.verdict("the four terms add up to the score", ca.terms_error < TERMS_TOL,
+                  f"largest mismatch {ca.terms_error:.0e}, tolerance {TERMS_TOL:.0e}")
     frame.chart(fig)
     frame.formula(
         r"\big((x_q + PE_m)W_Q\big)\cdot\big((x_k + PE_n)W_K\big)/\sqrt d = "

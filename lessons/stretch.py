@@ -7,6 +7,7 @@ from posenc import beyond, chapter
 from posenc import stretch as sx
 from posenc.beyond import (
     ALIBI_TOL,
+    B0_TOL,
     BF16_EXACT_UP_TO,
     BF16_WINDOW,
     DECAY_D,
@@ -376,7 +377,7 @@ def decay() -> None:
                       f"largest difference {dec.identity_error:.0e} over (m, n) = "
                       + ", ".join(f"({m}, {n})" for m, n in chapter.PAIRS) + f" (tolerance {IDENTITY_TOL:g})")
         b0 = (DECAY_D / 2 + 1) / 2
-        frame.verdict("B(0) = (d/2 + 1)/2", abs(dec.b0 - b0) < 1e-9,
+        frame.verdict("B(0) = (d/2 + 1)/2", abs(dec.b0 - b0) < B0_TOL,
                       f"B(0) = {dec.b0:g} at d = {DECAY_D}, formula {b0:g}")
 
 

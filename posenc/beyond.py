@@ -72,6 +72,7 @@ BF16_WINDOW = (248, 272)  # positions around 256, where bf16 stops holding every
 DECAY_DROP = 0.05  # the mean score/d must fall by at least this much for "the average decays" to hold
 IDENTITY_TOL = 1e-9  # (R_m q)·(R_n k) against Re Σ h_i e^{iΔθ_i}, on scores of size ~10
 ALIBI_TOL = 1e-12  # ln(w₂/w₁) against m·(j₂ − j₁)
+B0_TOL = 1e-9  # B(0) against (d/2 + 1)/2
 OFFSET_TOL = 1e-6  # a drift below this is "the same score" (scores are of size ~1)
 BF16_EXACT_UP_TO = 2 ** 8  # bfloat16 keeps 8 significant bits: every whole number up to 256, then gaps
 

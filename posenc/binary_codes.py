@@ -23,6 +23,7 @@ STEP_BIT = 2  # the bit drawn as a step and smoothed into a sine (wavelength 8: 
 HARMONICS = (15, 7, 3, 1)  # Fourier partial sums drawn, sharpest first, down to the sine alone
 WAVE_POINTS = 480  # samples of the smoothing chart
 SLOPE_H = 1 / 32  # grid step of the finite-difference slope
+FLAT_SHARE = 0.95  # "the slope is 0 almost everywhere": at least this share of the grid points
 
 
 def check_bits(n_bits: int) -> int:
