@@ -17,7 +17,7 @@ PATH = "lessons/lab.py"
 DATA = ROOT / "data" / "lab_results.json"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 DEFAULT = lab.Settings()
-WORKS = 0.9  # "still works at 4×": at least 90 % of the scheme's own accuracy at the training length
+WORKS = lab.STILL_WORKS  # "still works at 4×": a share of the scheme's own accuracy at the training length
 PAPERS = {
     "press": "[Press et al. 2022](https://arxiv.org/abs/2108.12409)",
     "haviv": "[Haviv et al. 2022](https://arxiv.org/abs/2203.16634)",
@@ -206,7 +206,7 @@ first_L = at_length(DEF["first"], DEFAULT.L_train)["none"]
 first_4L = at_length(DEF["first"], 4 * DEFAULT.L_train)["none"]
 none_options = ["No: without positions attention sees a bag of words",
                 "Yes, but only up to the training length", f"Yes, even at {4 * DEFAULT.L_train} tokens"]
-none_answer = 0 if first_L < WORKS else (2 if first_4L >= WORKS * first_L else 1)
+none_answer = 0 if first_L < lab.LEARNS else (2 if first_4L >= WORKS * first_L else 1)
 frame.predict(
     "Now the task *repeat the first token*, with **no position encoding at all** (scheme `none`), causal "
     "attention as in a GPT-style model. Can it learn the task?",
@@ -237,8 +237,9 @@ def show_results(record: dict, key: tuple) -> None:
     chance = 1 / s.vocab
     frame.verdict(
         "With no position encoding the model cannot learn the task (the chapter: attention sees a bag of words)",
-        at_L["none"] < WORKS,
-        f"`none` gets {pct(at_L['none'])} right at the training length {L} (chance: {pct(chance)})",
+        at_L["none"] < lab.LEARNS,
+        f"`none` gets {pct(at_L['none'])} right at the training length {L} (chance: {pct(chance)}; learning the "
+        f"task means at least {pct(lab.LEARNS)})",
     )
     frame.verdict(
         f"The learned table has nothing past n_max = {n_max}",
@@ -258,7 +259,7 @@ def show_results(record: dict, key: tuple) -> None:
     st.subheader("Training curves")
     frame.chart(loss_fig)
     final = {sch: float(np.mean([run["losses"][-1] for run in record["runs"][sch]])) for sch in lab.SCHEMES}
-    learned_well = [sch for sch in lab.SCHEMES if final[sch] < 0.05]
+    learned_well = [sch for sch in lab.SCHEMES if final[sch] < lab.LOW_LOSS]
     st.markdown(
         f"After {s.steps} steps the mean final loss is "
         + ", ".join(f"{sch} {final[sch]:.3f}" for sch in lab.SCHEMES)
@@ -296,11 +297,11 @@ def explanation(record: dict) -> str:
     L = s.L_train
     at_L, at_2L, at_4L = at_length(record, L), at_length(record, 2 * L), at_length(record, 4 * L)
     works = still_works(record)
-    fit = [sch for sch in lab.SCHEMES if at_L[sch] >= 0.95]
+    fit = [sch for sch in lab.SCHEMES if at_L[sch] >= lab.FITS]
     kept = [sch for sch in lab.SCHEMES if works[sch]]
     lost = [sch for sch in fit if not works[sch] and sch != "learned"]
-    parts = [f"At the training length, {join(fit)} answer{'s' if len(fit) == 1 else ''} at least 95 % right. "
-             if fit else "No scheme reaches 95 % even at the training length with these settings. "]
+    parts = [f"At the training length, {join(fit)} answer{'s' if len(fit) == 1 else ''} at least {pct(lab.FITS)} "
+             "right. " if fit else f"No scheme reaches {pct(lab.FITS)} even at the training length with these settings. "]
     if kept:
         others = [sch for sch in lab.SCHEMES if sch not in kept]
         parts.append(f"At {4 * L} tokens, {join(kept)} still reach{'es' if len(kept) == 1 else ''} at least "
@@ -396,7 +397,7 @@ with frame.deeper("why the causal mask leaks position", key="lab_deep_mask"):
         f"In the default results `none` gets {pct(first_L)} of *repeat the first token* right at the training "
         f"length and {pct(copy_none)} of *copy {DEFAULT.k} back*"
         + (": knowing roughly where you are is not the same as knowing which token sits exactly k slots earlier."
-           if first_L >= WORKS > copy_none else ".")
+           if first_L >= lab.LEARNS > copy_none else ".")
     )
 
 with frame.deeper("why relative schemes can still fail on longer inputs", key="lab_deep_long"):

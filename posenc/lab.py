@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import chapter
 from .core import _rng, causal_mask, softmax
 from .encodings import rope, sinusoidal
 from .stretch import alibi_bias
@@ -30,7 +31,7 @@ SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi")
 TASKS = ("copy", "first")
 TASK_TITLES = {"copy": "copy the token k places back", "first": "repeat the first token"}
 
-BASE = 10000.0  # sinusoid and RoPE base, as in Vaswani et al. and Su et al.
+BASE = chapter.BASE  # sinusoid and RoPE base, as in Vaswani et al. and Su et al.
 # One head gets one ALiBi slope. The paper's rule for a single head gives m = 2^(−8) = 1/256, a bias of at
 # most 0.06 across a 16-token sequence: no position signal at all. We use m = 1/2, the steepest slope of the
 # paper's default 8-head set (1/2, 1/4, …, 1/256), fixed before any training was run.
@@ -429,6 +430,11 @@ def train(scheme: str, settings: Settings = Settings(), seed: int = 0,
 # ----------------------------------------------------------------------------------------------
 
 SEEDS = (0, 1, 2)
+# How the page reads the results (thresholds on mean accuracy over the seeds, or on the final training loss):
+STILL_WORKS = 0.9  # "still works at 4×": at least this share of the scheme's own accuracy at L_train
+LEARNS = 0.9  # a scheme "learns the task" when it gets at least this share right at L_train
+FITS = 0.95  # "answers almost every test right" at L_train
+LOW_LOSS = 0.05  # a final training loss below this fits the training data almost perfectly
 LOSS_EVERY = 5  # keep the loss at step 1 and every 5th step
 
 
