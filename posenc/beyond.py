@@ -16,6 +16,7 @@ import numpy as np
 
 from posenc import chapter
 from posenc.core import causal_mask, embed, projections, softmax, tokenize
+from posenc.core import whole as _whole
 from posenc.encodings import rope_score
 from posenc.precision import PairErrors, angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 from posenc.stretch import (
@@ -75,15 +76,6 @@ ALIBI_TOL = 1e-12  # ln(w₂/w₁) against m·(j₂ − j₁)
 B0_TOL = 1e-9  # B(0) against (d/2 + 1)/2
 OFFSET_TOL = 1e-6  # a drift below this is "the same score" (scores are of size ~1)
 BF16_EXACT_UP_TO = 2 ** 8  # bfloat16 keeps 8 significant bits: every whole number up to 256, then gaps
-
-
-def _whole(value: int, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be a whole number, got {value!r}")
-    v = int(value)
-    if not lo <= v <= hi:
-        raise ValueError(f"{name} must be between {lo:,} and {hi:,}, got {v:,}")
-    return v
 
 
 # ---------------------------------------------------------------------------------------------- stretching

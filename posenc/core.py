@@ -201,3 +201,13 @@ def block_average(matrix: np.ndarray, max_rows: int, max_cols: int) -> tuple[np.
 def rounding_size(x: float) -> str:
     """A rounding-size number for page text: "0" when exact, else one significant digit ("3e-16")."""
     return "0" if x == 0 else f"{x:.0e}"
+
+
+def whole(value, name: str, lo: int, hi: int) -> int:
+    """``value`` as an int when it is a whole number in lo … hi; otherwise a ValueError a student can read."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be a whole number; got {value!r}.")
+    v = int(value)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be between {lo:,} and {hi:,}; got {v:,}.")
+    return v

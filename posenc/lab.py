@@ -24,6 +24,7 @@ import numpy as np
 
 from . import chapter
 from .core import _rng, causal_mask, softmax
+from .core import whole as _whole
 from .encodings import rope, sinusoidal
 from .stretch import alibi_bias
 
@@ -100,14 +101,6 @@ class Settings:
 # ----------------------------------------------------------------------------------------------
 # argument checks (messages meant for students)
 # ----------------------------------------------------------------------------------------------
-
-
-def _whole(value, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be a whole number; got {value!r}.")
-    if not lo <= int(value) <= hi:
-        raise ValueError(f"{name} must be between {lo} and {hi}; got {value}.")
-    return int(value)
 
 
 def _width(d_model, scheme: str) -> int:
