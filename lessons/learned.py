@@ -11,6 +11,7 @@ from posenc.charts.spec import word_labels
 from posenc.learned import (
     ALIKE,
     BERT_INIT_STD,
+    CHANCE_SIGMAS,
     DECIDES,
     LENGTH_SIGMA,
     STEP,
@@ -221,8 +222,8 @@ def training_view():
     if n_drawn < N_MAX:
         st.caption(f"{n_drawn} of the {N_MAX:,} rows drawn (evenly spaced, first and last included); hover for "
                    f"values.")
-    tail = max(1, N_MAX // 10)
-    moved_first, moved_last = float(np.mean(tr.relative[:tail])), float(np.mean(tr.relative[-tail:]))
+    tail = tr.tail
+    moved_first, moved_last = tr.moved_ends()
     frame.verdict(f"the last rows get little practice, as the chapter says",
                   int(tr.updates[-1]) < int(tr.updates[0]),
                   f"row 1 gets {int(tr.updates[0]):,} updates (every sentence has a first word), row {N_MAX:,} gets "
@@ -255,11 +256,11 @@ def independence_view():
                 f"that they are neighbours, one pair at a time.")
     frame.chart(fig)
     frame.verdict(f"neighbouring rows start out no more alike than distant ones, as the chapter says",
-                  abs(ind.cos_ab) < 4 * ind.spread and abs(ind.cos_ac) < 4 * ind.spread,
+                  abs(ind.cos_ab) < CHANCE_SIGMAS * ind.spread and abs(ind.cos_ac) < CHANCE_SIGMAS * ind.spread,
                   f"cos(P{ind.a}, P{ind.b}) = {ind.cos_ab:+.3f}, cos(P{ind.a}, P{ind.c}) = {ind.cos_ac:+.3f}; chance "
                   f"alone gives about ±1/√d = ±{ind.spread:.3f}")
     frame.verdict("no offset is special on average",
-                  abs(ind.by_offset[1]) < 4 * ind.mean_spread(1),
+                  abs(ind.by_offset[1]) < CHANCE_SIGMAS * ind.mean_spread(1),
                   f"rows 1 apart: mean cosine {ind.by_offset[1]:+.4f} over {N_MAX - 1:,} pairs (chance: about "
                   f"±{ind.mean_spread(1):.4f})")
     frame.formula(r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert}, \qquad "

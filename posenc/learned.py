@@ -32,6 +32,8 @@ DECIDES = 10.0  # one part of a score decides it when it is at least ten times t
 BERT_INIT_STD = 0.02  # a BERT-style position table starts with entries ~ N(0, 0.02²)
 BERT_INIT_SEED = 512  # the seed of the random table the trained one is compared with
 ALIKE = 0.5  # "training made neighbouring rows alike": mean cosine of rows 1 apart above this …
+CHANCE_SIGMAS = 4.0  # a cosine within this many typical spreads of 0 is what chance alone gives
+TAIL_SHARE = 0.1  # "the first rows" and "the last rows": this share of the table at each end
 UNALIKE = 0.05  # … where the random starting table's is below this in size
 
 
@@ -136,6 +138,15 @@ class Training:
     moved: np.ndarray  # ‖P_r − P_r⁽⁰⁾‖
     start_norm: np.ndarray  # ‖P_r⁽⁰⁾‖
     relative: np.ndarray  # moved / start_norm
+
+    @property
+    def tail(self) -> int:
+        """How many rows count as "the first rows" and as "the last rows" (TAIL_SHARE of the table, at least 1)."""
+        return max(1, int(self.n_max * TAIL_SHARE))
+
+    def moved_ends(self) -> tuple[float, float]:
+        """Mean ``relative`` over the first ``tail`` rows and over the last ``tail`` rows."""
+        return float(np.mean(self.relative[: self.tail])), float(np.mean(self.relative[-self.tail:]))
 
 
 def simulate_training(n_max: int, d_model: int, seed: int = 0, n_sentences: int = 100_000,
