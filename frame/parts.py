@@ -40,7 +40,7 @@ def sidebar_example() -> Example:
     sb = st.sidebar
     sb.markdown("**Running example**")
     sentence = text("Sentence", "sentence", DEFAULT_SENTENCE, where=sb,
-                    help="Any sentence, up to 64 words. The first word is position 1.")
+                    help=f"Any sentence, up to {posenc.core.MAX_TOKENS} words. The first word is position 1.")
     d = number("Model width d", "d", 2, D_MAX, DEFAULT_D, step=2, where=sb,
                help="Width of the word vectors and of q, k, v: the one d every page uses.")
     seed = number("Seed", "seed", 0, 9999, 0, where=sb,

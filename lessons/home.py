@@ -1,7 +1,7 @@
 import streamlit as st
 
 import frame
-from posenc import chapter
+from posenc import chapter, tokenize
 
 PATH = "lessons/home.py"
 
@@ -40,7 +40,8 @@ def in_class():
         "- **One running example**: the sidebar's sentence, width *d* and seed are shared by every page; change "
         "the sentence once and every demonstration follows it.\n"
         f"- **Positions are 1-based**, as in the chapter: the first word is position 1, so “{chapter.QUERY_WORD}” "
-        "is (3). Where a chart counts from 0 (a pair index, a bit), its axis says so.\n"
+        f"is ({chapter.query_index(tokenize(chapter.SENTENCE)) + 1}). Where a chart counts from 0 (a pair index, "
+        "a bit), its axis says so.\n"
         "- **Predict questions** come before the chart that answers them, and the answer appears only once a "
         "choice is made: ask the class first, take a show of hands, then pick."
     )
