@@ -25,6 +25,7 @@ from posenc.binary_codes import (
     step_slope,
 )
 from posenc.charts import binary_codes as bc
+from posenc.core import count
 
 PATH = "lessons/binary.py"
 DIGITS_UP_TO = 5  # write the 0/1 digits into the bit table for n ≤ 5 (≤ 32 positions)
@@ -36,7 +37,7 @@ def bits_differ(k: int) -> str:
 
 
 def positions_word(k: int) -> str:
-    return "1 position" if k == 1 else f"{k:,} positions"
+    return count(k, "position")
 
 
 (na, nb), (fa, fb) = chapter.BINARY_NEIGHBOURS, chapter.BINARY_FAR
@@ -56,7 +57,7 @@ frame.predict(
     h_near - 1,
     f"{'All ' if h_near == DEFAULT_BITS else ''}{h_near}: {na} is {q_codes[na]} and {nb} is {q_codes[nb]} — adding 1 "
     f"carries through every bit. Meanwhile {fa} ({q_codes[fa]}) and {fb} ({q_codes[fb]}), {abs(fb - fa)} steps "
-    f"apart, differ in {h_far} bit{'s' if h_far != 1 else ''}. The heatmaps below show every pair.",
+    f"apart, differ in {count(h_far, 'bit')}. The heatmaps below show every pair.",
     key="binary_predict",
 )
 
@@ -87,7 +88,7 @@ def neighbours():
         st.caption(f"Positions 0 … {res.shown - 1} of the {res.positions:,} the {n} bits write (the first "
                    f"{SHOWN_MAX} only, so the heatmaps stay small). Hover a cell for both codes.")
     else:
-        st.caption(f"All {res.positions} positions the {n} bit{'s' if n != 1 else ''} write, 0 … "
+        st.caption(f"All {res.positions} positions the {count(n, 'bit')} write, 0 … "
                    f"{res.positions - 1}. Hover a cell for both codes.")
     near, far = res.near_pair, res.far_pair
     if n == 1:
@@ -128,7 +129,7 @@ def neighbours():
     frame.verdict("every position gets its own code", distinct == res.positions,
                   f"{distinct:,} different codes for {res.positions:,} positions")
     st.markdown(
-        f"**{n} coordinate{'s' if n != 1 else ''} name {res.positions:,} positions.** A one-hot code of width {n} "
+        f"**{count(n, 'coordinate')} name {res.positions:,} positions.** A one-hot code of width {n} "
         f"names only {n}, and a learned table needs a whole row per position. Each extra bit doubles the reach: "
         f"{n + 1} bits would name {2 * res.positions:,}.")
 
@@ -138,7 +139,7 @@ def neighbours():
     st.dataframe(pd.DataFrame({"position p": [str(p) for p in range(1, fits + 1)], "word": tokens[:fits],
                                "code of p": codes[1:fits + 1]}).set_index("position p").T, width="stretch")
     if fits < len(tokens):
-        st.warning(f"{n} bit{'s' if n != 1 else ''} write only 0 … {res.positions - 1}: words "
+        st.warning(f"{count(n, 'bit')} write only 0 … {res.positions - 1}: words "
                    f"{fits + 1} … {len(tokens)} of the sentence get no code. Add bits.", icon=":material/warning:")
 
 

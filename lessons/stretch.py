@@ -21,6 +21,7 @@ from posenc.beyond import (
     TYPICAL_SOURCE,
 )
 from posenc.charts import beyond as bc
+from posenc.core import count
 from posenc.precision import angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 from posenc.sinusoid_demo import DEFAULT_POSITION
 
@@ -31,7 +32,7 @@ BF16_FIRST_LOST = BF16_EXACT_UP_TO + 1  # the first whole number bfloat16 cannot
 
 def pairs(n: int) -> str:
     """“1 pair”, “17 pairs”."""
-    return f"{n} pair" if n == 1 else f"{n} pairs"
+    return count(n, "pair")
 
 frame.page(PATH, "On text longer than it was trained on, RoPE turns its slow pairs to angles they never saw; PI, "
                  "NTK-aware and YaRN slow those pairs down.")

@@ -211,3 +211,8 @@ def whole(value, name: str, lo: int, hi: int) -> int:
     if not lo <= v <= hi:
         raise ValueError(f"{name} must be between {lo:,} and {hi:,}; got {v:,}.")
     return v
+
+
+def count(n: int, noun: str) -> str:
+    """'1 pair', '17 pairs', '1,024 positions': a count and its noun, singular only for exactly 1."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
