@@ -172,7 +172,7 @@ def lookups_view():
 @frame.section("A pattern, not a magnitude", fragment=False)
 def pattern_view():
     pt, fig = pattern_section(ex.sentence, ex.d, ex.seed)
-    raw_at = float(np.interp(chapter.RAW_POSITION, pt.starts, pt.raw_ratio))
+    raw_at = pt.raw_ratio_at(chapter.RAW_POSITION)
     st.markdown(f"A row of the table is spread over d = {ex.d} numbers of ordinary size — its length is about "
                 f"√d = {np.sqrt(ex.d):.3g} at row 1 as at row {N_MAX:,} — so two positions can agree in some "
                 f"coordinates and differ in others, and nothing makes the vector grow along the sentence. Its part "

@@ -314,6 +314,11 @@ class Pattern:
     def raw_ratio(self) -> np.ndarray:
         return self.raw / self.content
 
+    def raw_ratio_at(self, start: float) -> float:
+        """The raw index's position part ÷ content part for the sentence starting at ``start`` (interpolated
+        between the starts computed)."""
+        return float(np.interp(start, self.starts, self.raw_ratio))
+
 
 def pattern_terms(tokens: list[str], n_max: int, d_model: int, seed: int = 0, points: int = 40) -> Pattern:
     """How large the position part of a score is, wherever the sentence sits in the table.
