@@ -335,10 +335,12 @@ def _tabs(page: Any) -> Any:
 
 
 def _open_expanders(page: Any) -> None:
-    for det in page.locator("[data-testid=stMain] [data-testid=stExpander] details:not([open]) > summary").all():
+    """Open the visible closed expanders (those in another tab are opened when their tab is shown)."""
+    closed = page.locator("[data-testid=stMain] [data-testid=stExpander] details:not([open]) > summary")
+    for det in closed.filter(visible=True).all():
         try:
             det.click(timeout=2000)
-        except Exception:  # noqa: BLE001 - a hidden expander (in another tab): opened when its tab is shown
+        except Exception:  # noqa: BLE001
             pass
 
 
