@@ -188,7 +188,7 @@ def test_axe_finds_nothing_in_our_markup_and_every_chart_is_named(server, browse
 # ---------------------------------------------------------------- a section's control, the URL, the link
 
 SLIDER_PAGES = pages_using("frame.slider(", "frame.urlstate.slider(")
-MAIN_SLIDERS = "[data-testid=stMain] [data-testid=stSlider] input[type=range]"
+MAIN_SLIDERS = "[data-testid=stMain] [data-testid=stSlider]"  # the widget (its range input is visually hidden)
 
 
 def slider_value(slider) -> str:
@@ -196,11 +196,31 @@ def slider_value(slider) -> str:
     return slider.get_attribute("aria-valuetext") or slider.input_value()
 
 
+REVEAL_FIRST_SLIDER = """() => {
+  const s = document.querySelector('[data-testid=stMain] [data-testid=stSlider] input[type=range]');
+  if (!s) return false;
+  const panel = s.closest('[role=tabpanel]');
+  if (panel && !panel.getClientRects().length) {
+    document.querySelector(`[role=tab][aria-controls="${panel.id}"]`)?.click();
+  }
+  const closed = s.closest('details:not([open])');
+  if (closed) closed.querySelector('summary').click();
+  return true;
+}"""
+
+
 def first_visible_slider(page):
+    """The first slider of the main area; when every slider sits in a closed tab or expander, open the one
+    holding the first slider (a student would) and use it."""
     sliders = page.locator(MAIN_SLIDERS)
+    if not any(sliders.nth(i).is_visible() for i in range(sliders.count())):
+        if page.evaluate(REVEAL_FIRST_SLIDER):
+            page.wait_for_timeout(500)
+            wait_done(page, timeout=SLOW)
+            wait_charts(page)
     for i in range(sliders.count()):
         if sliders.nth(i).is_visible():
-            return i, sliders.nth(i)
+            return i, sliders.nth(i).locator("input[type=range]")
     raise AssertionError("no visible slider in the main area")
 
 
@@ -245,7 +265,8 @@ def test_a_sections_slider_moves_its_chart_and_the_url_and_reruns_only_its_secti
             f"{label}: no chart changed"
         reruns = frames.reruns_since(mark)
         assert reruns and all(reruns), f"{label}: the press reran the whole page, not only its section ({reruns})"
-        outside = [d for d in frames.deltas_since(mark) if d != reruns[-1]]
+        # An element drawn outside every fragment carries no fragment id: none may come back.
+        outside = [d for d in frames.deltas_since(mark) if not d]
         assert not outside, f"{label}: {len(outside)} element(s) outside the section were redrawn"
     finally:
         ctx.close()
