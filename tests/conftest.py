@@ -89,14 +89,26 @@ NOT_MARKDOWN = {"Text", "Code", "Dataframe", "UnknownElement", "Json"}
 RENDERED_FIELDS = {"body", "label", "help", "placeholder", "caption", "options"}
 
 
+def frame_markup(proto) -> bool:
+    """The frame's own fixed markup (the share button, the style sheet): no student text can be in it."""
+    import frame
+
+    body = getattr(proto, "body", None)
+    return isinstance(body, str) and (body.strip() == frame.skeleton._SHARE.strip()
+                                      or body.lstrip().startswith("<style>"))
+
+
 def markdown_values(at: AppTest) -> list[str]:
-    """Every string the browser renders as Markdown: bodies of markdown/caption/alerts/titles/LaTeX, widget
-    labels and help texts, expander and popover labels (everything except st.text, st.code, dataframes)."""
+    """Every string the browser renders as Markdown (or HTML): bodies of markdown/caption/alerts/titles/LaTeX/
+    html, widget labels and help texts, expander and popover labels — everything except st.text, st.code,
+    dataframes, charts, and the frame's own fixed markup."""
     found: list[str] = []
 
     def walk(node) -> None:
         for child in getattr(node, "children", {}).values():
             proto = getattr(child, "proto", None)
+            if frame_markup(proto):
+                continue
             if type(child).__name__ not in NOT_MARKDOWN and proto is not None and hasattr(proto, "ListFields"):
                 stack = [proto]
                 while stack:
@@ -115,8 +127,8 @@ def markdown_values(at: AppTest) -> list[str]:
 
 
 def check_line(at: AppTest, label: str) -> str:
-    """The one Markdown line that contains ``label`` (a check or a verdict); fails when there are 0 or 2+."""
-    lines = [m.value for m in at.markdown if label in m.value]
+    """The one verdict line (“Holds” / “Does not hold”) that contains ``label``; fails when there are 0 or 2+."""
+    lines = [m.value for m in at.markdown if label in m.value and ("**Holds**" in m.value or "**Does not" in m.value)]
     assert len(lines) == 1, (label, [m.value for m in at.markdown])
     return lines[0]
 

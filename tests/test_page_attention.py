@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import charts_of, open_page, page_text
+from conftest import assert_ok, charts_of, open_page, page_text
 
 import frame
 from posenc import chapter
@@ -17,10 +17,6 @@ from posenc.primer import MAX_SHOWN_WORDS
 
 PAGE = "lessons/attention.py"
 HOLDS = ":material/check_circle: **Holds**"
-
-
-def assert_ok(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def verdict_lines(at) -> list[str]:

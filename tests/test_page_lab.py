@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import charts_of, open_page, page_text
+from conftest import assert_ok, chart_specs, charts_of, open_page, page_text
 from streamlit.testing.v1 import AppTest
 
 from posenc import lab
@@ -24,20 +24,12 @@ RECORD = json.loads((ROOT / "data" / "lab_results.json").read_text(encoding="utf
 DEFAULT = lab.Settings()
 
 
-def assert_ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
 def chart_data(chart, name: str) -> list[dict]:
     """A chart's dataset ``name`` as records (Streamlit ships each one as Arrow IPC)."""
     for ds in chart.proto.datasets:
         if ds.name == name:
             return pa.ipc.open_stream(io.BytesIO(ds.data.data)).read_all().to_pylist()
     raise KeyError(name)
-
-
-def specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in charts_of(at)]
 
 
 def mean_at(record: dict, scheme: str, length: int) -> float | None:
@@ -60,7 +52,7 @@ def test_defaults_open_on_the_precomputed_results(default_page):
     at = default_page
     assert at.title[0].value == "Put it to the test"
     assert not [b for b in at.button if b.key == "lab_train"], "the defaults need no training"
-    shown = specs(at)
+    shown = chart_specs(at)
     assert len(shown) == 3
     for spec in shown:
         assert spec.get("description"), "every chart says what it shows"

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import charts_of, open_page, page_text
+from conftest import assert_ok, chart_bytes, chart_specs, charts_of, open_page, page_text
 
 from posenc import chapter
 from posenc.core import embed, projections, tokenize
@@ -20,21 +20,9 @@ SENT = tokenize(chapter.SENTENCE)
 QI, KI = chapter.query_index(SENT), chapter.key_index(SENT)
 
 
-def no_exception(at):
-    assert not at.exception, at.exception[0].value if at.exception else ""
-
-
-def specs(at) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in charts_of(at)]
-
-
 def dataset(chart, name: str) -> pa.Table:
     ds = next(d for d in chart.proto.datasets if d.name == name)
     return pa.ipc.open_stream(ds.data.data).read_all()
-
-
-def chart_bytes(at) -> int:
-    return sum(len(c.proto.spec) + sum(len(d.data.data) for d in c.proto.datasets) for c in charts_of(at))
 
 
 def score_table(at):
@@ -43,7 +31,7 @@ def score_table(at):
 
 def test_skeleton_and_defaults():
     at = open_page(PAGE)
-    no_exception(at)
+    assert_ok(at)
     assert not at.error
     assert at.title[0].value == "RoPE"
     heads = [h.value for h in at.header]
@@ -68,7 +56,7 @@ def test_skeleton_and_defaults():
 
 def test_key_chart_sends_both_matrices_and_picks_in_the_chart():
     at = open_page(PAGE)
-    no_exception(at)
+    assert_ok(at)
     chart = charts_of(at)[0]
     spec = json.loads(chart.proto.spec)
     [param] = spec["params"]
@@ -88,9 +76,9 @@ def test_key_chart_sends_both_matrices_and_picks_in_the_chart():
 def test_predict_explanation_is_computed_at_its_own_settings():
     # the student's sentence is different: the explanation still speaks of the chapter's sentence
     at = open_page(PAGE, sentence="a b c d e f")
-    no_exception(at)
+    assert_ok(at)
     at.radio(key="rp_predict_guess").set_value("Each diagonal (one gap n − m)").run()
-    no_exception(at)
+    assert_ok(at)
     text = page_text(at)
     assert "Right." in text
     # row spread of the chapter's 40 × 40 window, by hand
@@ -105,7 +93,7 @@ def test_predict_explanation_is_computed_at_its_own_settings():
 
 def test_lengths_section_has_live_numbers_and_links_back():
     at = open_page(PAGE)
-    no_exception(at)
+    assert_ok(at)
     L = length_demo(SENT, QI, 64, 0, chapter.RAW_POSITION)
     text = page_text(at)
     x_norm = float(np.linalg.norm(embed(SENT, 64, 0)[QI]))
@@ -115,7 +103,7 @@ def test_lengths_section_has_live_numbers_and_links_back():
     links = {p.proto.page for p in at.get("page_link")}
     assert "fixes" in links
     at.number_input(key="rp_p").set_value(MAX_POSITION).run()
-    no_exception(at)
+    assert_ok(at)
     assert f"{np.hypot(x_norm, MAX_POSITION):,.2f}" in page_text(at)
     assert "Does not hold" not in page_text(at)
 
@@ -131,12 +119,12 @@ def test_presets_and_far_positions():
     at = open_page(PAGE)
     pm, pn = chapter.PAIRS[-1]
     at.button(key=f"rp_preset_{pm}_{pn}").click().run()
-    no_exception(at)
+    assert_ok(at)
     assert (at.number_input(key="rp_m").value, at.number_input(key="rp_n").value) == (pm, pn)
     assert len(score_table(at)) == len(chapter.PAIRS)  # the chosen pair is one of the chapter's
     at.number_input(key="rp_m").set_value(MAX_POSITION).run()
     at.number_input(key="rp_n").set_value(MAX_POSITION - 3).run()
-    no_exception(at)
+    assert_ok(at)
     df = score_table(at)
     assert df["m"].tolist()[-1] == MAX_POSITION
     assert np.ptp(df["score"].to_numpy()) < 1e-6  # same gap, same score, ten million positions later
@@ -146,7 +134,7 @@ def test_presets_and_far_positions():
 def test_circle_chart_follows_the_words():
     at = open_page(PAGE)
     at.number_input(key="rp_qw").set_value(5).run()
-    no_exception(at)
+    assert_ok(at)
     assert "query word: mouse" in page_text(at)
     circle = next(c for c in charts_of(at) if "pair" in {p["name"] for p in json.loads(c.proto.spec).get("params", [])})
     pairs = dataset(circle, "pairs").to_pydict()
@@ -161,7 +149,7 @@ def test_circle_chart_follows_the_words():
 ])
 def test_extremes(query):
     at = open_page(PAGE, query=query)
-    no_exception(at)
+    assert_ok(at)
     assert not at.error
     assert len(charts_of(at)) == 3
     assert "Does not hold" not in page_text(at)
@@ -170,17 +158,17 @@ def test_extremes(query):
 @pytest.mark.parametrize("state", [{"d": 2}, {"d": 512}])
 def test_sidebar_widths(state):
     at = open_page(PAGE, **state)
-    no_exception(at)
+    assert_ok(at)
     assert not at.error
     assert len(charts_of(at)) == 3
 
 
 def test_odd_d_gets_a_message():
     at = open_page(PAGE, d=63)
-    no_exception(at)
+    assert_ok(at)
     assert any("d must be even" in e.value for e in at.error)
     at = open_page(PAGE, query={"d": "65"})
-    no_exception(at)
+    assert_ok(at)
     assert any("d must be even" in e.value for e in at.error)
 
 
@@ -188,7 +176,7 @@ def test_odd_d_gets_a_message():
                                    {"rp_p": "0"}, {"rp_kw": "0"}])
 def test_bad_url_values(query):
     at = open_page(PAGE, query=query)
-    no_exception(at)
+    assert_ok(at)
     assert at.warning or at.info
 
 
@@ -196,7 +184,7 @@ def test_word_choice_survives_a_shorter_sentence():
     at = open_page(PAGE)
     at.number_input(key="rp_kw").set_value(5).run()
     at.text_input(key="sentence").input("just three words").run()
-    no_exception(at)
+    assert_ok(at)
     assert at.number_input(key="rp_kw").value == 3
     assert "key word: words" in page_text(at)
 
@@ -204,14 +192,14 @@ def test_word_choice_survives_a_shorter_sentence():
 def test_student_text_never_markdown():
     evil = "![x](http://a/b.png) $x^2$ <b>cat</b> chased"
     at = open_page(PAGE, sentence=evil)
-    no_exception(at)
+    assert_ok(at)
     for m in at.markdown:
         assert "http://a/b.png" not in m.value and "![x]" not in m.value
 
 
 def test_every_chart_has_tooltips_a_description_and_no_pixel_width():
     at = open_page(PAGE)
-    for s in specs(at):
+    for s in chart_specs(at):
         assert "tooltip" in json.dumps(s)
         assert s.get("description")
         assert "width" not in s

@@ -6,15 +6,13 @@ Student text (the sentence, a typed order) must never reach a Markdown-rendered 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import json
 import re
 
 import numpy as np
 import pytest
-from conftest import APP, charts_of, open_page, page_text
-from google.protobuf.message import Message
+from conftest import (HOLDS, assert_ok, charts_of, check_line, deep_link, markdown_values, open_page,
+                      page_text)
 from streamlit.testing.v1 import AppTest
 
 import frame
@@ -29,64 +27,9 @@ KEYS = "copies of one word have identical keys"
 WEIGHTS = "every query that may read all the copies"
 COPIES = "which may read every copy"
 PARADOX = "with no positions"
-HOLDS = ":material/check_circle: **Holds**"
-FAILS = ":material/cancel: **Does not hold**"
-# Elements whose text is not Markdown: student text may appear there.
-NOT_MARKDOWN = {"Text", "Code", "Dataframe", "UnknownElement", "Json"}
-RENDERED_FIELDS = {"body", "label", "help", "placeholder", "caption", "options"}
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def deep_link(page: str, query: dict) -> AppTest:
-    """A fresh session whose first run is ``page`` with ``query``: a browser opening /scramble?… directly."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(page)
-    at.run()
-    return at
-
-
-def ours(proto) -> bool:
-    """The frame's own fixed markup (the share button, the style sheet): no student text can be in it."""
-    body = getattr(proto, "body", None)
-    return isinstance(body, str) and (body.strip() == frame.skeleton._SHARE.strip() or body.lstrip().startswith("<style>"))
-
-
-def markdown_values(at: AppTest) -> list[str]:
-    """Every string the browser renders as Markdown: bodies of markdown/caption/alerts/titles/LaTeX, widget
-    labels and help texts, expander and popover labels (everything except st.text, st.code, dataframes)."""
-    found: list[str] = []
-
-    def walk(node) -> None:
-        for child in getattr(node, "children", {}).values():
-            proto = getattr(child, "proto", None)
-            if ours(proto):
-                continue
-            if type(child).__name__ not in NOT_MARKDOWN and proto is not None and hasattr(proto, "ListFields"):
-                stack = [proto]
-                while stack:
-                    msg = stack.pop()
-                    for field, value in msg.ListFields():
-                        values = value if isinstance(value, Sequence) and not isinstance(value, str) else [value]
-                        for v in values:
-                            if isinstance(v, Message):
-                                stack.append(v)
-                            elif isinstance(v, str) and field.name in RENDERED_FIELDS:
-                                found.append(v)
-            walk(child)
-
-    walk(at._tree)
-    return found
-
-
-def check_line(at: AppTest, label: str) -> str:
-    """The one verdict line whose claim contains ``label``."""
-    lines = [m.value for m in at.markdown if label in m.value and ("**Holds**" in m.value or "**Does not" in m.value)]
-    assert len(lines) == 1, (label, [m.value for m in at.markdown])
-    return lines[0]
 
 
 def swap(tokens: list[str]) -> list[int]:
@@ -107,10 +50,6 @@ def sentence_rows(at: AppTest) -> tuple[list[str], list[str]] | None:
 
 def copies_table(at: AppTest):
     return next((df.value for df in at.dataframe if list(df.value.columns) == ["position", "word", "weight"]), None)
-
-
-def assert_ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 # ---------------------------------------------------------------- home

@@ -8,21 +8,13 @@ import math
 
 import numpy as np
 import pytest
-from conftest import charts_of, open_page, page_text
+from conftest import assert_ok, chart_bytes, charts_of, open_page, page_text
 
 from posenc import chapter
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION
 
 PAGE = "lessons/sinusoids.py"
-
-
-def chart_bytes(at) -> int:
-    return sum(len(c.proto.spec) + sum(len(d.data.data) for d in c.proto.datasets) for c in charts_of(at))
-
-
-def no_exception(at):
-    assert not at.exception, at.exception[0].value if at.exception else ""
 
 
 def pe(p, d, base=10000.0):
@@ -36,7 +28,7 @@ def pe(p, d, base=10000.0):
 
 def test_defaults():
     at = open_page(PAGE)
-    no_exception(at)
+    assert_ok(at)
     assert len(charts_of(at)) == 8  # table, waves, vector, float32 (in Deeper), M_k, lines, similarity, catch
     assert not at.error and not at.warning and not at.info  # a clean link shows no notice
     text = page_text(at)
@@ -76,7 +68,7 @@ def test_predict_explains_at_its_own_settings():
     at = open_page(PAGE)
     right = f"{10000.0 ** (2 / chapter.CONTENT_D):.4f}"
     at.radio(key="sn_predict_guess").set_value(right).run()
-    no_exception(at)
+    assert_ok(at)
     text = page_text(at)
     assert "**Right.**" in text and f"{10000.0:,.0f}^(2/{chapter.CONTENT_D})" in text
     at = open_page(PAGE, d=16)  # the sidebar's d does not change the question's answer
@@ -87,7 +79,7 @@ def test_predict_explains_at_its_own_settings():
 def test_five_million_and_ten_million():
     at = open_page(PAGE)
     at.button(key="sn_pos_big").click().run()
-    no_exception(at)
+    assert_ok(at)
     assert at.number_input(key="sn_pos").value == chapter.HUGE_POSITION
     p = chapter.HUGE_POSITION
     w32 = (10000.0 ** (-np.arange(0, 64, 2) / 64)).astype(np.float32)
@@ -98,13 +90,13 @@ def test_five_million_and_ten_million():
     assert diff > 1e-3  # float32 breaks there
     assert f"Does not hold — float32 agrees with float64 at p = {p:,}" in text
     at.number_input(key="sn_pos").set_value(MAX_POSITION).run()
-    no_exception(at)
+    assert_ok(at)
     assert f"PE({MAX_POSITION:,})" in page_text(at)
 
 
 def test_the_catch_scores_by_hand():
     at = open_page(PAGE)
-    no_exception(at)
+    assert_ok(at)
     toks = tokenize(chapter.SENTENCE)
     X = embed(toks, 64, 0)
     Wq, Wk, _ = projections(64, 0)
@@ -122,7 +114,7 @@ def test_the_catch_scores_by_hand():
 ])
 def test_extremes(query, d):
     at = open_page(PAGE, query=query, d=d)
-    no_exception(at)
+    assert_ok(at)
     assert not at.error
     assert len(charts_of(at)) == 8
     assert chart_bytes(at) < 600_000
@@ -130,7 +122,7 @@ def test_extremes(query, d):
 
 def test_odd_sidebar_d_gets_a_message():
     at = open_page(PAGE, d=63)
-    no_exception(at)
+    assert_ok(at)
     assert any("d must be even" in e.value for e in at.error)
 
 
@@ -142,7 +134,7 @@ def test_odd_sidebar_d_gets_a_message():
 ])
 def test_bad_url_values(query, notice):
     at = open_page(PAGE, query=query)
-    no_exception(at)
+    assert_ok(at)
     notices = [n.value for n in [*at.warning, *at.info]]
     assert any(notice in n for n in notices), notices
 
@@ -150,9 +142,9 @@ def test_bad_url_values(query, notice):
 def test_word_choice_survives_a_shorter_sentence():
     at = open_page(PAGE)
     at.number_input(key="sn_qw").set_value(5).run()
-    no_exception(at)
+    assert_ok(at)
     at.text_input(key="sentence").input("two words").run()
-    no_exception(at)
+    assert_ok(at)
     assert at.number_input(key="sn_qw").value == 2
     assert "query word: words" in page_text(at)
 
@@ -160,23 +152,23 @@ def test_word_choice_survives_a_shorter_sentence():
 def test_student_text_never_markdown():
     evil = "![x](http://a/b.png) $x^2$ <b>cat</b> chased"
     at = open_page(PAGE, sentence=evil)
-    no_exception(at)
+    assert_ok(at)
     for m in at.markdown:
         assert "http://a/b.png" not in m.value and "![x]" not in m.value
 
 
 def test_one_word_and_empty_sentences():
     at = open_page(PAGE, sentence="hello")
-    no_exception(at)
+    assert_ok(at)
     assert "query word: hello" in page_text(at)
     at = open_page(PAGE, sentence="   ")
-    no_exception(at)
+    assert_ok(at)
     assert at.error
 
 
 def test_asides_are_in_deeper():
     at = open_page(PAGE)
-    no_exception(at)
+    assert_ok(at)
     labels = [e.label for e in at.expander]
     assert "Deeper: float32 at huge positions" in labels
     assert "Deeper: interleaved or [sin | cos] halves?" in labels
@@ -186,7 +178,7 @@ def test_asides_are_in_deeper():
 
 def test_gap_slider_lives_inside_the_similarity_chart():
     at = open_page(PAGE, query={"sn_k": "5"})
-    no_exception(at)
+    assert_ok(at)
     specs = [json.loads(c.proto.spec) for c in charts_of(at)]
     sim = next(s for s in specs if s.get("description", "").startswith("Similarity"))
     gap = next(p for p in sim["params"] if p["name"] == "gap")

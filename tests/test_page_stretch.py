@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import charts_of, open_page, page_text
+from conftest import assert_ok, chart_bytes, chart_specs, charts_of, open_page, page_text
 
 from posenc import beyond, chapter
 from posenc.beyond import (
@@ -30,23 +30,10 @@ PAGE = "lessons/stretch.py"
 N_CHARTS = 12
 
 
-def _ok(at):
-    assert not at.exception, at.exception[0].value if at.exception else ""
-
-
-def _chart_bytes(at) -> int:
-    return sum(len(ds.data.data) for c in charts_of(at) for ds in c.proto.datasets) + \
-        sum(len(c.proto.spec) for c in charts_of(at))
-
-
-def _specs(at) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in charts_of(at)]
-
-
 @pytest.fixture(scope="module")
 def default_page():
     at = open_page(PAGE)
-    _ok(at)
+    assert_ok(at)
     return at
 
 
@@ -61,7 +48,7 @@ def test_skeleton_title_claim_predict_sections(default_page):
     assert "stretch_predict_guess" in keys and "stretch_yarn_guess" in keys
     assert "Right." not in page_text(at)
     assert len(charts_of(at)) == N_CHARTS
-    assert _chart_bytes(at) < 300_000
+    assert chart_bytes(at) < 300_000
     # transitional helpers are gone: no old-style checks (`value` in backticks)
     assert "= `" not in page_text(at)
 
@@ -95,7 +82,7 @@ def test_own_head_dimension_is_labelled(default_page):
 
 
 def test_pair_indices_and_positions_say_how_they_count(default_page):
-    specs = json.dumps(_specs(default_page), ensure_ascii=False)
+    specs = json.dumps(chart_specs(default_page), ensure_ascii=False)
     assert "pair i (0-based" in specs
     assert "(word, 1-based)" in specs
     assert "counted from 0" in specs
@@ -146,10 +133,10 @@ def test_alibi_copies_verdict(default_page):
 
 def test_colours_and_series(default_page):
     allowed = {c.lower() for c in (house.FOCUS, house.REFERENCE, house.TEXT, *house.SERIES, "#ffffff")}
-    for s in _specs(default_page):
+    for s in chart_specs(default_page):
         found = {c.lower() for c in _strings(s) if c.startswith("#")}
         assert found <= allowed, found - allowed
-    text = json.dumps(_specs(default_page))
+    text = json.dumps(chart_specs(default_page))
     for old in ("#d62728", "#f58518", "#9467bd", "#7f7f7f", "#bbb"):
         assert old not in text
 
@@ -168,11 +155,11 @@ def _strings(node):
 
 def test_predict_answers_at_their_own_settings():
     at = open_page(PAGE, query={"st_s": "2", "st_L": "100000", "st_d": "64"})
-    _ok(at)
+    assert_ok(at)
     at.radio(key="stretch_predict_guess").set_value(at.radio(key="stretch_predict_guess").options[1]).run()
-    _ok(at)
+    assert_ok(at)
     at.radio(key="stretch_yarn_guess").set_value(at.radio(key="stretch_yarn_guess").options[1]).run()
-    _ok(at)
+    assert_ok(at)
     text = page_text(at)
     assert text.count("Right.") == 2
     res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN)  # not the sliders' values
@@ -189,7 +176,7 @@ def test_predict_answers_at_their_own_settings():
 ])
 def test_extremes(query):
     at = open_page(PAGE, query=query)
-    _ok(at)
+    assert_ok(at)
     assert len(charts_of(at)) == N_CHARTS
     assert not at.error
     text = page_text(at)
@@ -207,10 +194,10 @@ def test_moving_s_redraws_only_the_charts_that_depend_on_it():
         return [(c.proto.spec, [(ds.name, ds.data.data) for ds in c.proto.datasets]) for c in charts_of(at)]
 
     at = open_page(PAGE)
-    _ok(at)
+    assert_ok(at)
     before = snapshot(at)
     at.slider(key="st_s").set_value(17).run()
-    _ok(at)
+    assert_ok(at)
     after = snapshot(at)
     changed = [i for i, (x, y) in enumerate(zip(before, after)) if x != y]
     assert changed == [0, 1, 2]  # the turns (its ticks), wavelength and slow-down charts
@@ -221,7 +208,7 @@ def test_moving_s_redraws_only_the_charts_that_depend_on_it():
 @pytest.mark.parametrize("query", [{"st_d": "7"}, {"st_d": "129"}])
 def test_odd_head_dimension_is_a_message_and_the_rest_works(query):
     at = open_page(PAGE, query=query)
-    _ok(at)
+    assert_ok(at)
     assert any("must be even" in e.value for e in at.error)
     assert len(charts_of(at)) == N_CHARTS - 4  # the stretching section's four charts wait for an even d
 
@@ -232,14 +219,14 @@ def test_odd_head_dimension_is_a_message_and_the_rest_works(query):
                                          ({"st_prec": "nonsense"}, "not usable; using float32 angles")])
 def test_bad_url_values_are_clamped_with_a_notice(query, says):
     at = open_page(PAGE, query=query)
-    _ok(at)
+    assert_ok(at)
     assert says in page_text(at)
     assert len(charts_of(at)) == N_CHARTS
 
 
 def test_tabs_are_bound_to_the_url():
     at = open_page(PAGE, query={"st_prec": "bfloat16 positions"})
-    _ok(at)
+    assert_ok(at)
     assert [t.label for t in at.tabs] == ["float32 angles", "Same gap, same score?", "bfloat16 positions"]
     assert "not usable" not in page_text(at)
 
@@ -247,15 +234,15 @@ def test_tabs_are_bound_to_the_url():
 def test_sidebar_odd_d_and_long_sentence():
     long = " ".join(f"w{i % 40}" for i in range(64))
     at = open_page(PAGE, query={"st_heads": "16"}, sentence=long, d=7)
-    _ok(at)
+    assert_ok(at)
     assert len(charts_of(at)) == N_CHARTS
-    assert _chart_bytes(at) < 600_000
+    assert chart_bytes(at) < 600_000
     assert "The sentence is long" in page_text(at)
 
 
 def test_bad_sentence_keeps_the_other_sections():
     at = open_page(PAGE, sentence="!!! ???")
-    _ok(at)
+    assert_ok(at)
     assert any("No words found" in e.value for e in at.error)
     assert len(charts_of(at)) == N_CHARTS - 1  # only the ALiBi heatmap is missing
 
@@ -263,7 +250,7 @@ def test_bad_sentence_keeps_the_other_sections():
 def test_student_text_never_rendered_as_markdown():
     evil = "the cat ![x](http://a/b.png) $x^2$ the"
     at = open_page(PAGE, sentence=evil)
-    _ok(at)
+    assert_ok(at)
     for md in at.markdown:
         assert "![x]" not in md.value and "http://a/b.png" not in md.value and "x^2" not in md.value
 
