@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import charts_of, open_page, page_text
+from conftest import assert_ok, charts_of, open_page, page_text
 
 import posenc
 from posenc import chapter
@@ -19,11 +19,6 @@ from posenc.explains import SCHEMES, explains_demo, learned_table
 PAGE = "lessons/explains.py"
 TOKENS = posenc.tokenize(chapter.SENTENCE)
 LONG = " ".join(f"w{i % 40}" for i in range(64))
-
-
-def ok(at):
-    assert not at.exception, at.exception[0].value if at.exception else ""
-    return at
 
 
 def by_hand(scheme: str, d: int = 64, seed: int = 0) -> np.ndarray:
@@ -48,7 +43,7 @@ def dataset(chart, name: str) -> dict:
 
 
 def test_the_paradox_numbers_and_live_weights_per_scheme():
-    at = ok(open_page(PAGE))
+    at = assert_ok(open_page(PAGE))
     assert not at.error
     text = page_text(at)
     first, second = chapter.FIGURE_WEIGHTS
@@ -68,7 +63,7 @@ def test_the_paradox_numbers_and_live_weights_per_scheme():
 
 
 def test_copies_chart_sends_every_query_and_picks_in_the_chart():
-    at = ok(open_page(PAGE))
+    at = assert_ok(open_page(PAGE))
     charts = charts_of(at)
     assert len(charts) == 2
     spec = json.loads(charts[0].proto.spec)
@@ -86,7 +81,7 @@ def test_copies_chart_sends_every_query_and_picks_in_the_chart():
 
 
 def test_scramble_chart_and_verdicts():
-    at = ok(open_page(PAGE))
+    at = assert_ok(open_page(PAGE))
     spec = json.loads(charts_of(at)[1].proto.spec)
     [param] = spec["params"]
     assert param["name"] == "scheme" and param["bind"]["options"] == list(SCHEMES)
@@ -99,9 +94,9 @@ def test_scramble_chart_and_verdicts():
 
 
 def test_predict_explanation_uses_the_chapters_sentence():
-    at = ok(open_page(PAGE, sentence="dogs bark at night"))
+    at = assert_ok(open_page(PAGE, sentence="dogs bark at night"))
     at.radio(key="explains_predict_guess").set_value("All three: learned table, sinusoids and RoPE").run()
-    ok(at)
+    assert_ok(at)
     text = page_text(at)
     assert "Right." in text
     w = by_hand("sinusoids")
@@ -110,7 +105,7 @@ def test_predict_explanation_uses_the_chapters_sentence():
 
 @pytest.mark.parametrize("d", ["63", "9"])
 def test_odd_d_gives_a_message_and_keeps_the_other_schemes(d):
-    at = ok(open_page(PAGE, query={"d": d}))
+    at = assert_ok(open_page(PAGE, query={"d": d}))
     text = page_text(at)
     assert "needs an even d" in text
     assert len(charts_of(at)) == 2
@@ -120,7 +115,7 @@ def test_odd_d_gives_a_message_and_keeps_the_other_schemes(d):
 
 
 def test_sentence_without_a_repeated_word():
-    at = ok(open_page(PAGE, sentence="Dogs bark at night"))
+    at = assert_ok(open_page(PAGE, sentence="Dogs bark at night"))
     assert any("repeats no word" in e.value for e in at.info)
     assert len(charts_of(at)) == 1  # the scramble chart remains
     res = explains_demo(posenc.tokenize("Dogs bark at night"), 64, 0)
@@ -128,19 +123,19 @@ def test_sentence_without_a_repeated_word():
 
 
 def test_sentence_of_one_repeated_word():
-    at = ok(open_page(PAGE, sentence="la la la"))
+    at = assert_ok(open_page(PAGE, sentence="la la la"))
     assert any("same word" in e.value for e in at.info)
     assert len(charts_of(at)) == 1
 
 
 @pytest.mark.parametrize("sentence", ["one", "", "!!! ???"])
 def test_too_short_or_empty(sentence):
-    at = ok(open_page(PAGE, sentence=sentence))
+    at = assert_ok(open_page(PAGE, sentence=sentence))
     assert at.error
 
 
 def test_largest_settings_and_small_charts():
-    at = ok(open_page(PAGE, query={"d": "512"}, sentence=LONG))
+    at = assert_ok(open_page(PAGE, query={"d": "512"}, sentence=LONG))
     charts = charts_of(at)
     assert len(charts) == 2
     sent = sum(len(ds.data.data) for c in charts for ds in c.proto.datasets)
@@ -148,25 +143,25 @@ def test_largest_settings_and_small_charts():
 
 
 def test_many_copies_stay_under_the_mark_limit():
-    at = ok(open_page(PAGE, sentence=" ".join(["la"] * 63 + ["end"])))
+    at = assert_ok(open_page(PAGE, sentence=" ".join(["la"] * 63 + ["end"])))
     data = dataset(charts_of(at)[0], "main")
     assert len(data["weight"]) <= 5000
 
 
 @pytest.mark.parametrize("d", ["2", "3"])
 def test_smallest_d(d):
-    ok(open_page(PAGE, query={"d": d}))
+    assert_ok(open_page(PAGE, query={"d": d}))
 
 
 def test_student_text_is_never_markdown():
     evil = "the ![x](http://a/b.png) cat $x^2$ the"
-    at = ok(open_page(PAGE, sentence=evil))
+    at = assert_ok(open_page(PAGE, sentence=evil))
     for md in at.markdown:
         assert "http://a/b.png" not in md.value and "b.png" not in md.value
 
 
 def test_rope_formula_uses_row_vectors():
-    at = ok(open_page(PAGE))
+    at = assert_ok(open_page(PAGE))
     latex = " ".join(e.value for e in at.latex)
     assert r"R_m x_m W_Q" not in latex and r"R_m\,x_m W_Q" not in latex
     assert r"q_m R_m^\top" in latex and "R_{n-m}" in latex

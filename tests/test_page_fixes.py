@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import charts_of, open_page, page_text
+from conftest import assert_ok, charts_of, open_page, page_text
 
 import posenc
 from posenc import chapter
@@ -12,11 +12,6 @@ from posenc.fixes import fixes_inputs, multiply_demo, one_hot_demo, ratio_demo, 
 PAGE = "lessons/fixes.py"
 TOKENS = posenc.tokenize(chapter.SENTENCE)
 TABS = ["Raw index", "Divide by length", "Multiply", "One-hot", "All four"]
-
-
-def _ok(at) -> str:
-    assert not at.exception, at.exception[0].value if at.exception else ""
-    return page_text(at)
 
 
 def _tab_index(at) -> int:
@@ -30,7 +25,7 @@ def default_page():
 
 def test_defaults_skeleton_and_no_error(default_page):
     at = default_page
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert at.title[0].value == "Obvious fixes that fail"
     assert not at.error
     assert len(charts_of(at)) >= 9
@@ -43,7 +38,7 @@ def test_defaults_skeleton_and_no_error(default_page):
 def test_raw_index_shows_the_coordinate_then_the_score_with_the_chapters_numbers(default_page):
     """Issue #11: the coordinate (≈ 500 against content coordinates ≈ 1), then the score: content ≈ √d, the index's
     term ≈ 500 (the chapter's "term of order 500") and p·p in both q and k — numbers from posenc."""
-    text = _ok(default_page)
+    text = page_text(assert_ok(default_page))
     inp = fixes_inputs(TOKENS, 64, 0)
     t = raw_term(inp.X, inp.W, chapter.RAW_POSITION)
     assert f"p = {chapter.RAW_POSITION:,} against coordinates of typical size {t.content_coordinate:.2f}" in text
@@ -54,7 +49,7 @@ def test_raw_index_shows_the_coordinate_then_the_score_with_the_chapters_numbers
 
 
 def test_every_tab_states_its_verdict_from_posenc(default_page):
-    text = _ok(default_page)
+    text = page_text(assert_ok(default_page))
     inp = fixes_inputs(TOKENS, 64, 0)
     raw = raw_index_demo(inp.X, inp.W, chapter.RAW_POSITION)
     assert f"position explains {raw.share_with:.4f}" in text and f"{raw.last_wins} of 5 queries" in text
@@ -73,7 +68,7 @@ def test_predict_is_answered_at_its_own_settings_whatever_the_slider_says():
     """Issue #9: with the slider moved to 1,500 the answer still speaks of position 500, with 500's numbers."""
     at = open_page(PAGE, query={"fx_start": "1500"})
     at.radio(key="fixes_predict_guess").set_value("The last word of the sentence").run()
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     inp = fixes_inputs(TOKENS, 64, 0)
     at500, at1500 = raw_index_demo(inp.X, inp.W, 500), raw_index_demo(inp.X, inp.W, 1500)
     assert "Right." in text
@@ -86,7 +81,7 @@ def test_predict_is_answered_at_its_own_settings_whatever_the_slider_says():
 def test_a_wrong_guess_names_the_answer():
     at = open_page(PAGE)
     at.radio(key="fixes_predict_guess").set_value("All keys about equally").run()
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert "Not quite" in text and "The last word of the sentence" in text
 
 
@@ -97,14 +92,14 @@ def test_a_wrong_guess_names_the_answer():
 def test_a_link_opens_its_tab(query, tab):
     """Issue #9: the tab lives in the URL; a link with one tab's control and no tab opens that tab."""
     at = open_page(PAGE, query=query)
-    _ok(at)
+    page_text(assert_ok(at))
     assert _tab_index(at) == tab
 
 
 def test_at_position_1_the_index_does_not_dwarf_the_words():
     """The verdicts are computed, not decorative: at p = 1 the coordinate is the size of the others."""
     at = open_page(PAGE, query={"fx_start": "1"})
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert "Does not hold** — the index coordinate dwarfs the word's own coordinates" in text
 
 
@@ -116,7 +111,7 @@ def test_at_position_1_the_index_does_not_dwarf_the_words():
 ])
 def test_control_extremes(query):
     at = open_page(PAGE, query=query)
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert len(charts_of(at)) >= 8
     width, past = int(query.get("fx_width", 8)), int(query.get("fx_past", 9))
     if past > width:
@@ -131,7 +126,7 @@ def test_control_extremes(query):
 ])
 def test_bad_url_values_give_a_notice_not_a_traceback(query):
     at = open_page(PAGE, query=query)
-    _ok(at)
+    page_text(assert_ok(at))
     notices = [e.value for e in at.warning] + [e.value for e in at.info]
     assert any(next(iter(query)) in n for n in notices)
 
@@ -141,10 +136,10 @@ def test_widgets_moved_to_their_extremes():
     for key, value in [("fx_start", 2000), ("fx_start", 1), ("fx_len", 1000), ("fx_len", 10),
                        ("fx_mpos", 1000), ("fx_mpos", 1)]:
         at.slider(key=key).set_value(value).run()
-        _ok(at)
+        page_text(assert_ok(at))
     for key, value in [("fx_width", 1000), ("fx_width", 1), ("fx_past", 2000), ("fx_past", 1)]:
         at.number_input(key=key).set_value(value).run()
-        _ok(at)
+        page_text(assert_ok(at))
 
 
 @pytest.mark.parametrize("sentence,expect", [
@@ -155,17 +150,17 @@ def test_widgets_moved_to_their_extremes():
 ])
 def test_bad_sentences_give_a_message(sentence, expect):
     at = open_page(PAGE, sentence=sentence)
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert expect in text
 
 
 def test_two_words_odd_d_and_long_sentences():
     at = open_page(PAGE, sentence="Hi there", d=3)
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert "three or more words" in text
     words = " ".join(f"w{i}" for i in range(64))
     at = open_page(PAGE, query={"fx_width": "8"}, sentence=words, d=512)
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert "does not fit" in text  # 64 words in a width-8 one-hot table
     assert all(sum(ds.data.data.__len__() for ds in c.proto.datasets) < 400_000 for c in charts_of(at))
 
@@ -173,7 +168,7 @@ def test_two_words_odd_d_and_long_sentences():
 def test_student_text_is_never_markdown():
     evil = "![x](http://a/b.png) $x^2$ the cat chased the mouse"
     at = open_page(PAGE, sentence=evil)
-    _ok(at)
+    page_text(assert_ok(at))
     for e in at.markdown:
         assert "![x]" not in e.value and "http://a/b.png" not in e.value
     for e in list(at.caption) + list(at.info) + list(at.warning) + list(at.success):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import charts_of, open_page, page_text
+from conftest import assert_ok, charts_of, open_page, page_text
 
 from posenc import chapter
 from posenc.learned import TRAIN_MEDIAN, TRAIN_SENTENCES, edge, independence, pattern_terms, simulate_training
@@ -13,11 +13,6 @@ from posenc.trained import cosine_by_offset, load_minilm_table
 
 PAGE = "lessons/learned.py"
 WORDS = ["the", "cat", "chased", "the", "mouse"]
-
-
-def _ok(at) -> str:
-    assert not at.exception, [e.value for e in at.exception]
-    return page_text(at)
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +23,7 @@ def default_page():
 def test_defaults_open_on_a_verdict_not_an_error_box(default_page):
     """Issue #9: the chapter's row N_max + 1 is the point, said as a verdict that holds — no st.error."""
     at = default_page
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert at.title[0].value == "A learned table"
     assert not at.error and not at.warning
     n = chapter.N_MAX
@@ -41,7 +36,7 @@ def test_defaults_open_on_a_verdict_not_an_error_box(default_page):
 
 
 def test_defaults_show_computed_numbers(default_page):
-    text = _ok(default_page)
+    text = page_text(assert_ok(default_page))
     tr = simulate_training(chapter.N_MAX, 64, 0, TRAIN_SENTENCES, TRAIN_MEDIAN)
     assert f"row {chapter.N_MAX:,} gets {int(tr.updates[-1]):,}" in text
     ind = independence(chapter.N_MAX, 64, 0)
@@ -54,7 +49,7 @@ def test_defaults_show_computed_numbers(default_page):
 
 def test_a_pattern_not_a_magnitude_has_a_live_number(default_page):
     """Issue #11 item 4: the position part of a score against the content part, for the table's rows."""
-    text = _ok(default_page)
+    text = page_text(assert_ok(default_page))
     pt = pattern_terms(WORDS, chapter.N_MAX, 64, 0)
     assert "A pattern, not a magnitude" in [h.value for h in default_page.header]
     assert (f"its part of a score is {pt.ratio.min():.2g}–{pt.ratio.max():.2g} times the content part, wherever "
@@ -70,7 +65,7 @@ def test_every_chart_has_tooltips_and_stays_small(default_page):
 def test_position_inside_the_table_is_found():
     at = open_page(PAGE)
     at.slider(key="lt_pos").set_value(chapter.N_MAX).run()
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert not at.error
     assert f"Row {chapter.N_MAX:,}: found." in text
 
@@ -79,7 +74,7 @@ def test_the_predicts_are_answered_at_their_own_settings():
     at = open_page(PAGE, query={"lt_pos": "12", "lt_nmax": "8", "lt_median": "400", "lt_sent": "1000"})
     at.radio(key="learned_predict_guess").set_value(f"Nothing: there is no row {chapter.N_MAX + 1:,} to look up")
     at.radio(key="learned_train_predict_guess").set_value("The last rows").run()
-    text = _ok(at)
+    text = page_text(assert_ok(at))
     assert text.count("Right.") == 2
     assert f"Asking the table for row {chapter.N_MAX + 1:,} gives" in text
     tr = simulate_training(chapter.N_MAX, 64, 0, TRAIN_SENTENCES, TRAIN_MEDIAN)
@@ -96,13 +91,13 @@ def test_the_predicts_are_answered_at_their_own_settings():
 ])
 def test_extremes_give_no_traceback(query):
     at = open_page(PAGE, query=query)
-    _ok(at)
+    page_text(assert_ok(at))
     assert charts_of(at) and not at.error
 
 
 def test_sentence_longer_than_the_table_is_cut_with_a_message():
     at = open_page(PAGE, query={"lt_nmax": "8"}, sentence="one two three four five six seven eight nine ten")
-    _ok(at)
+    page_text(assert_ok(at))
     assert any("words 9 … 10 get no position row" in w.value for w in at.info)
 
 
@@ -110,7 +105,7 @@ def test_sentence_longer_than_the_table_is_cut_with_a_message():
                                    {"lt_sent": "-5"}, {"lt_median": "1e309"}])
 def test_garbage_links_are_clamped_with_a_notice(query):
     at = open_page(PAGE, query=query)
-    _ok(at)
+    page_text(assert_ok(at))
     notices = [e.value for e in at.warning] + [e.value for e in at.info]
     assert any(next(iter(query)) in n for n in notices)
 
@@ -118,10 +113,10 @@ def test_garbage_links_are_clamped_with_a_notice(query):
 @pytest.mark.parametrize("sentence,expect", [("   ", "empty"), ("!!! ???", "No words")])
 def test_bad_sentences_give_a_message(sentence, expect):
     at = open_page(PAGE, sentence=sentence)
-    assert expect in _ok(at)
+    assert expect in page_text(assert_ok(at))
 
 
 def test_student_text_is_never_markdown():
     at = open_page(PAGE, sentence="the ![x](http://a/b.png) cat $x$")
-    _ok(at)
+    page_text(assert_ok(at))
     assert not any("http://a/b.png" in m.value for m in at.markdown)
