@@ -177,17 +177,6 @@ frame.page(
     "times longer than any it saw. The measurements, not the chapter, decide which scheme works.",
 )
 
-st.markdown(
-    "The chapter argued for each scheme on paper. Here each one gets a fair trial: the same model (a token "
-    f"embedding, the scheme, {DEFAULT.n_layers} layer{'s' if DEFAULT.n_layers > 1 else ''} of single-head causal "
-    "attention with residual connections, a linear readout), the same random data, the same optimiser (Adam) and the same number of steps — nothing tuned "
-    "per scheme. Every training sequence is "
-    f"{DEFAULT.L_train} tokens long; the tests run from {min(DEFAULT.test_lengths)} to {max(DEFAULT.test_lengths)} "
-    "tokens. "
-    "Two tasks: one that needs *relative* order (copy the token k places back) and one that needs *absolute* "
-    "position (repeat the first token of the sequence)."
-)
-
 DEF = {t: precomputed()["experiments"][t] for t in lab.TASKS}
 copy_4L = at_length(DEF["copy"], 4 * DEFAULT.L_train)
 best = max((s for s in lab.SCHEMES if copy_4L[s] is not None), key=lambda s: copy_4L[s])
@@ -207,17 +196,22 @@ first_4L = at_length(DEF["first"], 4 * DEFAULT.L_train)["none"]
 none_options = ["No: without positions attention sees a bag of words",
                 "Yes, but only up to the training length", f"Yes, even at {4 * DEFAULT.L_train} tokens"]
 none_answer = 0 if first_L < lab.LEARNS else (2 if first_4L >= WORKS * first_L else 1)
-frame.predict(
-    "Now the task *repeat the first token*, with **no position encoding at all** (scheme `none`), causal "
-    "attention as in a GPT-style model. Can it learn the task?",
-    none_options, none_answer,
-    f"Measured at the defaults ({DEFAULT.n_layers} layers): {pct(first_L)} right at the training length and "
-    f"{pct(first_4L)} at {4 * DEFAULT.L_train} tokens (chance: {pct(1 / DEFAULT.vocab)}). The chapter says the mask "
-    "“says which words may be read, never where they sit”. That is true of one word; but the first token is "
-    "the only one that reads nothing but itself, and a model can learn to use that. See “why the causal mask "
-    "leaks position” below.",
-    key="lab_predict_none",
-)
+
+
+def predict_none() -> None:
+    """The second question, asked just before the attention maps that show how a model without positions copes."""
+    frame.predict(
+        "Now the task *repeat the first token*, with **no position encoding at all** (scheme `none`), causal "
+        "attention as in a GPT-style model. Can it learn the task?",
+        none_options, none_answer,
+        f"Measured at the defaults ({DEFAULT.n_layers} layers): {pct(first_L)} right at the training length and "
+        f"{pct(first_4L)} at {4 * DEFAULT.L_train} tokens (chance: {pct(1 / DEFAULT.vocab)}). The chapter says the mask "
+        "“says which words may be read, never where they sit”. That is true of one word; but the first token is "
+        "the only one that reads nothing but itself, and a model can learn to use that. See “why the causal mask "
+        "leaks position” below.",
+        key="lab_predict_none",
+    )
+
 
 
 def estimate(s: lab.Settings) -> float:
@@ -269,6 +263,7 @@ def show_results(record: dict, key: tuple) -> None:
         + "a low training loss says nothing yet about longer sequences — that is what the chart above is for."
     )
 
+    predict_none()
     st.subheader("Where each position looks")
     if s.n_layers == 2:
         layer = frame.select("Attention map of layer", "lab_map", [1, 2], 2) - 1
@@ -324,6 +319,19 @@ def explanation(record: dict) -> str:
     return "".join(parts)
 
 
+def show_sample(settings: lab.Settings) -> None:
+    # A sample sequence and its answers, so the task is plain.
+    tokens, targets = lab.sample(np.random.default_rng(7), settings.task, settings.k, 1, settings.L_train,
+                                 settings.vocab)
+    st.markdown(
+        f"**The task, on one random sequence** ({settings.vocab} possible tokens, shown as letters; "
+        f"position 1 is the first token, “—” means nothing to predict there):"
+    )
+    st.dataframe(pd.DataFrame({"token": letters(tokens[0]), "answer": letters(targets[0])},
+                              index=pd.Index(range(1, settings.L_train + 1), name="position")).T,
+                 width="stretch")
+
+
 @frame.section("The experiment")
 def experiment_section():
     c1, c2, c3, c4, c5 = st.columns([1.3, 1, 1, 1, 1])
@@ -332,7 +340,7 @@ def experiment_section():
                             help="copy: the answer at each position is the token k places back. "
                                  "first: the answer at each position is the sequence's first token.")
     with c2:
-        k = frame.slider("k (copy: how far back)", "lab_k", 1, 3, DEFAULT.k,
+        k = frame.select("k (copy: how far back)", "lab_k", [1, 2, 3], DEFAULT.k,
                          help="Only the copy task uses k.")
     with c3:
         n_layers = frame.select("Layers", "lab_layers", [1, 2], DEFAULT.n_layers)
@@ -344,17 +352,6 @@ def experiment_section():
     settings = lab.Settings(task=task, k=int(k) if task == "copy" else DEFAULT.k, n_layers=int(n_layers),
                             L_train=int(L_train), steps=int(steps))
     key = key_of(settings)
-
-    # A sample sequence and its answers, so the task is plain.
-    tokens, targets = lab.sample(np.random.default_rng(7), settings.task, settings.k, 1, settings.L_train,
-                                 settings.vocab)
-    st.markdown(
-        f"**The task, on one random sequence** ({settings.vocab} possible tokens, shown as letters; "
-        f"position 1 is the first token, “—” means nothing to predict there):"
-    )
-    st.dataframe(pd.DataFrame({"token": letters(tokens[0]), "answer": letters(targets[0])},
-                              index=pd.Index(range(1, settings.L_train + 1), name="position")).T,
-                 width="stretch")
 
     if is_default(settings) or finished(key):
         record = record_for(key)
@@ -370,6 +367,7 @@ def experiment_section():
                         "result is kept for everyone.", icon=":material/model_training:")
                 pressed = st.button("Train", key="lab_train", type="primary", icon=":material/play_arrow:")
             if not pressed:
+                show_sample(settings)
                 return
             offer.empty()
             job = start(key)
@@ -377,7 +375,18 @@ def experiment_section():
         if record is None:
             return
     show_results(record, key)
+    show_sample(settings)
 
+st.markdown(
+    "The chapter argued for each scheme on paper. Here each one gets a fair trial: the same model (a token "
+    f"embedding, the scheme, {DEFAULT.n_layers} layer{'s' if DEFAULT.n_layers > 1 else ''} of single-head causal "
+    "attention with residual connections, a linear readout), the same random data, the same optimiser (Adam) and the same number of steps — nothing tuned "
+    "per scheme. Every training sequence is "
+    f"{DEFAULT.L_train} tokens long; the tests run from {min(DEFAULT.test_lengths)} to {max(DEFAULT.test_lengths)} "
+    "tokens. "
+    "Two tasks: one that needs *relative* order (copy the token k places back) and one that needs *absolute* "
+    "position (repeat the first token of the sequence)."
+)
 
 with frame.deeper("why the causal mask leaks position", key="lab_deep_mask"):
     st.markdown(

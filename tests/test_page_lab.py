@@ -188,7 +188,7 @@ def test_largest_setting_trains_live():
 
 
 @pytest.mark.parametrize("query,says", [
-    ({"lab_k": "99"}, "outside its range; using 3"),
+    ({"lab_k": "99"}, "not usable; using 2"),
     ({"lab_L": "9"}, "not usable; using 16"),
     ({"lab_task": "reverse"}, "not usable; using copy"),
     ({"lab_steps": "1e9"}, "not usable; using 400"),
