@@ -105,24 +105,23 @@ def _float_parser(lo: float, hi: float) -> Callable[..., float]:
 def slider(label: str, key: str, lo: int | float, hi: int | float, default: int | float, *,
            step: int | float | None = None, help: str | None = None, where: Any = None) -> Any:
     """A slider bound to the URL (?key=value); a bad or out-of-range URL value is clamped with a notice."""
-    where = where or st
-    parse = _int_parser(lo, hi) if isinstance(default, int) else _float_parser(lo, hi)
-    with where.container():
-        _url_value(key, parse, default, f"Allowed: {lo} to {hi}.")
-        kwargs = {} if key in st.session_state else {"value": default}
-        return where.slider(label, lo, hi, step=step, key=key, bind="query-params", help=help, **kwargs)
+    return _numeric("slider", label, key, lo, hi, default, step, help, where)
 
 
 def number(label: str, key: str, lo: int | float, hi: int | float, default: int | float, *,
            step: int | float | None = None, help: str | None = None, where: Any = None) -> Any:
     """A number input bound to the URL; bad or out-of-range URL values are clamped with a notice."""
+    return _numeric("number_input", label, key, lo, hi, default, step, help, where)
+
+
+def _numeric(widget: str, label: str, key: str, lo: int | float, hi: int | float, default: int | float,
+             step: int | float | None, help: str | None, where: Any) -> Any:
     where = where or st
     parse = _int_parser(lo, hi) if isinstance(default, int) else _float_parser(lo, hi)
     with where.container():
         _url_value(key, parse, default, f"Allowed: {lo} to {hi}.")
         kwargs = {} if key in st.session_state else {"value": default}
-        return where.number_input(label, lo, hi, step=step, key=key, bind="query-params", help=help,
-                                  **kwargs)
+        return getattr(where, widget)(label, lo, hi, step=step, key=key, bind="query-params", help=help, **kwargs)
 
 
 def select(label: str, key: str, options: Sequence[Any], default: Any, *, help: str | None = None,

@@ -238,3 +238,16 @@ def spec_params(spec: dict) -> Iterator[dict]:
         params = d.get("params")
         if isinstance(params, list):
             yield from (p for p in params if isinstance(p, dict))
+
+
+def data_refs(node):
+    """Every ``data`` reference in a Vega-Lite spec, nested layers included (to check that charts use named data)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "data" and isinstance(value, dict):
+                yield value
+            else:
+                yield from data_refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from data_refs(value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import data_refs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -214,18 +215,6 @@ def _figs(n: int) -> list:
             bc.ladder(lad.bit_wavelengths, lad.pair_wavelengths, lad.bit_ratio, lad.pair_ratio, 64)]
 
 
-def _data_refs(node):
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "data" and isinstance(value, dict):
-                yield value
-            else:
-                yield from _data_refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _data_refs(value)
-
-
 @pytest.mark.parametrize("n", [1, 2, 4, 6, MAX_BITS])
 def test_every_chart_is_valid_vega_lite_with_tooltips(n):
     import json
@@ -237,7 +226,7 @@ def test_every_chart_is_valid_vega_lite_with_tooltips(n):
         assert '"tooltip"' in json.dumps(full)
         assert fig.description and fig.rows <= spec.MAX_MARKS
         assert "width" not in fig.spec  # fills its container: nothing spills on a phone
-        refs = list(_data_refs(fig.spec))
+        refs = list(data_refs(fig.spec))
         assert refs and all(set(r) == {"name"} and r["name"] in fig.datasets for r in refs)
 
 

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import data_refs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -311,20 +312,8 @@ def test_every_chart_is_valid_vega_lite_with_tooltips(d, base, length, k, p):
         assert fig.description, name
         assert fig.rows <= spec.MAX_MARKS, name
         assert "width" not in fig.spec, name  # no pixel widths: the chart fills its container
-        refs = list(_data_refs(fig.spec))
+        refs = list(data_refs(fig.spec))
         assert refs and all(set(r) == {"name"} and r["name"] in fig.datasets for r in refs), name  # named data only
-
-
-def _data_refs(node):
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "data" and isinstance(value, dict):
-                yield value
-            else:
-                yield from _data_refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _data_refs(value)
 
 
 def test_chart_data_round_trips_through_arrow():
