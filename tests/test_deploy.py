@@ -136,3 +136,18 @@ def test_dockerfile_runs_the_app_headless_with_a_health_check():
                    "EXPOSE 8501", "gatherUsageStats", "headless"):
         assert needed in text, needed
     assert os.path.exists(ROOT / ".dockerignore")
+
+
+def test_server_config_keeps_every_rerun_cheap():
+    """Streamlit's defaults cost every script run (fragment runs included) a full gc.collect(2), ~120 ms with
+    numpy, pandas, pyarrow and altair loaded, and a walk over every loaded module for the file watcher. The
+    app's config turns both off; BENCHMARKS.md shows what that buys under a lecture hall's load."""
+    import tomllib
+
+    from streamlit import config
+
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert cfg["runner"]["postScriptGC"] is False
+    assert cfg["server"]["fileWatcherType"] == "none"
+    for key in ("runner.postScriptGC", "server.fileWatcherType"):  # the options still exist in this Streamlit
+        config.get_option(key)
