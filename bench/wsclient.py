@@ -223,6 +223,7 @@ class Session:
         self._cache: dict[str, int] = {}  # hash of a cacheable element → the run it was last seen in
         self._messages: dict[str, Any] = {}  # hash → the cacheable element itself (to read a reference)
         self._runs = 0
+        self._inside: dict[str, set[str]] = {}  # fragment id → the fragments drawn inside it (seen in its runs)
 
     async def open(self, timeout: float | None = None) -> float:
         """Connect and run the page once (what opening the page in a browser does); returns ms to finished.
@@ -272,6 +273,28 @@ class Session:
         """The page's own controls (main area)."""
         return [c for c in self.ordered() if c.root == MAIN]
 
+    def _nesting(self, paths: dict[str, list[tuple[int, ...]]]) -> None:
+        """Which fragments sit inside which, from where a full run drew their elements (a fragment's elements
+        share its container's path)."""
+        def prefix(ps: list[tuple[int, ...]]) -> tuple[int, ...]:
+            first = ps[0] if len(ps) > 1 else ps[0][:-1]
+            n = next((k for k in range(len(first)) if any(len(p) <= k or p[k] != first[k] for p in ps)), len(first))
+            return first[:n]
+        where = {f: prefix(ps) for f, ps in paths.items()}
+        for f, pf in where.items():
+            self._inside.setdefault(f, set()).update(
+                g for g, pg in where.items() if g != f and len(pg) > len(pf) and pg[:len(pf)] == pf)
+
+    def _redrawn(self, fragment: str, drawn: list[str]) -> None:
+        """After a run of ``fragment``: its widgets (and those of fragments drawn inside it) are the ones it drew
+        this time. A widget it no longer draws is gone from the page, as in the browser (a run of a fragment the
+        page no longer draws never finishes)."""
+        inside = self._inside.setdefault(fragment, set())
+        inside.update(self.controls[i].fragment_id for i in drawn if i in self.controls)
+        region = {fragment} | inside
+        kept = [i for i in self.order if i in drawn or self.controls[i].fragment_id not in region]
+        self.order = kept + [i for i in drawn if i not in kept]
+
     # ------------------------------------------------------------ runs
     async def rerun(self, change: tuple[Control, Any] | None = None) -> float:
         """Ask for a script run (with one widget changed); wait for its end; return ms from request to end.
@@ -297,7 +320,8 @@ class Session:
         self.last = Run()
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
-        await asyncio.wait_for(self._until_finished(full=change is None or not change[0].fragment_id),
+        await asyncio.wait_for(self._until_finished(full=change is None or not change[0].fragment_id,
+                                                    fragment=change[0].fragment_id if change else ""),
                                self.timeout)
         ms = (time.perf_counter() - t0) * 1000
         self.last.ms = ms
@@ -307,8 +331,9 @@ class Session:
             raise SessionError("exception on the page: " + self.exceptions[0])
         return ms
 
-    async def _until_finished(self, full: bool) -> None:
+    async def _until_finished(self, full: bool, fragment: str = "") -> None:
         order: list[str] = []
+        paths: dict[str, list[tuple[int, ...]]] = {}  # fragment id → where its elements were drawn
         charts: list[str] = []
         chart_frags: list[str] = []
         while True:
@@ -344,6 +369,8 @@ class Session:
                 el = fm.delta.new_element
                 et = el.WhichOneof("type")
                 root = fm.metadata.delta_path[0] if fm.metadata.delta_path else MAIN
+                if fm.delta.fragment_id:
+                    paths.setdefault(fm.delta.fragment_id, []).append(tuple(fm.metadata.delta_path))
                 if et == "exception":
                     self.exceptions.append(f"{el.exception.type}: {el.exception.message}"[:200])
                 elif et == "vega_lite_chart":
@@ -371,4 +398,7 @@ class Session:
                 self.last.fragment = status == FINISHED_FRAGMENT
                 if full and not self.last.fragment:
                     self.order, self.charts, self.chart_fragments = order, charts, chart_frags
+                    self._nesting(paths)
+                elif fragment:
+                    self._redrawn(fragment, order)
                 return

@@ -147,3 +147,35 @@ def test_websocket_session_reruns_the_page():
     with streamlit_server() as base:
         opened, rerun = asyncio.run(go(base))
     assert _numeric(opened) and _numeric(rerun)
+
+
+def test_websocket_session_forgets_widgets_a_fragment_run_no_longer_draws():
+    """As in the browser: when a section's run stops drawing a widget (the lab's second Predict and its layer
+    picker are drawn only for a precomputed or trained setting), the session no longer offers it. Pressing it
+    would ask the server to rerun a fragment that no longer exists, a run that never finishes."""
+    import asyncio
+
+    from bench.wsclient import Session
+    from browser import streamlit_server
+
+    def labels(s: Session) -> list[str]:
+        return [c.label for c in s.page_controls()]
+
+    async def go(base: str) -> list[list[str]]:
+        s = Session(base, "lab", timeout=60)
+        try:
+            await s.open()
+            seen = [labels(s)]
+            length = next(c for c in s.page_controls() if c.label == "Training length")
+            for value in (length.options[-2], length.options[-1]):  # a length not precomputed, then the default
+                await s.rerun((length, value))
+                seen.append(labels(s))
+            return seen
+        finally:
+            await s.close()
+
+    with streamlit_server() as base:
+        opened, elsewhere, back = asyncio.run(go(base))
+    assert opened.count("Your prediction") == 2 and "Attention map of layer" in opened
+    assert elsewhere.count("Your prediction") == 1 and "Attention map of layer" not in elsewhere
+    assert sorted(back) == sorted(opened)
