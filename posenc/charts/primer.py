@@ -6,12 +6,14 @@ menu in the chart: no rerun) is outlined in every panel at once. Words are label
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import altair as alt
 import numpy as np
 
 from posenc.primer import Primer
 
-from .spec import DIVERGING, FOCUS, SEQUENTIAL, TEXT, Figure, categories, columns, figure, named, word_labels
+from .spec import DIVERGING, FOCUS, SEQUENTIAL, TEXT, Figure, categories, columns, figure, layout, named, word_labels
 
 PARAM = "query"  # the name of the in-chart param: the picked query word's label
 ROW_STEP = 22  # pixels per word row (room for the 18 px labels of presentation mode)
@@ -75,10 +77,22 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int) -> Fi
     pairs = {"row": np.repeat(rows, n), "col": np.tile(rows, n)}
     scores = columns(**pairs, value=res.S[:n, :n].ravel())
     weights = columns(**pairs, value=res.weights[:n, :n].ravel())
+    of = f"first {k} of d = {res.d} coordinates"
+    chart = _steps_layout(rows, coords, qkv_cols, of, rows[min(max(query, 0), n - 1)])
+    return figure(chart, {"vectors": vectors, "scores": scores, "weights": weights},
+                  description="Attention step by step on the sentence: word vectors, then queries, keys and "
+                              "values, then scores, softmax weights and the weighted sum; the picked query word "
+                              "is outlined in every step.")
+
+
+@layout
+def _steps_layout(rows: Sequence[str], coords: Sequence[str], qkv_cols: Sequence[str], of: str,
+                  picked: str) -> alt.VConcatChart:
+    """The five panels for these word rows and coordinate columns, ``picked`` outlined at first."""
+    n = len(rows)
     angle = 0 if n <= 5 else -40
     numbers = n <= TEXT_MAX_WORDS
-    of = f"first {k} of d = {res.d} coordinates"
-    chart = alt.vconcat(
+    return alt.vconcat(
         _panel("vectors", "X", "1 · Word vectors X", f"one row per word; {of}", rows, coords,
                "coordinate", DIVERGING),
         _panel("vectors", "qkv", "2 · Query, key, value", "q = x W_Q, k = x W_K, v = x W_V, row by row",
@@ -91,13 +105,8 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int) -> Fi
                rows, coords, "coordinate", DIVERGING),
         spacing=26,
     ).add_params(
-        alt.param(name=PARAM, value=rows[min(max(query, 0), n - 1)],
-                  bind=alt.binding_select(options=rows, name="Query word ")),
+        alt.param(name=PARAM, value=picked, bind=alt.binding_select(options=list(rows), name="Query word ")),
     ).resolve_scale(color="independent").properties(
         # spec.figure leaves compositions alone; this simple vconcat of unit/layer panels needs fit-x to stay
         # inside its column (without it the panels spill past a phone's width)
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
-    return figure(chart, {"vectors": vectors, "scores": scores, "weights": weights},
-                  description="Attention step by step on the sentence: word vectors, then queries, keys and "
-                              "values, then scores, softmax weights and the weighted sum; the picked query word "
-                              "is outlined in every step.")
