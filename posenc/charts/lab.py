@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Sequence
 
 import altair as alt
 import numpy as np
 
 from posenc.lab import SCHEMES, settings_from
 
-from .spec import (FOCUS, REFERENCE, SEQUENTIAL, Figure, categories, columns, figure, named, series,
+from .spec import (FOCUS, REFERENCE, SEQUENTIAL, Figure, categories, columns, figure, layout, named, series,
                    series_scale)
 
 # Streamlit fits a chart into its height: title, axes and legend included, so these are total heights.
@@ -70,8 +71,20 @@ def accuracy_figure(record: dict) -> Figure:
                                   0.045),
                    label=[f"{n} (no row past {n_max})" if n == "learned" else n for n in NAMES])
     marks = columns(length=[L], label=[f"trained at length {L}"])
-    x = alt.X("length:Q", title="test length (tokens)", scale=alt.Scale(domain=[0, float(lengths.max()) * 1.22]),
-              axis=alt.Axis(values=[float(v) for v in lengths]))
+    data = {"points": points, "ends": ends, "marks": marks,
+            "chance": columns(accuracy=[1 / vocab], label=[f"chance: 1 in {vocab}"])}
+    return figure(_accuracy_layout([float(v) for v in lengths]), data, description=(
+        f"Accuracy against test length for the five schemes, trained at length {L}; the dashed rule marks "
+        f"the training length, the dotted one chance. The learned table's line stops at n_max = {n_max}: "
+        f"past it there is no row to look up."))
+
+
+@layout
+def _accuracy_layout(lengths: Sequence[float]) -> alt.LayerChart:
+    """Mean line, seed band, direct labels, the training-length rule and chance, over the test ``lengths``
+    (the x axis's ticks; its domain runs to 1.22 × the longest, room for the labels)."""
+    x = alt.X("length:Q", title="test length (tokens)", scale=alt.Scale(domain=[0, max(lengths) * 1.22]),
+              axis=alt.Axis(values=list(lengths)))
     y = alt.Y("accuracy:Q", title="accuracy (share of predictions right)", scale=alt.Scale(domain=[0, 1]),
               axis=alt.Axis(format="%"))
     enc = series("scheme", NAMES, title="scheme")
@@ -91,14 +104,8 @@ def accuracy_figure(record: dict) -> Figure:
     chance = alt.Chart(named("chance")).mark_rule(color=REFERENCE, strokeDash=[1, 3]).encode(y="accuracy:Q")
     chance_text = alt.Chart(named("chance")).mark_text(color=REFERENCE, align="right", dy=-6, x="width").encode(
         y="accuracy:Q", text="label:N")
-    chart = alt.layer(band, line, label, rule, rule_text, chance, chance_text).properties(
+    return alt.layer(band, line, label, rule, rule_text, chance, chance_text).properties(
         width="container", height=420, title="Accuracy at each test length (band: lowest to highest of the seeds)")
-    data = {"points": points, "ends": ends, "marks": marks,
-            "chance": columns(accuracy=[1 / vocab], label=[f"chance: 1 in {vocab}"])}
-    return figure(chart, data, description=(
-        f"Accuracy against test length for the five schemes, trained at length {L}; the dashed rule marks "
-        f"the training length, the dotted one chance. The learned table's line stops at n_max = {n_max}: "
-        f"past it there is no row to look up."))
 
 
 def loss_figure(record: dict) -> Figure:
@@ -114,6 +121,19 @@ def loss_figure(record: dict) -> Figure:
         lo += list(a)
         hi += list(b)
     top = max(hi) * 1.05
+    last = len(steps) - 1
+    ends = columns(scheme=categories(np.arange(len(NAMES)), NAMES), step=[steps[-1]] * len(NAMES),
+                   loss=dodge([mean[i * len(steps) + last] for i in range(len(NAMES))], 0.06 * top), label=NAMES)
+    data = {"loss": columns(scheme=categories(np.array(codes), NAMES), step=xs, loss=mean, lowest=lo, highest=hi),
+            "ends": ends, "guess": columns(loss=[math.log(vocab)], label=[f"a uniform guess: ln {vocab}"])}
+    return figure(_loss_layout(float(top)), data, description=(
+        "Training loss against step for the five schemes, the same steps and settings for each; the dotted "
+        "rule is the loss of a uniform guess."))
+
+
+@layout
+def _loss_layout(top: float) -> alt.LayerChart:
+    """Mean line, seed band, direct labels and the uniform guess; the loss axis runs from 0 to ``top``."""
     x = alt.X("step:Q", title="training step")
     y = alt.Y("loss:Q", title="training loss (cross-entropy)", scale=alt.Scale(domain=[0, top]))
     enc = series("scheme", NAMES, title="scheme")
@@ -123,21 +143,13 @@ def loss_figure(record: dict) -> Figure:
     line = alt.Chart(named("loss")).mark_line(strokeWidth=2).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"],
         tooltip=[alt.Tooltip("scheme:N"), alt.Tooltip("step:Q"), alt.Tooltip("loss:Q", format=".3f")])
-    last = len(steps) - 1
-    ends = columns(scheme=categories(np.arange(len(NAMES)), NAMES), step=[steps[-1]] * len(NAMES),
-                   loss=dodge([mean[i * len(steps) + last] for i in range(len(NAMES))], 0.06 * top), label=NAMES)
     label = alt.Chart(named("ends")).mark_text(align="left", dx=6, fontSize=13).encode(
         x=x, y=y, text="label:N", color=alt.Color("scheme:N", scale=COLOURS, legend=None))
     guess = alt.Chart(named("guess")).mark_rule(color=REFERENCE, strokeDash=[1, 3]).encode(y="loss:Q")
     guess_text = alt.Chart(named("guess")).mark_text(color=REFERENCE, align="right", dy=-6, x="width").encode(
         y="loss:Q", text="label:N")
-    chart = alt.layer(band, line, label, guess, guess_text).properties(
+    return alt.layer(band, line, label, guess, guess_text).properties(
         width="container", height=340, title="Training loss (band: lowest to highest of the seeds)")
-    data = {"loss": columns(scheme=categories(np.array(codes), NAMES), step=xs, loss=mean, lowest=lo, highest=hi),
-            "ends": ends, "guess": columns(loss=[math.log(vocab)], label=[f"a uniform guess: ln {vocab}"])}
-    return figure(chart, data, description=(
-        "Training loss against step for the five schemes, the same steps and settings for each; the dotted "
-        "rule is the loss of a uniform guess."))
 
 
 def target_cells(record: dict) -> list[tuple[int, int]]:
@@ -172,6 +184,16 @@ def attention_figure(record: dict, layer: int) -> Figure:
         kinds += [1] * len(targets)
     data = columns(scheme=categories(np.array(codes), NAMES), query=qs, key=ks, weight=ws,
                    cell=categories(np.array(kinds), ["weight", "answer"]))
+    return figure(_attention_layout(n, L, layer), {"cells": data}, description=(
+        f"Attention weights of layer {layer + 1} for one test sequence of {n} tokens, one scheme at a time (picked under the chart); "
+        f"row = query position, column = key position (1-based). Outlined cells hold the answer; queries below "
+        f"position {L} are longer than anything seen in training."))
+
+
+@layout
+def _attention_layout(n: int, L: int, layer: int) -> alt.LayerChart:
+    """The map of layer ``layer`` (0-based) over ``n`` positions, the scheme picked in the chart, the answer
+    cells outlined and a dashed rule above the first query past the training length ``L``."""
     x = alt.X("key:O", title="key position (1-based)", axis=alt.Axis(values=list(range(4, n + 1, 4)), labelAngle=0))
     y = alt.Y("query:O", title="query position", axis=alt.Axis(values=list(range(4, n + 1, 4))))
     tips = [alt.Tooltip("scheme:N"), alt.Tooltip("query:O", title="query position"),
@@ -186,13 +208,9 @@ def attention_figure(record: dict, layer: int) -> Figure:
         x=x, y=y, tooltip=tips).transform_filter(alt.datum.cell == "answer")
     past = alt.Chart().mark_rule(color=REFERENCE, strokeDash=[4, 3], strokeWidth=1.5).encode(
         y=alt.Y("query:O", bandPosition=0)).transform_filter((alt.datum.cell == "answer") & (alt.datum.query == L + 1))
-    chart = alt.layer(heat, answer, past, data=named("cells")).transform_filter(
+    return alt.layer(heat, answer, past, data=named("cells")).transform_filter(
         alt.datum.scheme == pick).add_params(pick).properties(
         width="container", height=360,
         title=alt.Title(f"Layer {layer + 1}: where each position looks",
                         subtitle=[f"outlined: the answer; rows below the dashed rule are past the training length {L}",
                                   "pick the scheme under the chart"]))
-    return figure(chart, {"cells": data}, description=(
-        f"Attention weights of layer {layer + 1} for one test sequence of {n} tokens, one scheme at a time (picked under the chart); "
-        f"row = query position, column = key position (1-based). Outlined cells hold the answer; queries below "
-        f"position {L} are longer than anything seen in training."))
