@@ -15,6 +15,7 @@ VECTORS = ("q", "k")
 WINDOW_HEIGHT = 300  # the plot itself (autosize fit-x: title, axes and legend come on top of it)
 CIRCLE_HEIGHT = 320
 LENGTH_HEIGHT = 260
+LENGTH_SERIES = ["RoPE: ‖q turned by p‖", "raw index: ‖[x ; p]‖"]  # the lengths chart's two curves
 
 
 def _ticks(positions: np.ndarray, every: int = 5) -> list[int]:
@@ -33,11 +34,25 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
     scores = np.concatenate([np.asarray(rope_scores, float).ravel(), np.asarray(additive_scores, float).ravel()])
     codes = np.repeat(np.arange(2), w * w)
     top = float(np.max(np.abs(scores))) or 1.0
+    chart = _window_layout(_ticks(pos), int(pos[0]), int(pos[-1]), top, scheme)
+    data = {"main": spec.columns(m=np.tile(mm.ravel(), 2), n=np.tile(nn.ravel(), 2),
+                                 gap=np.tile((nn - mm).ravel(), 2), score=scores,
+                                 scheme=spec.categories(codes, SCHEMES))}
+    words = f" ({query_word!s} → {key_word!s})" if query_word and key_word else ""
+    return spec.figure(chart, data, description=(
+        f"Score window{words}, positions {pos[0]:,} to {pos[-1]:,}: with RoPE every diagonal (one gap n − m) has "
+        "one colour; adding sinusoids instead, the colour changes along the diagonals."))
+
+
+@spec.layout
+def _window_layout(ticks: list[int], first: int, last: int, top: float, scheme: str) -> alt.Chart:
+    """The window's heatmap over positions ``first`` … ``last`` (axis labels at ``ticks``), colours from −top to
+    top, the scheme picked in the chart (``scheme`` at first)."""
     pick = alt.param(name="scheme", value=scheme,
                      bind=alt.binding_radio(options=list(SCHEMES), name="Score with: "))
-    axis_n = alt.Axis(values=_ticks(pos), labelAngle=0, labelOverlap=True, format=",d")
-    axis_m = alt.Axis(values=_ticks(pos), labelOverlap=True, format=",d")
-    chart = (
+    axis_n = alt.Axis(values=list(ticks), labelAngle=0, labelOverlap=True, format=",d")
+    axis_m = alt.Axis(values=list(ticks), labelOverlap=True, format=",d")
+    return (
         alt.Chart(spec.named("main"))
         .mark_rect()
         .encode(
@@ -55,16 +70,9 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
         .add_params(pick)
         .transform_filter(alt.datum.scheme == pick)
         .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(
-            f"Score at (m, n), positions {pos[0]:,} … {pos[-1]:,}",
+            f"Score at (m, n), positions {first:,} … {last:,}",
             subtitle="One colour per diagonal: the gap n − m sets it."))
     )
-    data = {"main": spec.columns(m=np.tile(mm.ravel(), 2), n=np.tile(nn.ravel(), 2),
-                                 gap=np.tile((nn - mm).ravel(), 2), score=scores,
-                                 scheme=spec.categories(codes, SCHEMES))}
-    words = f" ({query_word!s} → {key_word!s})" if query_word and key_word else ""
-    return spec.figure(chart, data, description=(
-        f"Score window{words}, positions {pos[0]:,} to {pos[-1]:,}: with RoPE every diagonal (one gap n − m) has "
-        "one colour; adding sinusoids instead, the colour changes along the diagonals."))
 
 
 def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, q_turned: np.ndarray,
@@ -98,7 +106,17 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, q
                         order=np.tile(np.arange(t.size), 2))
     radii = spec.columns(key=[f"{v}|{j}" for v in VECTORS for j in i],
                          radius=np.concatenate([q_len, k_len]))
-    pick = alt.param(name="pair", value=int(min(max(default_pair, 0), half - 1)),
+    chart = _circles_layout(half, R, int(min(max(default_pair, 0), half - 1)))
+    return spec.figure(chart, {"pairs": pairs, "unit": unit, "radii": radii}, description=(
+        f"Pair circles, q at {m:,} and k at {n:,}: each pair of q turns by m·θ_i and each pair of k by n·θ_i, so "
+        "the angle between them changes by (n − m)·θ_i, the gap alone."))
+
+
+@spec.layout
+def _circles_layout(half: int, R: float, pair: int) -> alt.LayerChart:
+    """The circles, spokes and points of one pair of ``half`` (picked in the chart, ``pair`` at first), on axes
+    from −R to R (x widened by the width/height ratio)."""
+    pick = alt.param(name="pair", value=pair,
                      bind=alt.binding_range(min=0, max=half - 1, step=1, name="pair i (0 = fastest) "))
     aspect = "(width / max(height, 1))"
     xs = alt.Scale(domain=[alt.ExprRef(f"-{R!r} * {aspect}"), alt.ExprRef(f"{R!r} * {aspect}")], nice=False,
@@ -140,19 +158,16 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, q
         x=x, y=y, text=alt.Text(field="label", type="nominal"), color=alt.Color(
             field="vector", type="nominal", legend=None,
             scale=alt.Scale(domain=list(VECTORS), range=list(spec.SERIES[:2]))))
-    chart = alt.layer(circles, spokes, hollow, filled, text).properties(
+    return alt.layer(circles, spokes, hollow, filled, text).properties(
         height=CIRCLE_HEIGHT,
         title=alt.TitleParams("Pair i of q and of k, turned",
                               subtitle="Hollow: before. Filled: after (q by m·θᵢ, k by n·θᵢ)."))
-    return spec.figure(chart, {"pairs": pairs, "unit": unit, "radii": radii}, description=(
-        f"Pair circles, q at {m:,} and k at {n:,}: each pair of q turns by m·θ_i and each pair of k by n·θ_i, so "
-        "the angle between them changes by (n − m)·θ_i, the gap alone."))
 
 
 def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray, m: int) -> spec.Figure:
     """Lengths against the position (both axes logarithmic): ‖q R_pᵀ‖, flat at ‖q‖ however far p goes, beside the
     raw index's ‖[x ; p]‖, which grows with p; the position m marked (FOCUS) with both values labelled."""
-    names = ["RoPE: ‖q turned by p‖", "raw index: ‖[x ; p]‖"]
+    names = LENGTH_SERIES
     p = np.asarray(positions, dtype=np.int64)
     vals = np.concatenate([rope_norms, raw_norms])
     main = spec.columns(position=np.tile(p, 2), length=vals,
@@ -161,7 +176,16 @@ def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray
     marks = spec.columns(position=[max(m, 1)] * 2, length=[float(rope_norms[at]), float(raw_norms[at])],
                          scheme=spec.categories(np.array([0, 1]), names),
                          text=[f"{float(rope_norms[at]):.3f}", f"{float(raw_norms[at]):,.1f}"])
-    xs = alt.Scale(type="log", domain=[1, int(p.max())], nice=False)
+    return spec.figure(_lengths_layout(int(p.max()), m), {"main": main, "marks": marks}, description=(
+        f"Lengths against position, marked at {m:,}: RoPE keeps ‖q‖ = {float(rope_norms[at]):.3f} at every "
+        f"position, while the raw index's vector grows to {float(raw_norms[at]):,.1f} at {m:,}."))
+
+
+@spec.layout
+def _lengths_layout(last: int, m: int) -> alt.LayerChart:
+    """Both length curves on log axes over positions 1 … ``last``, the position m marked."""
+    names = LENGTH_SERIES
+    xs = alt.Scale(type="log", domain=[1, last], nice=False)
     ys = alt.Scale(type="log")
     x = alt.X(field="position", type="quantitative", scale=xs, title="position p (log scale)",
               axis=alt.Axis(format="~s", labelOverlap=True))
@@ -180,10 +204,7 @@ def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray
     labels = alt.Chart(spec.named("marks")).mark_text(align="left", dx=8, dy=-8, fontWeight="bold",
                                                       color=spec.FOCUS).encode(
         x=x, y=y, text=alt.Text(field="text", type="nominal"))
-    chart = alt.layer(lines, focus, dots, labels).properties(
+    return alt.layer(lines, focus, dots, labels).properties(
         height=LENGTH_HEIGHT, title=alt.TitleParams(
-            f"Lengths, positions 1 to {int(p.max()):,}",
+            f"Lengths, positions 1 to {last:,}",
             subtitle=f"Marked: m = {m:,}."))
-    return spec.figure(chart, {"main": main, "marks": marks}, description=(
-        f"Lengths against position, marked at {m:,}: RoPE keeps ‖q‖ = {float(rope_norms[at]):.3f} at every "
-        f"position, while the raw index's vector grows to {float(raw_norms[at]):,.1f} at {m:,}."))

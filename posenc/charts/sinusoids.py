@@ -20,6 +20,7 @@ from . import spec
 from .spec import MAX_MARKS
 
 ROW_GAP = 3.0  # vertical distance between two waves' centre lines (each spans −1 … 1)
+PRECISION_FLOOR = 1e-12  # the precision chart draws a difference of 0 at this floor of its log axis
 
 
 def png_data_url(rgb: np.ndarray) -> str:
@@ -57,22 +58,7 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
     d = 2 * len(omegas)
     j = np.arange(d)
     i = j // 2
-    x = alt.X("left:Q", title="dimension j (0-based)",
-              scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False, zero=False), axis=alt.Axis(tickMinStep=1))
-    y = alt.Y("top:Q", title=f"position p (1 … {length:,})",
-              scale=alt.Scale(domain=[0.5, length + 0.5], nice=False, zero=False, reverse=True),
-              axis=alt.Axis(tickMinStep=1, format=",d"))
-    img = alt.Chart(spec.named("image")).mark_image(aspect=False, smooth=False).encode(
-        x=x, x2="right:Q", y=y, y2="bottom:Q", url="url:N")
-    hover = alt.Chart(spec.named("columns")).mark_rect(opacity=0.001).encode(
-        x=x, x2="right:Q", y=y, y2="bottom:Q",
-        tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
-                 alt.Tooltip("pair i:Q", title="pair i (0-based)"), alt.Tooltip("kind:N"),
-                 alt.Tooltip("ω_i:Q", format=".4g"), alt.Tooltip("wavelength 2π/ω_i:Q", format=",.4g")])
-    legend = alt.Chart(spec.named("legend")).mark_point(opacity=0).encode(
-        color=alt.Color("PE value:Q", title="PE(p, j)", scale=alt.Scale(**colour_scale_spec())))
-    chart = alt.layer(img, hover, legend).properties(
-        title=f"The table PE(p, j), d = {d}", height=height)
+    chart = _table_layout(d, length, height)
     data = {
         "image": spec.columns(left=[-0.5], right=[d - 0.5], top=[0.5], bottom=[length + 0.5],
                               url=[png_data_url(image)]),
@@ -88,6 +74,27 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
         "to the right turns more slowly, and the right columns barely change."))
 
 
+@spec.layout
+def _table_layout(d: int, length: int, height: int) -> alt.LayerChart:
+    """The raster of d columns × ``length`` rows, a transparent hover bar per column, and the colour legend."""
+    x = alt.X("left:Q", title="dimension j (0-based)",
+              scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False, zero=False), axis=alt.Axis(tickMinStep=1))
+    y = alt.Y("top:Q", title=f"position p (1 … {length:,})",
+              scale=alt.Scale(domain=[0.5, length + 0.5], nice=False, zero=False, reverse=True),
+              axis=alt.Axis(tickMinStep=1, format=",d"))
+    img = alt.Chart(spec.named("image")).mark_image(aspect=False, smooth=False).encode(
+        x=x, x2="right:Q", y=y, y2="bottom:Q", url="url:N")
+    hover = alt.Chart(spec.named("columns")).mark_rect(opacity=0.001).encode(
+        x=x, x2="right:Q", y=y, y2="bottom:Q",
+        tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
+                 alt.Tooltip("pair i:Q", title="pair i (0-based)"), alt.Tooltip("kind:N"),
+                 alt.Tooltip("ω_i:Q", format=".4g"), alt.Tooltip("wavelength 2π/ω_i:Q", format=",.4g")])
+    legend = alt.Chart(spec.named("legend")).mark_point(opacity=0).encode(
+        color=alt.Color("PE value:Q", title="PE(p, j)", scale=alt.Scale(**colour_scale_spec())))
+    return alt.layer(img, hover, legend).properties(
+        title=f"The table PE(p, j), d = {d}", height=height)
+
+
 def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], omegas: np.ndarray,
           dot_positions: np.ndarray, dots: np.ndarray) -> spec.Figure:
     """sin(p·ω_i) over p for a few pairs, fastest on top, each on its own centre line: a curve over the formula's
@@ -99,19 +106,7 @@ def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], ome
     row = np.concatenate([np.repeat(np.arange(n), nc), np.repeat(np.arange(n), nd)])
     value = np.concatenate([np.ravel(values), np.ravel(dots)])
     kind = np.repeat([0, 1], [n * nc, n * nd])
-    x = alt.X("position p:Q", title="position p (from the formula's 0)", scale=alt.Scale(nice=False))
-    y = alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-(n - 1) * ROW_GAP - 1.1, 1.9], nice=False))
-    tips = [alt.Tooltip("pair:N"), alt.Tooltip("position p:Q", format=".4g"),
-            alt.Tooltip("sin(p·ω_i):Q", format=".4f")]
-    line = alt.Chart(spec.named("waves")).transform_filter("datum.kind === 0").mark_line(
-        color=spec.SERIES[0], strokeWidth=1.5).encode(x=x, y=y, detail="pair:N", tooltip=tips)
-    dot = alt.Chart(spec.named("waves")).transform_filter("datum.kind === 1").mark_circle(
-        color=spec.SERIES[0], size=16, opacity=1).encode(x=x, y=y, tooltip=tips)
-    labels = alt.Chart(spec.named("labels")).mark_text(align="left", baseline="bottom", x=4, dy=-2, fontSize=12,
-                                                       fontWeight="bold", color=spec.TEXT).encode(
-        y="top:Q", text="pair:N")
-    chart = alt.layer(line, dot, labels).properties(
-        title="sin(p·ω_i), fastest pair on top", height=int(66 * n))
+    chart = _waves_layout(n)
     centre = -np.arange(n) * ROW_GAP
     data = {
         "waves": spec.columns(**{
@@ -125,21 +120,45 @@ def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], ome
         "positions drawn."))
 
 
+@spec.layout
+def _waves_layout(n: int) -> alt.LayerChart:
+    """n waves, each on its own centre line (row r at −r·ROW_GAP), with their labels."""
+    x = alt.X("position p:Q", title="position p (from the formula's 0)", scale=alt.Scale(nice=False))
+    y = alt.Y("y:Q", axis=None, scale=alt.Scale(domain=[-(n - 1) * ROW_GAP - 1.1, 1.9], nice=False))
+    tips = [alt.Tooltip("pair:N"), alt.Tooltip("position p:Q", format=".4g"),
+            alt.Tooltip("sin(p·ω_i):Q", format=".4f")]
+    line = alt.Chart(spec.named("waves")).transform_filter("datum.kind === 0").mark_line(
+        color=spec.SERIES[0], strokeWidth=1.5).encode(x=x, y=y, detail="pair:N", tooltip=tips)
+    dot = alt.Chart(spec.named("waves")).transform_filter("datum.kind === 1").mark_circle(
+        color=spec.SERIES[0], size=16, opacity=1).encode(x=x, y=y, tooltip=tips)
+    labels = alt.Chart(spec.named("labels")).mark_text(align="left", baseline="bottom", x=4, dy=-2, fontSize=12,
+                                                       fontWeight="bold", color=spec.TEXT).encode(
+        y="top:Q", text="pair:N")
+    return alt.layer(line, dot, labels).properties(
+        title="sin(p·ω_i), fastest pair on top", height=int(66 * n))
+
+
 def position_vector(pe64: np.ndarray, position: int) -> spec.Figure:
     """PE(p) coordinate by coordinate (float64)."""
     d = len(pe64)
     j = np.arange(d, dtype=np.int32)
-    chart = alt.Chart(spec.named("vector")).mark_bar(color=spec.SERIES[0], size=max(1, min(24, 480 // d))).encode(
+    return spec.figure(_vector_layout(d, position),
+                       {"vector": spec.columns(**{"dimension j": j, "pair i": j // 2,
+                                                  "PE": np.asarray(pe64, dtype=np.float64)})},
+                       description=f"The vector of position {position:,}: d = {d} numbers between −1 and 1, "
+                                   "computed on demand with no table.")
+
+
+@spec.layout
+def _vector_layout(d: int, position: int) -> alt.Chart:
+    """One bar per coordinate j = 0 … d−1 of PE(position)."""
+    return alt.Chart(spec.named("vector")).mark_bar(color=spec.SERIES[0], size=max(1, min(24, 480 // d))).encode(
         x=alt.X("dimension j:Q", title="dimension j (0-based)", scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False),
                 axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("PE:Q", title=f"PE({position:,}, j)", scale=alt.Scale(domain=[-1.05, 1.05])),
         tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
                  alt.Tooltip("pair i:Q", title="pair i (0-based)"), alt.Tooltip("PE:Q", format=".7f")],
     ).properties(title=f"PE({position:,}): {d} coordinates, computed from the formula", height=200)
-    return spec.figure(chart, {"vector": spec.columns(**{"dimension j": j, "pair i": j // 2,
-                                                        "PE": np.asarray(pe64, dtype=np.float64)})},
-                       description=f"The vector of position {position:,}: d = {d} numbers between −1 and 1, "
-                                   "computed on demand with no table.")
 
 
 def precision(pe64: np.ndarray, pe32: np.ndarray, position: int) -> spec.Figure:
@@ -147,8 +166,19 @@ def precision(pe64: np.ndarray, pe32: np.ndarray, position: int) -> spec.Figure:
     d = len(pe64)
     j = np.arange(d, dtype=np.int32)
     diff = np.abs(np.asarray(pe32, dtype=np.float64) - np.asarray(pe64, dtype=np.float64))
-    floor = 1e-12
-    chart = alt.Chart(spec.named("diff")).mark_bar(color=spec.FOCUS, size=max(1, min(24, 480 // d))).encode(
+    data = {"diff": spec.columns(**{"dimension j": j, "PE float64": np.asarray(pe64, dtype=np.float64),
+                                    "PE float32": np.asarray(pe32, dtype=np.float64), "difference": diff,
+                                    "shown": np.clip(diff, PRECISION_FLOOR, None)})}
+    return spec.figure(_precision_layout(d, position), data, description=(
+        f"How far a float32 computation of PE({position:,}) lands from float64, per coordinate: the fast pairs "
+        "on the left suffer first as p grows."))
+
+
+@spec.layout
+def _precision_layout(d: int, position: int) -> alt.Chart:
+    """One bar per coordinate, the difference on a log axis from ``PRECISION_FLOOR``."""
+    floor = PRECISION_FLOOR
+    return alt.Chart(spec.named("diff")).mark_bar(color=spec.FOCUS, size=max(1, min(24, 480 // d))).encode(
         x=alt.X("dimension j:Q", title="dimension j (0-based)", scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False),
                 axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("shown:Q", title="|float32 − float64| (log)", scale=alt.Scale(type="log", domain=[floor, 2])),
@@ -157,29 +187,29 @@ def precision(pe64: np.ndarray, pe32: np.ndarray, position: int) -> spec.Figure:
                  alt.Tooltip("PE float64:Q", format=".9f"), alt.Tooltip("PE float32:Q", format=".9f"),
                  alt.Tooltip("difference:Q", format=".2e")],
     ).properties(title=f"float32 against float64 at p = {position:,}, coordinate by coordinate", height=180)
-    data = {"diff": spec.columns(**{"dimension j": j, "PE float64": np.asarray(pe64, dtype=np.float64),
-                                    "PE float32": np.asarray(pe32, dtype=np.float64), "difference": diff,
-                                    "shown": np.clip(diff, floor, None)})}
-    return spec.figure(chart, data, description=(
-        f"How far a float32 computation of PE({position:,}) lands from float64, per coordinate: the fast pairs "
-        "on the left suffer first as p grows."))
 
 
 def shift_heatmap(M: np.ndarray, k: int) -> spec.Figure:
     """The top-left corner of M_k: 2 × 2 rotation blocks on the diagonal, zeros elsewhere."""
     n = M.shape[0]
     r, c = np.divmod(np.arange(n * n), n)
+    return spec.figure(_shift_layout(n, k),
+                       {"M": spec.columns(row=r.astype(np.int16), column=c.astype(np.int16),
+                                          entry=np.ravel(M).astype(np.float64))},
+                       description=f"The shift matrix for k = {k:,}: 2 × 2 rotation blocks on the diagonal, zero "
+                                   "elsewhere, and no position anywhere in it.")
+
+
+@spec.layout
+def _shift_layout(n: int, k: int) -> alt.Chart:
+    """The n × n corner of M_k as a heatmap."""
     enc = dict(x=alt.X("column:O", title="column (0-based)", axis=alt.Axis(labelAngle=0)),
                y=alt.Y("row:O", title="row (0-based)"))
     heat = alt.Chart(spec.named("M")).mark_rect().encode(
         **enc, color=alt.Color("entry:Q", title="M_k entry", scale=alt.Scale(scheme=spec.DIVERGING, domain=[-1, 1])),
         tooltip=[alt.Tooltip("row:O", title="row (0-based)"), alt.Tooltip("column:O", title="column (0-based)"),
                  alt.Tooltip("entry:Q", format=".6f")])
-    chart = heat.properties(title=f"M_k for k = {k:,}: the top-left {n} × {n}", height=260)
-    return spec.figure(chart, {"M": spec.columns(row=r.astype(np.int16), column=c.astype(np.int16),
-                                                 entry=np.ravel(M).astype(np.float64))},
-                       description=f"The shift matrix for k = {k:,}: 2 × 2 rotation blocks on the diagonal, zero "
-                                   "elsewhere, and no position anywhere in it.")
+    return heat.properties(title=f"M_k for k = {k:,}: the top-left {n} × {n}", height=260)
 
 
 def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chosen: int) -> spec.Figure:
@@ -188,19 +218,24 @@ def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chos
     n = len(positions)
     if n * len(ks) > MAX_MARKS:
         raise ValueError(f"{n * len(ks)} points is too many for one chart.")
-    chart = alt.Chart(spec.named("dots")).mark_line(strokeWidth=2.5).encode(
+    data = {"dots": spec.columns(**{"position p": np.tile(np.asarray(positions, dtype=np.int32), len(ks)),
+                                    "PE(p)·PE(p+k)": np.ravel(dots),
+                                    "shift": spec.categories(np.repeat(np.arange(len(ks)), n), names)})}
+    return spec.figure(_dots_layout(names), data, description=(
+        "The dot product of two positions k apart, along the sentence: every line is flat, so it depends on the "
+        "offset k alone."))
+
+
+@spec.layout
+def _dots_layout(names: list[str]) -> alt.Chart:
+    """One line per shift, the shifts ``names`` told apart by colour and dash."""
+    return alt.Chart(spec.named("dots")).mark_line(strokeWidth=2.5).encode(
         x=alt.X("position p:Q", title="position p", scale=alt.Scale(nice=False)),
         y=alt.Y("PE(p)·PE(p+k):Q", title="PE(p)·PE(p+k)"),
         **spec.series("shift", names, title=None),
         tooltip=[alt.Tooltip("shift:N"), alt.Tooltip("position p:Q"),
                  alt.Tooltip("PE(p)·PE(p+k):Q", format=".12f")],
     ).properties(title="PE(p)·PE(p+k): one flat line per k", height=230)
-    data = {"dots": spec.columns(**{"position p": np.tile(np.asarray(positions, dtype=np.int32), len(ks)),
-                                    "PE(p)·PE(p+k)": np.ravel(dots),
-                                    "shift": spec.categories(np.repeat(np.arange(len(ks)), n), names)})}
-    return spec.figure(chart, data, description=(
-        "The dot product of two positions k apart, along the sentence: every line is flat, so it depends on the "
-        "offset k alone."))
 
 
 def similarity(S: np.ndarray, gap: int = 3) -> spec.Figure:
@@ -208,15 +243,27 @@ def similarity(S: np.ndarray, gap: int = 3) -> spec.Figure:
     gap q − p (``gap`` at first) and outlines that diagonal, in the browser (no rerun)."""
     n = S.shape[0]
     p, q = np.divmod(np.arange(n * n), n)
+    chart = _similarity_layout(n, float(np.max(np.abs(S))), float(np.min(S)) >= 0,
+                               int(np.clip(gap, -(n - 1), n - 1)))
+    data = {"S": spec.columns(**{"p": (p + 1).astype(np.int16), "q": (q + 1).astype(np.int16),
+                                 "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)})}
+    return spec.figure(chart, data, description=(
+        f"Similarity between positions 1 … {n}: every diagonal holds one value, so it depends on how far apart "
+        "two positions are, not where they are."))
+
+
+@spec.layout
+def _similarity_layout(n: int, bound: float, positive: bool, gap: int) -> alt.Chart:
+    """The n × n heatmap coloured up to ``bound`` (sequential when every value is ``positive``, else diverging
+    around 0), the diagonal q − p = ``gap`` outlined at first."""
     ticks = list(range(1, n + 1, max(1, n // 6)))
-    bound = float(np.max(np.abs(S)))
     # signed values get the diverging scheme around 0; all-positive ones (the usual case) the sequential one
-    scale = (alt.Scale(scheme=spec.SEQUENTIAL, domain=[0, bound]) if float(np.min(S)) >= 0
+    scale = (alt.Scale(scheme=spec.SEQUENTIAL, domain=[0, bound]) if positive
              else alt.Scale(scheme=spec.DIVERGING, domain=[-bound, bound]))
-    pick = alt.param(name="gap", value=int(np.clip(gap, -(n - 1), n - 1)),
+    pick = alt.param(name="gap", value=gap,
                      bind=alt.binding_range(min=-(n - 1), max=n - 1, step=1, name="outline the gap q − p = "))
     on = "datum['gap q − p'] === gap"
-    chart = alt.Chart(spec.named("S")).mark_rect().encode(
+    return alt.Chart(spec.named("S")).mark_rect().encode(
         x=alt.X("q:O", title="position q", axis=alt.Axis(values=ticks, labelAngle=0)),
         y=alt.Y("p:O", title="position p", axis=alt.Axis(values=ticks)),
         color=alt.Color("PE(p)·PE(q):Q", scale=scale),
@@ -225,26 +272,12 @@ def similarity(S: np.ndarray, gap: int = 3) -> spec.Figure:
         tooltip=[alt.Tooltip("p:O", title="position p"), alt.Tooltip("q:O", title="position q"),
                  alt.Tooltip("gap q − p:Q"), alt.Tooltip("PE(p)·PE(q):Q", format=".6f")],
     ).add_params(pick).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300)
-    data = {"S": spec.columns(**{"p": (p + 1).astype(np.int16), "q": (q + 1).astype(np.int16),
-                                 "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)})}
-    return spec.figure(chart, data, description=(
-        f"Similarity between positions 1 … {n}: every diagonal holds one value, so it depends on how far apart "
-        "two positions are, not where they are."))
 
 
 def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[int, float]]) -> spec.Figure:
     """The additive scheme's score(m, m − gap) over m: not flat. ``marks`` (m, score) are ringed."""
     col = f"score(m, m − {gap})"
     ms = np.asarray(ms)
-    enc = dict(x=alt.X("query position m:Q", title="query position m", scale=alt.Scale(nice=False)),
-               y=alt.Y(f"{col}:Q", title=col),
-               tooltip=[alt.Tooltip("query position m:Q"), alt.Tooltip("key position n:Q"),
-                        alt.Tooltip(f"{col}:Q", format=".4f")])
-    line = alt.Chart(spec.named("sweep")).mark_line(color=spec.SERIES[0], point=alt.OverlayMarkDef(
-        size=10, color=spec.SERIES[0])).encode(**enc)
-    rings = alt.Chart(spec.named("pairs")).mark_point(color=spec.FOCUS, size=160, strokeWidth=2.5).encode(**enc)
-    chart = alt.layer(line, rings).properties(
-        title=f"The score with the gap fixed at {gap}", height=230)
     data = {
         "sweep": spec.columns(**{"query position m": ms.astype(np.int32), "key position n": (ms - gap).astype(np.int32),
                                  col: np.asarray(scores, dtype=np.float64)}),
@@ -252,6 +285,21 @@ def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[
                                  "key position n": np.array([m - gap for m, _ in marks], dtype=np.int32),
                                  col: np.array([v for _, v in marks], dtype=np.float64)}),
     }
-    return spec.figure(chart, data, description=(
+    return spec.figure(_catch_layout(gap), data, description=(
         f"The score of the query word at m on the key word at m − {gap}, with sinusoids added before W_Q and W_K: "
         "the gap is fixed, yet the score moves with m."))
+
+
+@spec.layout
+def _catch_layout(gap: int) -> alt.LayerChart:
+    """The score line over m at this gap, and the chapter's pairs ringed."""
+    col = f"score(m, m − {gap})"
+    enc = dict(x=alt.X("query position m:Q", title="query position m", scale=alt.Scale(nice=False)),
+               y=alt.Y(f"{col}:Q", title=col),
+               tooltip=[alt.Tooltip("query position m:Q"), alt.Tooltip("key position n:Q"),
+                        alt.Tooltip(f"{col}:Q", format=".4f")])
+    line = alt.Chart(spec.named("sweep")).mark_line(color=spec.SERIES[0], point=alt.OverlayMarkDef(
+        size=10, color=spec.SERIES[0])).encode(**enc)
+    rings = alt.Chart(spec.named("pairs")).mark_point(color=spec.FOCUS, size=160, strokeWidth=2.5).encode(**enc)
+    return alt.layer(line, rings).properties(
+        title=f"The score with the gap fixed at {gap}", height=230)
