@@ -19,7 +19,7 @@ import numpy as np
 from posenc.beyond import METHODS, AlibiDemo, Bf16Positions, DecayDemo, PrecisionDemo, StretchDemo
 
 from . import spec
-from .spec import FOCUS, REFERENCE, SERIES, Figure
+from .spec import FOCUS, REFERENCE, SERIES, Figure, layout
 
 PAIR_AXIS = "pair i (0-based: fastest → slowest)"
 DTYPES = ("float64", "float32", "bfloat16")
@@ -109,10 +109,24 @@ def rotations_figure(res: StretchDemo, height: int = 300) -> Figure:
     floor = float(min(r.min(), 1.0)) / 2.0
     pairs = spec.columns(i=np.arange(n), r=r, floor=np.full(n, floor), theta=res.theta, wl=2 * np.pi / res.theta,
                          kind=spec.categories(slow.astype(int), ROT_KINDS))
+    slow_i = np.flatnonzero(slow)
+    reach = spec.columns(i=slow_i, reach=r[slow_i] * res.s, r=r[slow_i], Lnew=np.full(slow_i.size, res.L_new),
+                         label=["at s·L_train" if k == 0 else "" for k in range(slow_i.size)])
+    n_slow = int(slow.sum())
+    take = (f"{n_slow} of {n} pairs (pairs {int(np.argmax(slow))} to {n - 1}) never finish one turn, so training "
+            "showed them only part of the circle" if n_slow else "every pair finishes at least one turn")
+    data = {"pairs": pairs, "one": spec.columns(i=[n - 1], y=[1.0], label=["one full turn"]), "reach": reach}
+    return spec.figure(_rotations_layout(n, res.L_train, height), data,
+                       description=f"Turns per pair within {res.L_train:,} tokens: {take}"
+                                   + ("; the ticks show how far they turn at s·L_train." if n_slow else "."))
+
+
+@layout
+def _rotations_layout(n: int, L_train: int, height: int) -> alt.LayerChart:
     step = max(1, n // 16)
     bars = alt.Chart(spec.named("pairs")).mark_bar().encode(
         x=alt.X("i:O", title=PAIR_AXIS, axis=alt.Axis(labelAngle=0, values=list(range(0, n, step)))),
-        y=alt.Y("r:Q", scale=alt.Scale(type="log"), title=f"turns within L_train = {res.L_train:,} tokens"),
+        y=alt.Y("r:Q", scale=alt.Scale(type="log"), title=f"turns within L_train = {L_train:,} tokens"),
         y2=alt.Y2("floor"),
         color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
                         scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], FOCUS]),
@@ -126,9 +140,6 @@ def rotations_figure(res: StretchDemo, height: int = 300) -> Figure:
     text = alt.Chart(spec.named("one")).mark_text(align="right", baseline="top", dy=4, color=REFERENCE,
                                                   fontSize=12).encode(
         y=alt.Y("y:Q"), x=alt.X("i:O"), text=alt.Text("label:N"))  # under the rule, over the last (short) bars
-    slow_i = np.flatnonzero(slow)
-    reach = spec.columns(i=slow_i, reach=r[slow_i] * res.s, r=r[slow_i], Lnew=np.full(slow_i.size, res.L_new),
-                         label=["at s·L_train" if k == 0 else "" for k in range(slow_i.size)])
     ticks = alt.Chart(spec.named("reach")).mark_tick(color=FOCUS, thickness=3).encode(
         x=alt.X("i:O"), y=alt.Y("reach:Q"),
         tooltip=[_tip("i", "pair i (0-based)"), _tip("r", "turns within L_train", fmt=",.3g"),
@@ -136,14 +147,8 @@ def rotations_figure(res: StretchDemo, height: int = 300) -> Figure:
     tick_text = alt.Chart(spec.named("reach")).mark_text(align="left", dx=-4, dy=-10, color=FOCUS,
                                                          fontSize=12).encode(
         x=alt.X("i:O"), y=alt.Y("reach:Q"), text=alt.Text("label:N"))
-    chart = alt.layer(bars, one, text, ticks, tick_text, title="Turns each pair makes in training",
-                      height=height)
-    n_slow = int(slow.sum())
-    take = (f"{n_slow} of {n} pairs (pairs {int(np.argmax(slow))} to {n - 1}) never finish one turn, so training "
-            "showed them only part of the circle" if n_slow else "every pair finishes at least one turn")
-    data = {"pairs": pairs, "one": spec.columns(i=[n - 1], y=[1.0], label=["one full turn"]), "reach": reach}
-    return spec.figure(chart, data, description=f"Turns per pair within {res.L_train:,} tokens: {take}"
-                                                + ("; the ticks show how far they turn at s·L_train." if n_slow else "."))
+    return alt.layer(bars, one, text, ticks, tick_text, title="Turns each pair makes in training",
+                     height=height)
 
 
 def _method_table(res: StretchDemo):
@@ -189,30 +194,33 @@ def _pick() -> alt.Parameter:
 def wavelength_figure(res: StretchDemo, height: int = 320) -> Figure:
     """Per-pair wavelength before and after each method (log scale), rules at L_train and s·L_train; a menu in
     the chart highlights one method."""
-    pick = _pick()
     wl = {m: 2 * np.pi / np.asarray(res.frequencies[m], dtype=float) for m in METHODS}
     xs = np.arange(res.theta.size, dtype=float)
     labels = _label_table(direct_labels(xs, wl), METHODS, "i", "wl", "m", xs)
-    y = alt.Y("wl:Q", scale=alt.Scale(type="log"), title="wavelength (tokens per turn, log)")
     rules = spec.columns(y=[float(res.L_train), float(res.L_new)],
                          label=[f"L_train = {res.L_train:,}", f"s·L_train = {res.L_new:,}"])
-    rule = alt.Chart(spec.named("rules")).mark_rule(color=REFERENCE, strokeDash=[2, 3]).encode(
-        y=alt.Y("y:Q"), tooltip=[_tip("label", "line", "nominal")])
-    rule_text = alt.Chart(spec.named("rules")).mark_text(align="left", dx=4, dy=-7, fontSize=12,
-                                                         color=REFERENCE).encode(
-        y=alt.Y("y:Q"), x=alt.value(4), text=alt.Text("label:N"))
-    chart = alt.layer(*_method_layers(y, "wl", pick, 14), rule, rule_text,
-                      title="Wavelength per pair, before and after", height=height)
     worst = int(res.unseen["RoPE as trained"].sum())
-    return spec.figure(chart, {"methods": _method_table(res), "labels": labels, "rules": rules},
+    return spec.figure(_wavelength_layout(height), {"methods": _method_table(res), "labels": labels, "rules": rules},
                        description="Wavelength per pair for RoPE as trained, PI, NTK-aware, dynamic NTK and YaRN: "
                                    f"unchanged RoPE leaves {worst} slow pairs with wavelengths past L_train; the "
                                    "methods stretch the slow pairs' wavelengths.")
 
 
+@layout
+def _wavelength_layout(height: int) -> alt.LayerChart:
+    pick = _pick()
+    y = alt.Y("wl:Q", scale=alt.Scale(type="log"), title="wavelength (tokens per turn, log)")
+    rule = alt.Chart(spec.named("rules")).mark_rule(color=REFERENCE, strokeDash=[2, 3]).encode(
+        y=alt.Y("y:Q"), tooltip=[_tip("label", "line", "nominal")])
+    rule_text = alt.Chart(spec.named("rules")).mark_text(align="left", dx=4, dy=-7, fontSize=12,
+                                                         color=REFERENCE).encode(
+        y=alt.Y("y:Q"), x=alt.value(4), text=alt.Text("label:N"))
+    return alt.layer(*_method_layers(y, "wl", pick, 14), rule, rule_text,
+                     title="Wavelength per pair, before and after", height=height)
+
+
 def ratio_figure(res: StretchDemo, height: int = 300) -> Figure:
     """θ'_i / θ_i per pair and method (log scale: 1 = untouched, 1/s = slowed by s); YaRN's ramp shaded."""
-    pick = _pick()
     n = res.theta.size
     ratio = {m: np.asarray(res.frequencies[m], dtype=float) / res.theta for m in METHODS}
     xs = np.arange(n, dtype=float)
@@ -224,17 +232,27 @@ def ratio_figure(res: StretchDemo, height: int = 300) -> Figure:
     lowest = min(lo_r, 1.0 / max(res.s, 1)) / 1.6
     depth = int(np.floor(-np.log2(lowest)))  # powers of two down to the lowest ratio, at most 8 ticks
     ticks = [2.0 ** -k for k in range(0, depth + 1, max(1, -(-(depth + 1) // 8)))]
-    y = alt.Y("ratio:Q", scale=alt.Scale(type="log", nice=False), title="new frequency ÷ old (log)",
-              axis=alt.Axis(values=ticks, format=".3~g"))
-    shade = alt.Chart(spec.named("band")).mark_rect(color=REFERENCE, opacity=0.1).encode(
-        x=alt.X("start:Q"), x2=alt.X2("end"), tooltip=[_tip("label", "band", "nominal")])
-    ends = alt.Chart(spec.named("extent")).mark_point(opacity=0).encode(y=alt.Y("y:Q"))
-    chart = alt.layer(shade, ends, *_method_layers(y, "ratio", pick, -9),
-                      title="Slow-down per pair (1 = untouched)", height=height)
-    return spec.figure(chart, {"methods": _method_table(res), "labels": labels, "band": band, "extent": extent},
+    return spec.figure(_ratio_layout(ticks, height),
+                       {"methods": _method_table(res), "labels": labels, "band": band, "extent": extent},
                        description=f"New frequency over old per pair at s = {res.s}: PI divides every pair by s, "
                                    "NTK-aware leaves the fastest pair alone, YaRN keeps the fast pairs and divides "
                                    "the slow ones by s.")
+
+
+@layout
+def _ratio_layout(ticks: Sequence[float], height: int) -> alt.LayerChart:
+    """``ticks``: the y axis' tick values (powers of two down to the lowest ratio shown)."""
+    pick = _pick()
+    y = alt.Y("ratio:Q", scale=alt.Scale(type="log", nice=False), title="new frequency ÷ old (log)",
+              axis=alt.Axis(values=list(ticks), format=".3~g"))
+    shade = alt.Chart(spec.named("band")).mark_rect(color=REFERENCE, opacity=0.1).encode(
+        x=alt.X("start:Q"), x2=alt.X2("end"), tooltip=[_tip("label", "band", "nominal")])
+    ends = alt.Chart(spec.named("extent")).mark_point(opacity=0).encode(y=alt.Y("y:Q"))
+    return alt.layer(shade, ends, *_method_layers(y, "ratio", pick, -9),
+                     title="Slow-down per pair (1 = untouched)", height=height)
+
+
+RAMP_KINDS = ("keeps θ_i", "blends", "divides θ_i by s")
 
 
 def ramp_figure(res: StretchDemo, height: int = 300) -> Figure:
@@ -242,8 +260,16 @@ def ramp_figure(res: StretchDemo, height: int = 300) -> Figure:
     g = np.asarray(res.ramp, dtype=float)
     n = g.size
     what = np.where(g == 0, 0, np.where(g == 1, 2, 1))
-    names = ("keeps θ_i", "blends", "divides θ_i by s")
     ends = [(x, f"{name} = {x}") for x, name in ((res.low, "low"), (res.high, "high")) if x <= n - 1]
+    data = {"ramp": spec.columns(i=np.arange(n), g=g, what=spec.categories(what, RAMP_KINDS)),
+            "ends": spec.columns(x=np.array([e[0] for e in ends], dtype=float), label=[e[1] for e in ends])}
+    return spec.figure(_ramp_layout(n, height), data,
+                       description=f"YaRN's ramp: pairs up to {res.low} keep their frequency, pairs "
+                                   f"from {res.high} on are divided by s, the ones between are blended.")
+
+
+@layout
+def _ramp_layout(n: int, height: int) -> alt.LayerChart:
     colour = METHOD_COLOURS["YaRN"]
     x = alt.X("i:Q", title=PAIR_AXIS, scale=alt.Scale(domain=[0, n - 1]), axis=alt.Axis(format="d", tickMinStep=1))
     line = alt.Chart(spec.named("ramp")).mark_line(color=colour, point=alt.OverlayMarkDef(
@@ -256,21 +282,31 @@ def ramp_figure(res: StretchDemo, height: int = 300) -> Figure:
     text = alt.Chart(spec.named("ends")).mark_text(align="left", baseline="top", dx=4, dy=4, fontSize=12,
                                                    color=REFERENCE).encode(
         x=alt.X("x:Q"), y=alt.value(0), text=alt.Text("label:N"))
-    chart = alt.layer(line, rule, text, title="YaRN's ramp", height=height)
-    data = {"ramp": spec.columns(i=np.arange(n), g=g, what=spec.categories(what, names)),
-            "ends": spec.columns(x=np.array([e[0] for e in ends], dtype=float), label=[e[1] for e in ends])}
-    return spec.figure(chart, data, description=f"YaRN's ramp: pairs up to {res.low} keep their frequency, pairs "
-                                                f"from {res.high} on are divided by s, the ones between are blended.")
+    return alt.layer(line, rule, text, title="YaRN's ramp", height=height)
 
 
 # ---------------------------------------------------------------------------------------------- ALiBi
+def _slope_series(base_heads: int) -> tuple[str, str]:
+    return (f"the {base_heads}-head series", f"odd terms of the {2 * base_heads}-head series")
+
+
 def slopes_figure(slopes: np.ndarray, base_heads: int, height: int = 240) -> Figure:
     """Bars: the ALiBi slope m_h of every head (log₂ scale); heads past the largest power of two come from the
     next series (outlined, lighter fill, and named in the legend)."""
     m = np.asarray(slopes, dtype=float)
     H = m.size
-    names = (f"the {base_heads}-head series", f"odd terms of the {2 * base_heads}-head series")
     src = (np.arange(H) >= base_heads).astype(int)
+    data = {"slopes": spec.columns(h=np.arange(1, H + 1), m=m, l2=np.log2(m), floor=np.full(H, float(m.min()) / 2),
+                                   src=spec.categories(src, _slope_series(base_heads)))}
+    return spec.figure(_slopes_layout(H, base_heads, height), data,
+                       description=f"ALiBi slopes for {H} heads: from {m.max():.3g} down to "
+                                   f"{m.min():.3g}, each head halving (or less) the one before.")
+
+
+@layout
+def _slopes_layout(H: int, base_heads: int, height: int) -> alt.LayerChart:
+    """``H`` heads, the first ``base_heads`` from the power-of-two series."""
+    names = _slope_series(base_heads)
     used = [names[0]] if H == base_heads else list(names)
     colour = alt.Color("src:N", title=None, sort=used, scale=spec.series_scale(used))
     x = alt.X("h:O", title="head h (1-based)", axis=alt.Axis(labelAngle=0))
@@ -284,11 +320,7 @@ def slopes_figure(slopes: np.ndarray, base_heads: int, height: int = 240) -> Fig
                  _tip("src", "from", "nominal")])
     text = alt.Chart(spec.named("slopes")).mark_text(dy=-7, fontSize=11).encode(
         x=x, y=alt.Y("m:Q"), text=alt.Text("m:Q", format=".3g"))
-    chart = alt.layer(bars, text, title=f"ALiBi slopes for {H} heads", height=height)
-    data = {"slopes": spec.columns(h=np.arange(1, H + 1), m=m, l2=np.log2(m), floor=np.full(H, float(m.min()) / 2),
-                                   src=spec.categories(src, names))}
-    return spec.figure(chart, data, description=f"ALiBi slopes for {H} heads: from {m.max():.3g} down to "
-                                                f"{m.min():.3g}, each head halving (or less) the one before.")
+    return alt.layer(bars, text, title=f"ALiBi slopes for {H} heads", height=height)
 
 
 def alibi_heads_to_show(n_heads: int, n_tokens: int, budget: int = spec.MAX_MARKS) -> list[int]:
@@ -321,8 +353,20 @@ def alibi_figure(al: AlibiDemo, heads: list[int]) -> Figure:
         marks = spec.columns(i=np.array([al.query] * 2), j=np.array(al.copies))
     else:
         marks = spec.columns(i=np.array([], dtype=int), j=np.array([], dtype=int))
+    return spec.figure(_alibi_layout(labels, options), {"cells": cells, "words": words, "copies": marks},
+                       description="Attention weights with ALiBi on the sidebar's sentence: the bias lowers the "
+                                   "weight of far keys, so two copies of a word get different weights.")
+
+
+@layout
+def _alibi_layout(labels: Sequence[str], options: Sequence[str]) -> alt.LayerChart:
+    """A causal heatmap over the words ``labels``; the menu picks one of ``options`` (the heads shown, then no
+    ALiBi) by its index."""
+    n = len(labels)
+    labels = list(labels)
+    k = len(options)
     pick = alt.param(name="alibi_head", value=0,
-                     bind=alt.binding_select(options=list(range(k)), labels=options, name="Head "))
+                     bind=alt.binding_select(options=list(range(k)), labels=list(options), name="Head "))
     look = alt.LookupData(data=spec.named("words"), key="k", fields=["w"])
     x = alt.X("key:N", sort=labels, title="key j (word, 1-based)",
               axis=alt.Axis(labelAngle=-45 if n > 6 else 0, labelOverlap=True))
@@ -349,11 +393,7 @@ def alibi_figure(al: AlibiDemo, heads: list[int]) -> Figure:
     layers.append(looked(alt.Chart(spec.named("copies"))).mark_rect(
         fill=None, stroke=FOCUS, strokeWidth=3).encode(x=x, y=y))
     height = int(min(420, max(180, 30 * n)))
-    chart = alt.layer(*layers, title="Attention weights with ALiBi",
-                      height=height)
-    return spec.figure(chart, {"cells": cells, "words": words, "copies": marks},
-                       description="Attention weights with ALiBi on the sidebar's sentence: the bias lowers the "
-                                   "weight of far keys, so two copies of a word get different weights.")
+    return alt.layer(*layers, title="Attention weights with ALiBi", height=height)
 
 
 # ---------------------------------------------------------------------------------------------- decay
@@ -362,22 +402,42 @@ GAP_AXIS = "gap Δ = m − n (tokens)"
 
 def bound_figure(dec: DecayDemo, height: int = 300) -> Figure:
     """RoFormer's relative upper bound B(Δ) against the gap, in its own units (B(0) = (d/2 + 1)/2)."""
-    line = alt.Chart(spec.named("bound")).mark_line(color=REFERENCE, strokeWidth=1.8).encode(
-        x=alt.X("x:Q", title=GAP_AXIS), y=alt.Y("b:Q", title="B(Δ)", scale=alt.Scale(zero=True)),
-        tooltip=[_tip("x", "gap Δ"), _tip("b", "B(Δ)", fmt=".4f"), _tip("rel", "B(Δ) / B(0)", fmt=".4f")])
     data = {"bound": spec.columns(x=dec.deltas, b=dec.bound, rel=dec.bound_rel)}
-    return spec.figure(line.properties(title="RoFormer's bound B(Δ)", height=height), data,
+    return spec.figure(_bound_layout(height), data,
                        description=f"RoFormer's bound B(Δ): it falls from {dec.b0:g} at Δ = 0 to "
                                    f"{dec.bound[-1]:.3g} at Δ = {dec.deltas[-1]:g}, rising again at {dec.rises} "
                                    "of the steps.")
 
 
+@layout
+def _bound_layout(height: int) -> alt.Chart:
+    line = alt.Chart(spec.named("bound")).mark_line(color=REFERENCE, strokeWidth=1.8).encode(
+        x=alt.X("x:Q", title=GAP_AXIS), y=alt.Y("b:Q", title="B(Δ)", scale=alt.Scale(zero=True)),
+        tooltip=[_tip("x", "gap Δ"), _tip("b", "B(Δ)", fmt=".4f"), _tip("rel", "B(Δ) / B(0)", fmt=".4f")])
+    return line.properties(title="RoFormer's bound B(Δ)", height=height)
+
+
+def _score_curves(n_samples: int) -> tuple[str, str]:
+    return (f"mean over {n_samples} (q, k)", "one random (q, k)")
+
+
 def score_figure(dec: DecayDemo, height: int = 300) -> Figure:
     """The actual RoPE score ÷ d against the gap: mean over the samples, its middle 90 %, and one random pair."""
-    names = (f"mean over {dec.n_samples} (q, k)", "one random (q, k)")
+    names = _score_curves(dec.n_samples)
     n = dec.deltas.size
     curves = spec.columns(x=np.tile(dec.deltas, 2), v=np.concatenate([dec.mean, dec.single]),
                           curve=spec.categories(np.repeat([0, 1], n), names))
+    data = {"band": spec.columns(x=dec.deltas, lo=dec.p05, hi=dec.p95), "curves": curves,
+            "zero": spec.columns(y=[0.0])}
+    return spec.figure(_score_layout(dec.n_samples, height), data,
+                       description=f"The RoPE score divided by d: its mean falls from "
+                                   f"{dec.mean[0]:.2f} at Δ = 0 to about {dec.late_mean:.2f} far away, "
+                                   "while single pairs scatter widely around it.")
+
+
+@layout
+def _score_layout(n_samples: int, height: int) -> alt.LayerChart:
+    names = _score_curves(n_samples)
     band = alt.Chart(spec.named("band")).mark_area(opacity=0.18, color=SERIES[0]).encode(
         x=alt.X("x:Q", title=GAP_AXIS), y=alt.Y("lo:Q", title="score ÷ d"), y2=alt.Y2("hi"),
         tooltip=[_tip("x", "gap Δ"), _tip("lo", "5th percentile", fmt=".3f"), _tip("hi", "95th percentile", fmt=".3f")])
@@ -387,12 +447,7 @@ def score_figure(dec: DecayDemo, height: int = 300) -> Figure:
         x=alt.X("x:Q"), y=alt.Y("v:Q"), color=enc["color"], strokeDash=enc["strokeDash"],
         strokeWidth=alt.StrokeWidth("curve:N", scale=alt.Scale(domain=list(names), range=[2.2, 1.0]), legend=None),
         tooltip=[_tip("curve", "curve", "nominal"), _tip("x", "gap Δ"), _tip("v", "score ÷ d", fmt=".4f")])
-    chart = alt.layer(band, zero, lines, title="The actual score ÷ d", height=height)
-    data = {"band": spec.columns(x=dec.deltas, lo=dec.p05, hi=dec.p95), "curves": curves,
-            "zero": spec.columns(y=[0.0])}
-    return spec.figure(chart, data, description=f"The RoPE score divided by d: its mean falls from "
-                                                f"{dec.mean[0]:.2f} at Δ = 0 to about {dec.late_mean:.2f} far away, "
-                                                "while single pairs scatter widely around it.")
+    return alt.layer(band, zero, lines, title="The actual score ÷ d", height=height)
 
 
 # ---------------------------------------------------------------------------------------------- precision
@@ -400,30 +455,40 @@ def _log_x(field: str, title: str) -> alt.X:
     return alt.X(f"{field}:Q", title=title, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s"))
 
 
-def _probe_layers(probe: int, what: str, bottom: int | None = None) -> tuple[list, dict]:
-    """A FOCUS rule at the probed position, labelled at the top of the plot (or at ``bottom``, the plot height)."""
+def _probe_layers(bottom: int | None = None) -> list:
+    """A FOCUS rule at the probed position (dataset "probe", from ``_probe_data``), labelled at the top of the
+    plot (or at ``bottom``, the plot height)."""
     rule = alt.Chart(spec.named("probe")).mark_rule(color=FOCUS, strokeDash=[4, 3]).encode(
         x=alt.X("x:Q"), tooltip=[_tip("label", "line", "nominal")])
     text = alt.Chart(spec.named("probe")).mark_text(
         align="right", baseline="top" if bottom is None else "bottom", dx=-4, dy=4 if bottom is None else -4,
         color=FOCUS, fontSize=12).encode(x=alt.X("x:Q"), y=alt.value(0 if bottom is None else bottom),
                                          text=alt.Text("label:N"))
-    return [rule, text], {"probe": spec.columns(x=[float(probe)], label=[f"{what} = {probe:,}"])}
+    return [rule, text]
+
+
+def _probe_data(probe: int, what: str) -> dict:
+    return {"probe": spec.columns(x=[float(probe)], label=[f"{what} = {probe:,}"])}
 
 
 def angle_error_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
     """The worst float32 angle error over the pairs against the position, both on log scales."""
+    data = _probe_data(pr.probe, "p")
+    data["angle"] = spec.columns(p=pr.positions, e=pr.angle_error)
+    return spec.figure(_angle_error_layout(height), data,
+                       description=f"float32 angle error against the position: it grows with p and "
+                                   f"reaches {pr.probe_angle_error:.3g} rad at p = {pr.probe:,}.")
+
+
+@layout
+def _angle_error_layout(height: int) -> alt.LayerChart:
     colour = DTYPE_COLOURS["float32"]
     line = alt.Chart(spec.named("angle")).mark_line(color=colour, point=alt.OverlayMarkDef(
         size=14, color=colour, shape=spec.SHAPES[1], filled=True)).encode(
         x=_log_x("p", "position p (counted from 0, as RoPE code does)"),
         y=alt.Y("e:Q", title="largest angle error (rad)", scale=alt.Scale(type="log"), axis=alt.Axis(format="~e")),
         tooltip=[_tip("p", "position p", fmt=","), _tip("e", "angle error (rad)", fmt=".3g")])
-    probe, data = _probe_layers(pr.probe, "p")
-    data["angle"] = spec.columns(p=pr.positions, e=pr.angle_error)
-    chart = alt.layer(line, *probe, title="float32 angle error, worst pair", height=height)
-    return spec.figure(chart, data, description=f"float32 angle error against the position: it grows with p and "
-                                                f"reaches {pr.probe_angle_error:.3g} rad at p = {pr.probe:,}.")
+    return alt.layer(line, *_probe_layers(), title="float32 angle error, worst pair", height=height)
 
 
 PAIR_KINDS = ("the worst pair", "the other pairs")
@@ -437,22 +502,28 @@ def pair_error_figure(pr: PrecisionDemo, height: int = 260) -> Figure:
     theta_half_step = np.spacing(np.asarray(e.angle / max(pr.probe, 1), dtype=np.float32)).astype(float) / 2
     allowed = e.spacing / 2 + pr.probe * theta_half_step
     kind = np.where(np.arange(n) == worst, 0, 1)
+    data = {"pairs": spec.columns(i=np.arange(n), e=e.error, angle=e.angle, tp=e.theta_part, pp=e.product_part,
+                                  sp=e.spacing, cap=allowed, kind=spec.categories(kind, PAIR_KINDS))}
+    return spec.figure(_pair_error_layout(n, pr.probe, height), data,
+                       description=f"float32 angle error per pair at p = {pr.probe:,}: pair {worst} "
+                                   f"is off by {e.error[worst]:.3g} rad, the slow pairs by almost "
+                                   "nothing.")
+
+
+@layout
+def _pair_error_layout(n: int, probe: int, height: int) -> alt.LayerChart:
+    """``n`` pairs, the errors taken at position ``probe`` (named in the titles)."""
     enc = spec.series("kind", PAIR_KINDS, title=None, colours=(FOCUS, DTYPE_COLOURS["float32"]))
     x = alt.X("i:O", title=PAIR_AXIS, axis=alt.Axis(labelAngle=0, values=list(range(0, n, max(1, n // 16)))))
     bars = alt.Chart(spec.named("pairs")).mark_bar().encode(
-        x=x, y=alt.Y("e:Q", title=f"angle error at p = {pr.probe:,} (rad)"), color=enc["color"],
+        x=x, y=alt.Y("e:Q", title=f"angle error at p = {probe:,} (rad)"), color=enc["color"],
         tooltip=[_tip("i", "pair i (0-based)"), _tip("angle", "p·θ_i (rad)", fmt=",.1f"),
                  _tip("e", "float32 error (rad)", fmt=".3g"), _tip("tp", "from storing θ_i", fmt=".3g"),
                  _tip("pp", "from rounding the product", fmt=".3g"),
                  _tip("sp", "float32 step at p·θ_i", fmt=".3g"), _tip("cap", "largest possible", fmt=".3g")])
     cap = alt.Chart(spec.named("pairs")).mark_tick(color=REFERENCE, thickness=2).encode(
         x=x, y=alt.Y("cap:Q"), tooltip=[_tip("i", "pair i (0-based)"), _tip("cap", "largest possible error", fmt=".3g")])
-    chart = alt.layer(bars, cap, title=f"float32 error per pair at p = {pr.probe:,}", height=height)
-    data = {"pairs": spec.columns(i=np.arange(n), e=e.error, angle=e.angle, tp=e.theta_part, pp=e.product_part,
-                                  sp=e.spacing, cap=allowed, kind=spec.categories(kind, PAIR_KINDS))}
-    return spec.figure(chart, data, description=f"float32 angle error per pair at p = {pr.probe:,}: pair {worst} "
-                                                f"is off by {e.error[worst]:.3g} rad, the slow pairs by almost "
-                                                "nothing.")
+    return alt.layer(bars, cap, title=f"float32 error per pair at p = {probe:,}", height=height)
 
 
 def offset_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
@@ -465,6 +536,19 @@ def offset_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
                          f=spec.categories(np.repeat(np.arange(k), pos.size), names))
     labels = _label_table(direct_labels(pos, {t: pr.offset_error[t] for t in names}, window=(0.4, 0.9)),
                           names, "m", "e", "f", pos, log_x=True)
+    data = _probe_data(pr.probe, "m")
+    data.update(drift=drift, labels=labels)
+    return spec.figure(_offset_layout(names, pr.gap, height), data,
+                       description=f"Score drift of a pair {pr.gap} apart moved to position m: float64 "
+                                   f"stays near {pr.probe_offset['float64']:.1g}, float32 reaches "
+                                   f"{pr.probe_offset['float32']:.2g} and bfloat16 "
+                                   f"{pr.probe_offset['bfloat16']:.2g} at m = {pr.probe:,}.")
+
+
+@layout
+def _offset_layout(names: Sequence[str], gap: int, height: int) -> alt.LayerChart:
+    """One line per number format in ``names``; ``gap`` is named in the title."""
+    names = list(names)
     enc = spec.series("f", names, title=None, colours=[DTYPE_COLOURS[t] for t in names])
     x = _log_x("m", "start position m (counted from 0)")
     y = alt.Y("e:Q", title="|score(m, m+g) − score(0, g)|", scale=alt.Scale(type="log"), axis=alt.Axis(format="~e"))
@@ -472,14 +556,8 @@ def offset_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], shape=enc["shape"],
         tooltip=[_tip("f", "format", "nominal"), _tip("m", "start m", fmt=","), _tip("e", "score drift", fmt=".3g")])
     text = _label_layers(alt.X("m:Q"), alt.Y("e:Q"), "f", names, [DTYPE_COLOURS[t] for t in names], -10)
-    probe, data = _probe_layers(pr.probe, "m", bottom=height)
-    data.update(drift=drift, labels=labels)
-    chart = alt.layer(lines, *text, *probe, title=f"Same gap g = {pr.gap}, moved to m: score drift",
-                      height=height)
-    return spec.figure(chart, data, description=f"Score drift of a pair {pr.gap} apart moved to position m: float64 "
-                                                f"stays near {pr.probe_offset['float64']:.1g}, float32 reaches "
-                                                f"{pr.probe_offset['float32']:.2g} and bfloat16 "
-                                                f"{pr.probe_offset['bfloat16']:.2g} at m = {pr.probe:,}.")
+    return alt.layer(lines, *text, *_probe_layers(bottom=height),
+                     title=f"Same gap g = {gap}, moved to m: score drift", height=height)
 
 
 BF16_KINDS = ("stored exactly", "collapsed onto a neighbour")
@@ -490,8 +568,19 @@ def bf16_figure(win: Bf16Positions, height: int = 280) -> Figure:
     p = np.asarray(win.positions, dtype=float)
     s = np.asarray(win.stored, dtype=float)
     kept = np.where(s == p, 0, 1)
+    ends = [float(p.min()), float(p.max())]
+    data = {"bf16": spec.columns(p=p, s=s, off=s - p, kept=spec.categories(kept, BF16_KINDS)),
+            "diag": spec.columns(p=ends, s=ends)}
+    return spec.figure(_bf16_layout(ends[0], ends[1], height), data,
+                       description=f"Positions {int(p.min())} to {int(p.max())} stored in bfloat16: "
+                                   f"only {win.distinct} of {p.size} stay distinct.")
+
+
+@layout
+def _bf16_layout(first: float, last: float, height: int) -> alt.LayerChart:
+    """Positions ``first`` to ``last`` (the x domain reaches half a position past each)."""
     x = alt.X("p:Q", title="exact position (as stored by code, from 0)",
-              scale=alt.Scale(domain=[float(p.min()) - 0.5, float(p.max()) + 0.5]),
+              scale=alt.Scale(domain=[first - 0.5, last + 0.5]),
               axis=alt.Axis(tickMinStep=1, format="d"))
     diag = alt.Chart(spec.named("diag")).mark_line(color=REFERENCE, strokeDash=[4, 3]).encode(x=x, y=alt.Y("s:Q"))
     enc = spec.series("kept", BF16_KINDS, title=None, colours=(SERIES[0], FOCUS))
@@ -501,9 +590,4 @@ def bf16_figure(win: Bf16Positions, height: int = 280) -> Figure:
         color=enc["color"], shape=enc["shape"],
         tooltip=[_tip("p", "exact position", fmt="d"), _tip("s", "stored in bf16", fmt="d"),
                  _tip("off", "off by", fmt="+d"), _tip("kept", "kept?", "nominal")])
-    chart = alt.layer(diag, pts, title="Positions stored in bfloat16", height=height)
-    ends = [float(p.min()), float(p.max())]
-    data = {"bf16": spec.columns(p=p, s=s, off=s - p, kept=spec.categories(kept, BF16_KINDS)),
-            "diag": spec.columns(p=ends, s=ends)}
-    return spec.figure(chart, data, description=f"Positions {int(p.min())} to {int(p.max())} stored in bfloat16: "
-                                                f"only {win.distinct} of {p.size} stay distinct.")
+    return alt.layer(diag, pts, title="Positions stored in bfloat16", height=height)
