@@ -35,9 +35,21 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
                         copy=spec.categories(k, copy_names), weight=w,
                         label=[f"{copy_names[j]}\n{v:.3f}" for j, v in zip(k, w)])
     queries = spec.columns(query=np.arange(1, n + 1), text=[f"query: {lab}" for lab in labels])
-    pick = alt.param(name="query", value=int(query) + 1,
-                     bind=alt.binding_range(min=1, max=n, step=1, name="query word (its position) "))
     top = float(w.max()) * 1.3 if rows else 1.0
+    word = f"“{copy_word}”" if copy_word else "the repeated word"
+    chart = _copy_weights_layout(names, n, copy_names, int(query) + 1, top, word)
+    return spec.figure(chart, {"main": main, "queries": queries}, description=(
+        f"Weights on the copies of {word} at positions {', '.join(copy_names)} for each scheme: equal with no "
+        "positions, different once positions are given."))
+
+
+@spec.layout
+def _copy_weights_layout(names: Sequence[str], n: int, copy_names: Sequence[str], query: int, top: float,
+                         word: str) -> alt.LayerChart:
+    """Per scheme, the bars of the copies ``copy_names`` for the query (1 … n) picked by the in-chart slider
+    (``query`` at first), on a weight axis up to ``top``; the picked query written in the corner."""
+    pick = alt.param(name="query", value=query,
+                     bind=alt.binding_range(min=1, max=n, step=1, name="query word (its position) "))
     x = alt.X(field="scheme", type="nominal", sort=names, title="positions given to attention",
               axis=alt.Axis(labelAngle=0, labelLimit=160))
     y = alt.Y(field="weight", type="quantitative", title="attention weight", scale=alt.Scale(domain=[0, top]))
@@ -60,13 +72,9 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
                                                      fontSize=13, color=spec.TEXT)
            .encode(x=alt.value(4), y=alt.value(4), text=alt.Text(field="text", type="nominal"))
            .transform_filter(chosen))
-    word = f"“{copy_word}”" if copy_word else "the repeated word"
-    chart = alt.layer(bars, text, who).properties(height=HEIGHT, title=alt.TitleParams(
+    return alt.layer(bars, text, who).properties(height=HEIGHT, title=alt.TitleParams(
         f"Weights on the copies of {word}",
         subtitle="Each bar: (its position) and weight. Equal bars: a tie."))
-    return spec.figure(chart, {"main": main, "queries": queries}, description=(
-        f"Weights on the copies of {word} at positions {', '.join(copy_names)} for each scheme: equal with no "
-        "positions, different once positions are given."))
 
 
 SENTENCES = ("original sentence X", "scrambled sentence PX")
@@ -92,9 +100,20 @@ def scramble_weights(original: Mapping[str, np.ndarray], scrambled: Mapping[str,
         slot=np.tile(np.concatenate([np.arange(1, n + 1), slot_of + 1]), len(names)),
         weight=np.concatenate(w),
     )
+    return spec.figure(_scramble_weights_layout(names, labels, query_label, scheme), {"main": main}, description=(
+        f"Weights from {query_label} on every word, original and scrambled: equal pairs with no positions, "
+        "unequal once the words' positions count."))
+
+
+@spec.layout
+def _scramble_weights_layout(names: Sequence[str], labels: Sequence[str], query_label: str,
+                             scheme: str) -> alt.Chart:
+    """Pairs of bars (X, PX) per key word ``labels``, for the scheme picked by the in-chart radio (``scheme`` at
+    first)."""
+    n = len(labels)
     pick = alt.param(name="scheme", value=scheme, bind=alt.binding_radio(options=names, name="Positions: "))
     enc = spec.series("sentence", SENTENCES, title=None)
-    chart = (
+    return (
         alt.Chart(spec.named("main")).mark_bar()
         .encode(
             x=alt.X(field="key", type="nominal", sort=labels, title="key word (its position in X)",
@@ -118,6 +137,3 @@ def scramble_weights(original: Mapping[str, np.ndarray], scrambled: Mapping[str,
             f"Weights from {query_label}, X and PX",
             subtitle="Each pair of bars is one word. Equal pairs: same weight wherever it sits."))
     )
-    return spec.figure(chart, {"main": main}, description=(
-        f"Weights from {query_label} on every word, original and scrambled: equal pairs with no positions, "
-        "unequal once the words' positions count."))

@@ -9,6 +9,7 @@ chapter.
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import altair as alt
 import numpy as np
@@ -16,7 +17,11 @@ import pandas as pd
 
 from ..core import block_average
 from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, check_marks, columns, figure,
-                   named, series, word_labels)
+                   layout, named, series, word_labels)
+
+TERMS = ["content score q·k (spread)", "index × a query coordinate ≈ 1", "index in q and k: p × p"]
+SCORES = ["words only", "with the index"]  # the weights heat map's two score matrices (a radio in the chart)
+MEASURES = ["rank correlation ρ", "share of score spread R²"]
 
 
 def _heat_height(n: int) -> int:
@@ -33,6 +38,14 @@ def coordinate_bars(x: np.ndarray, position: int, word: str) -> Figure:
     names = [f"the word's own {d} coordinates", "the index coordinate p"]
     data = columns(coordinate=np.arange(1, d + 2), value=np.r_[x, float(position)], kind=categories(kind, names))
     label = columns(coordinate=[d + 1], value=[float(position)], text=[f"p = {position:,}"])
+    return figure(_coordinate_bars_layout(d, position, names), {"coords": data, "label": label}, description=(
+        f"The vector of “{word}” at position {position:,} with the raw index appended: its {d} own coordinates "
+        f"are of size about 1 and hardly show beside the index coordinate, {position:,}."))
+
+
+@layout
+def _coordinate_bars_layout(d: int, position: int, names: Sequence[str]) -> alt.LayerChart:
+    """Bars of the d word coordinates and the index coordinate (series ``names``), the index labelled."""
     enc_x = alt.X("coordinate:Q", title=f"coordinate of x′ (1 … {d}: the word; {d + 1}: the index)",
                   scale=alt.Scale(domain=[0.5, d + 1.5], nice=False), axis=alt.Axis(format="d", tickMinStep=1))
     enc_y = alt.Y("value:Q", title="value of the coordinate")
@@ -43,32 +56,34 @@ def coordinate_bars(x: np.ndarray, position: int, word: str) -> Figure:
         tooltip=[alt.Tooltip("coordinate:Q"), alt.Tooltip("value:Q", format=",.3f"), alt.Tooltip("kind:N", title="what")])
     text = alt.Chart(named("label")).mark_text(align="right", dx=-8, dy=10, color=FOCUS, fontSize=13,
                                                fontWeight="bold").encode(x=enc_x, y=enc_y, text="text:N")
-    chart = alt.layer(bars, text).properties(height=190, title=f"x′ = [x ; p] at position {position:,}")
-    return figure(chart, {"coords": data, "label": label}, description=(
-        f"The vector of “{word}” at position {position:,} with the raw index appended: its {d} own coordinates "
-        f"are of size about 1 and hardly show beside the index coordinate, {position:,}."))
+    return alt.layer(bars, text).properties(height=190, title=f"x′ = [x ; p] at position {position:,}")
 
 
 def score_terms(content_score: float, one_side: float, both_sides: float, position: int, d: int) -> Figure:
     """The size of each part of a score on one log axis: the content score (spread ≈ √d), the index meeting a
     query coordinate of size ≈ 1 (≈ p, the chapter's number), the index in both q and k (p²)."""
-    names = ["content score q·k (spread)", "index × a query coordinate ≈ 1", "index in q and k: p × p"]
     values = [content_score, one_side, both_sides]
-    data = columns(part=categories(np.arange(3), names), size=values, base=[1.0, 1.0, 1.0],
+    data = columns(part=categories(np.arange(3), TERMS), size=values, base=[1.0, 1.0, 1.0],
                    text=[f"{v:,.3g}" if v < 1000 else f"{v:,.0f}" for v in values])
+    return figure(_score_terms_layout(d, max(10.0, both_sides) * 60), {"terms": data}, description=(
+        f"Sizes in a score at position {position:,}: the content score spreads by about {content_score:.3g}; "
+        f"the index meeting a query coordinate of size about 1 adds about {one_side:,.0f}, and passed into both "
+        f"the query and the key it adds {both_sides:,.0f}."))
+
+
+@layout
+def _score_terms_layout(d: int, top: float) -> alt.LayerChart:
+    """The three parts' bars on a log axis from 1 to ``top``, each with its size written beside it."""
+    names = TERMS
     y = alt.Y("part:N", sort=names, title=None, axis=alt.Axis(labelLimit=260))
     x = alt.X("size:Q", title=f"size in a score (log scale; d = {d})", axis=alt.Axis(grid=False),
-              scale=alt.Scale(type="log", domain=[1, max(10.0, both_sides) * 60], nice=False))
+              scale=alt.Scale(type="log", domain=[1, top], nice=False))
     colour = series("part", names, legend=False)["color"]
     bars = alt.Chart(named("terms")).mark_bar(height=20).encode(
         x=x, x2="base:Q", y=y, color=colour, tooltip=[alt.Tooltip("part:N"), alt.Tooltip("size:Q", format=",.4g")])
     text = alt.Chart(named("terms")).mark_text(align="left", dx=5, fontSize=13).encode(
         x=x, y=y, text="text:N", color=colour)
-    chart = alt.layer(bars, text).properties(height=120, title="Then in a score")
-    return figure(chart, {"terms": data}, description=(
-        f"Sizes in a score at position {position:,}: the content score spreads by about {content_score:.3g}; "
-        f"the index meeting a query coordinate of size about 1 adds about {one_side:,.0f}, and passed into both "
-        f"the query and the key it adds {both_sides:,.0f}."))
+    return alt.layer(bars, text).properties(height=120, title="Then in a score")
 
 
 def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[str], start: int) -> Figure:
@@ -81,17 +96,26 @@ def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[st
     check_marks(2 * n * n)
     labels = word_labels(tokens, start=start) if r == 1 else [
         f"{start + i * r}–{start + min((i + 1) * r, total) - 1}" for i in range(n)]
-    which = ["words only", "with the index"]
     data = columns(
-        scores=categories(np.repeat([0, 1], n * n), which),
+        scores=categories(np.repeat([0, 1], n * n), SCORES),
         query=categories(np.tile(np.repeat(np.arange(n), n), 2), labels),
         key=categories(np.tile(np.tile(np.arange(n), n), 2), labels),
         weight=np.r_[a.ravel(), b.ravel()],
     )
+    blocks = f" (blocks of {r} positions averaged)" if r > 1 else ""
+    return figure(_weights_heatmap_layout(labels, n), {"weights": data}, description=(
+        f"Attention weights of the sentence placed at positions {start:,} onward{blocks}, words only or with the "
+        f"raw index: with the index every query gives nearly all its weight to the last key."))
+
+
+@layout
+def _weights_heatmap_layout(labels: Sequence[str], n: int) -> alt.Chart:
+    """The n × n query × key heat map over ``labels``, filtered by the in-chart radio that picks the scores."""
+    which = SCORES
     pick = alt.param(name="fx_scores", value=which[1],
                      bind=alt.binding_radio(options=which, name="scores: "))
     angle = -40 if n > 6 else 0
-    chart = (
+    return (
         alt.Chart(named("weights")).mark_rect()
         .encode(
             x=alt.X("key:N", sort=labels, title="key (position and word)",
@@ -105,19 +129,24 @@ def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[st
         .transform_filter(alt.datum.scores == pick)
         .properties(height=_heat_height(n), title="The weights (pick the scores below)")
     )
-    blocks = f" (blocks of {r} positions averaged)" if r > 1 else ""
-    return figure(chart, {"weights": data}, description=(
-        f"Attention weights of the sentence placed at positions {start:,} onward{blocks}, words only or with the "
-        f"raw index: with the index every query gives nearly all its weight to the last key."))
 
 
 def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: int) -> Figure:
     """How much of the ranking position explains (ρ and R²) for every starting position; a rule at ``start``."""
     s = np.asarray(starts, dtype=float)
-    names = ["rank correlation ρ", "share of score spread R²"]
     check_marks(2 * s.size)
     data = columns(first=np.r_[s, s], value=np.r_[np.asarray(rho, float), np.asarray(share, float)],
-                   measure=categories(np.repeat([0, 1], s.size), names))
+                   measure=categories(np.repeat([0, 1], s.size), MEASURES))
+    return figure(_share_sweep_layout(),
+                  {"sweep": data, "now": columns(first=[float(start)], label=[f"first word at {start:,}"])},
+                  description="Rank correlation and R² of the scores with the key positions, against the position "
+                              "of the first word: the further into the document, the more position decides.")
+
+
+@layout
+def _share_sweep_layout() -> alt.LayerChart:
+    """ρ and R² against the first position (log axis), a dashed rule at the current start ("now" dataset)."""
+    names = MEASURES
     x = alt.X("first:Q", title="position of the first word (log scale)", scale=alt.Scale(type="log"))
     lines = alt.Chart(named("sweep")).mark_line(point=True).encode(
         x=x, y=alt.Y("value:Q", title="ρ or R²", scale=alt.Scale(domain=[-1, 1])),
@@ -126,10 +155,7 @@ def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: i
                  alt.Tooltip("value:Q", format=".4f")])
     rule = alt.Chart(named("now")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="now")])
-    chart = alt.layer(lines, rule).properties(height=260, title="How much position explains, by the start").configure_legend(direction="vertical")
-    return figure(chart, {"sweep": data, "now": columns(first=[float(start)], label=[f"first word at {start:,}"])},
-                  description="Rank correlation and R² of the scores with the key positions, against the position "
-                              "of the first word: the further into the document, the more position decides.")
+    return alt.layer(lines, rule).properties(height=260, title="How much position explains, by the start").configure_legend(direction="vertical")
 
 
 def raw_readout(rho_without: float, rho_with: float, share_without: float, share_with: float,
@@ -155,6 +181,14 @@ def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list
     which = np.repeat([0, 1], [n, L])
     words = list(tokens) + [""] * L
     data = columns(sentence=categories(which, rows), p=pos, code=code, word=words, tracked=pos == tracked)
+    return figure(_ratio_strip_layout(rows, tracked), {"codes": data}, description=(
+        f"The codes p/N of every word in your {n}-word sentence and in a {L}-word one: word {tracked} is "
+        f"{tracked / n:.3g} in the first and {tracked / L:.3g} in the second."))
+
+
+@layout
+def _ratio_strip_layout(rows: Sequence[str], tracked: int) -> alt.LayerChart:
+    """One row of ticks per sentence (``rows``), the tracked word's tick in FOCUS with its code written."""
     y = alt.Y("sentence:N", sort=rows, title=None, axis=alt.Axis(labelLimit=200))
     x = alt.X("code:Q", scale=alt.Scale(domain=[0, 1]), title="code c(p) = p / N")
     tip = [alt.Tooltip("sentence:N"), alt.Tooltip("p:Q", title="position p"), alt.Tooltip("word:N"),
@@ -165,10 +199,7 @@ def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list
     mark = alt.Chart(named("codes")).transform_filter(alt.datum.tracked).mark_text(
         dy=-22, color=FOCUS, fontSize=13, fontWeight="bold").encode(
         x=x, y=y, text=alt.Text("code:Q", format=".3g"))
-    chart = alt.layer(ticks, mark).properties(height=160, title=f"Word {tracked}'s code p / N at two lengths")
-    return figure(chart, {"codes": data}, description=(
-        f"The codes p/N of every word in your {n}-word sentence and in a {L}-word one: word {tracked} is "
-        f"{tracked / n:.3g} in the first and {tracked / L:.3g} in the second."))
+    return alt.layer(ticks, mark).properties(height=160, title=f"Word {tracked}'s code p / N at two lengths")
 
 
 def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int) -> Figure:
@@ -179,7 +210,16 @@ def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int
     keep = np.isin(N, [n, length])
     which = [("your sentence" if v == n else "") + (" & " if v == n == length else "")
              + ("compared" if v == length else "") for v in N[keep]]
-    x = alt.X("N:Q", scale=alt.Scale(type="log", nice=False, domain=[2, float(N.max()) * 2.5]),
+    return figure(_previous_gap_layout(float(N.max())),
+                  {"gap": columns(N=N, gap=g), "marked": columns(N=N[keep], gap=g[keep], which=which)},
+                  description=(f"The step between neighbouring codes, 1/N, against the sentence length: "
+                               f"{1 / n:.3g} in {n} words, {1 / length:.3g} in {length}."))
+
+
+@layout
+def _previous_gap_layout(longest: float) -> alt.LayerChart:
+    """The 1/N curve on a log axis up to 2.5 × ``longest``, the two marked lengths as labelled points."""
+    x = alt.X("N:Q", scale=alt.Scale(type="log", nice=False, domain=[2, longest * 2.5]),
               title="sentence length N (words, log scale)")
     y = alt.Y("gap:Q", title="c(p) − c(p−1)")
     tip = [alt.Tooltip("N:Q", title="length N"), alt.Tooltip("gap:Q", format=".4f", title="gap 1/N")]
@@ -188,11 +228,7 @@ def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int
         x=x, y=y, tooltip=tip + [alt.Tooltip("which:N")])
     text = alt.Chart(named("marked")).mark_text(align="left", dx=8, dy=-8, color=FOCUS, fontSize=13).encode(
         x=x, y=y, text=alt.Text("gap:Q", format=".3g"))
-    chart = alt.layer(line, pts, text).properties(height=220, title="The step to the previous word, 1/N")
-    return figure(chart, {"gap": columns(N=N, gap=g),
-                          "marked": columns(N=N[keep], gap=g[keep], which=which)},
-                  description=(f"The step between neighbouring codes, 1/N, against the sentence length: "
-                               f"{1 / n:.3g} in {n} words, {1 / length:.3g} in {length}."))
+    return alt.layer(line, pts, text).properties(height=220, title="The step to the previous word, 1/N")
 
 
 # ---------------------------------------------------------------- 3. multiplying
@@ -207,7 +243,18 @@ def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str],
     n = len(labels)
     check_marks(n * g.size)
     data = columns(query=categories(np.repeat(np.arange(n), g.size), labels), p=np.tile(g, n), score=s.ravel())
-    pick = alt.param(name="fx_query", value=labels[query_index],
+    return figure(_multiply_lines_layout(labels, labels[query_index], float(g[-1])),
+                  {"lines": data, "m": columns(p=[float(position)], label=[f"m = {position}"])},
+                  description=("Scores of every query with the same key word placed at positions 1 onward: "
+                               "straight lines through zero, so the score grows with the position, not the meaning."))
+
+
+@layout
+def _multiply_lines_layout(labels: Sequence[str], picked: str, last: float) -> alt.LayerChart:
+    """Every query's line in grey, the one picked in the in-chart menu (``picked`` at first) in FOCUS and
+    labelled at the grid's ``last`` position, a dashed rule at m ("m" dataset)."""
+    labels = list(labels)
+    pick = alt.param(name="fx_query", value=picked,
                      bind=alt.binding_select(options=labels, name="highlighted query: "))
     x = alt.X("p:Q", title="position p of the key word")
     y = alt.Y("score:Q", title="score s(p)")
@@ -218,14 +265,11 @@ def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str],
     focus = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).mark_line(
         strokeWidth=4, color=FOCUS).encode(x=x, y=y, tooltip=tip)
     end = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).transform_filter(
-        alt.datum.p == float(g[-1])).mark_text(align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13,
-                                               fontWeight="bold").encode(x=x, y=y, text="query:N")
+        alt.datum.p == last).mark_text(align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13,
+                                       fontWeight="bold").encode(x=x, y=y, text="query:N")
     rule = alt.Chart(named("m")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="position")])
-    chart = alt.layer(lines, rule, focus, end).properties(height=300, title="Scores with the key word at position p")
-    return figure(chart, {"lines": data, "m": columns(p=[float(position)], label=[f"m = {position}"])},
-                  description=("Scores of every query with the same key word placed at positions 1 onward: "
-                               "straight lines through zero, so the score grows with the position, not the meaning."))
+    return alt.layer(lines, rule, focus, end).properties(height=300, title="Scores with the key word at position p")
 
 
 def multiply_table(tokens: list[str], scores_1: np.ndarray, scores_m: np.ndarray, cos_1: np.ndarray,
@@ -258,14 +302,20 @@ def onehot_codes(codes: np.ndarray, tokens: list[str]) -> Figure:
     cols = [str(j) for j in range(1, k + 1)]
     data = columns(word=categories(np.repeat(np.arange(n), k), labels),
                    column=categories(np.tile(np.arange(k), n), cols), value=c.ravel())
-    chart = alt.Chart(named("onehot")).mark_rect(stroke="white", strokeWidth=0.5).encode(
+    return figure(_onehot_codes_layout(labels, cols, n), {"onehot": data}, description=(
+        f"The one-hot codes of the sentence's {n} words: word p has a single 1, in column p."))
+
+
+@layout
+def _onehot_codes_layout(labels: Sequence[str], cols: Sequence[str], n: int) -> alt.Chart:
+    """The word × column heat map of the one-hot codes (``n`` rows)."""
+    labels, cols = list(labels), list(cols)
+    return alt.Chart(named("onehot")).mark_rect(stroke="white", strokeWidth=0.5).encode(
         x=alt.X("column:N", sort=cols, title="column", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
         y=alt.Y("word:N", sort=labels, title=None),
         color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]), legend=None),
         tooltip=[alt.Tooltip("word:N"), alt.Tooltip("column:N"), alt.Tooltip("value:Q", format=".0f")],
     ).properties(height=_heat_height(n), title="The sentence in one-hot codes")
-    return figure(chart, {"onehot": data}, description=(
-        f"The one-hot codes of the sentence's {n} words: word p has a single 1, in column p."))
 
 
 def distance_heatmap(distances: np.ndarray) -> Figure:
@@ -276,16 +326,22 @@ def distance_heatmap(distances: np.ndarray) -> Figure:
     pos = [str(j) for j in range(1, k + 1)]
     data = columns(p=categories(np.repeat(np.arange(k), k), pos), q=categories(np.tile(np.arange(k), k), pos),
                    distance=D.ravel())
-    chart = alt.Chart(named("dist")).mark_rect().encode(
+    return figure(_distance_heatmap_layout(k), {"dist": data}, description=(
+        f"Distances between the one-hot codes of positions 1 to {k}: every pair of different positions is "
+        f"√2 apart, neighbours exactly as far as strangers."))
+
+
+@layout
+def _distance_heatmap_layout(k: int) -> alt.Chart:
+    """The p × q heat map of distances between the codes of positions 1 … k."""
+    pos = [str(j) for j in range(1, k + 1)]
+    return alt.Chart(named("dist")).mark_rect().encode(
         x=alt.X("q:N", sort=pos, title="position q", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
         y=alt.Y("p:N", sort=pos, title="position p", axis=alt.Axis(labelOverlap=True)),
         color=alt.Color("distance:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, math.sqrt(2)]),
                         title="‖e_p − e_q‖"),
         tooltip=[alt.Tooltip("p:N"), alt.Tooltip("q:N"), alt.Tooltip("distance:Q", format=".6f")],
     ).properties(height=_heat_height(k), title="Distance ‖e_p − e_q‖ between codes")
-    return figure(chart, {"dist": data}, description=(
-        f"Distances between the one-hot codes of positions 1 to {k}: every pair of different positions is "
-        f"√2 apart, neighbours exactly as far as strangers."))
 
 
 # ---------------------------------------------------------------- the summary

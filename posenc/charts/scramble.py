@@ -6,10 +6,12 @@ says where its word came from ("5 mouse" in slot 2).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import altair as alt
 import numpy as np
 
-from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, named
+from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, layout, named
 
 MAX_HEIGHT = 420  # key charts stay within one screen
 ROW_STEP = 22  # pixels per row (room for presentation mode's 18 px labels), down to what MAX_HEIGHT allows
@@ -27,8 +29,14 @@ def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, li
     slots = [f"{s + 1}" for s in range(n)]
     data = columns(slot=np.repeat(slots, k), label=np.repeat(row_labels, k),
                    coordinate=np.tile(np.arange(1, k + 1), n), value=m.ravel())
+    return figure(_outputs_layout(list(row_labels), n, k, d, limit, title), {"main": data}, description=description)
+
+
+@layout
+def _outputs_layout(row_labels: Sequence[str], n: int, k: int, d: int, limit: float, title: str) -> alt.Chart:
+    """The slot × coordinate heatmap, rows labelled ``row_labels``, colours over [−limit, limit]."""
     height = min(MAX_PLOT_HEIGHT, ROW_STEP * n)
-    chart = alt.Chart(named("main")).mark_rect().encode(
+    return alt.Chart(named("main")).mark_rect().encode(
         x=alt.X("coordinate:O", title=f"coordinate (first {k} of d = {d})",
                 axis=alt.Axis(labelAngle=0, labelOverlap=True)),
         y=alt.Y("label:N", sort=list(row_labels), title=None,
@@ -39,7 +47,6 @@ def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, li
                  alt.Tooltip("coordinate:O"), alt.Tooltip("value:Q", format=".4f")],
     ).properties(title=alt.TitleParams(title, subtitle="rows: slots 1, 2, …; labels: each word's original place"),
                  height=height)  # the cells' own height: spec.figure fits the width only
-    return figure(chart, {"main": data}, description=description)
 
 
 def _js(text: str) -> str:
@@ -59,7 +66,18 @@ def query_weights(weights: np.ndarray, labels: list[str], *, default_query: int,
     is_copy = np.array([j in set(copies) for j in range(n)])
     data = columns(query=np.repeat(labels, n), key=np.tile(labels, n), weight=w.ravel(),
                    copy=np.tile(is_copy, n))
-    q = alt.param(name="query", value=labels[min(max(default_query, 0), n - 1)],
+    picked = labels[min(max(default_query, 0), n - 1)]
+    return figure(_query_weights_layout(list(labels), picked, list(copies), title), {"main": data},
+                  description=f"{title}: the copies of the repeated word get equal weights from any query that may "
+                              "read them all.")
+
+
+@layout
+def _query_weights_layout(labels: Sequence[str], picked: str, copies: Sequence[int], title: str) -> alt.LayerChart:
+    """Bars of the weights from the query picked in the in-chart menu (``picked`` at first); the ``copies``
+    (indices into ``labels``) in FOCUS with an outline and bold axis labels."""
+    n = len(labels)
+    q = alt.param(name="query", value=picked,
                   bind=alt.binding_select(options=labels, name="Query word "))
     copy_labels = "[" + ",".join(_js(labels[j]) for j in copies) + "]"
     x = alt.X("key:N", sort=labels, title="key word (original position, word)",
@@ -78,8 +96,5 @@ def query_weights(weights: np.ndarray, labels: list[str], *, default_query: int,
     layers = [bars]
     if n <= VALUE_LABELS_MAX:
         layers.append(base.mark_text(dy=-7, fontSize=12).encode(x=x, y=y, text=alt.Text("weight:Q", format=".3f")))
-    chart = alt.layer(*layers).add_params(q).properties(
+    return alt.layer(*layers).add_params(q).properties(
         title=alt.TitleParams(title, subtitle="pick the query in the menu under the chart"), height=300)
-    return figure(chart, {"main": data},
-                  description=f"{title}: the copies of the repeated word get equal weights from any query that may "
-                              "read them all.")
