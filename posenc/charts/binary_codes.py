@@ -7,6 +7,8 @@ Every chart fills its container's width (nothing spills on a phone).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import altair as alt
 import numpy as np
 
@@ -31,6 +33,25 @@ def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.nd
         raise ValueError("Too many runs for one chart; use fewer bits.")
     positions = 2**n_bits
     d = np.zeros((0, n_bits), dtype=np.int8) if digits is None else np.asarray(digits)
+    data = {
+        "runs": spec.columns(bit=np.asarray(bit, dtype=np.int8), **{
+            "from": np.asarray(start, dtype=np.float32) - 0.5, "to": np.asarray(stop, dtype=np.float32) - 0.5,
+            "first": np.asarray(start, dtype=np.int32), "last": np.asarray(stop, dtype=np.int32) - 1,
+            "value": np.asarray(value, dtype=np.int8),
+            "border": np.full(len(bit), 0.5 if positions <= 64 else 0.0, dtype=np.float32)}),
+        "digits": spec.columns(p=np.repeat(np.arange(d.shape[0], dtype=np.int32), n_bits),
+                               bit=np.tile(np.arange(n_bits, dtype=np.int8), d.shape[0]),
+                               digit=d.ravel().astype(np.int8)),
+    }
+    return spec.figure(_bit_table_layout(n_bits), data, description=(
+        f"The bit table for {n_bits} bits: bit 0 flips every step, bit 1 every two, bit 2 every four, and so on; "
+        f"{positions} positions get {positions} different codes."))
+
+
+@spec.layout
+def _bit_table_layout(n_bits: int) -> alt.LayerChart:
+    """Runs of equal bits, one row per bit, and the digits on top; x zooms and pans."""
+    positions = 2**n_bits
     y = alt.Y("bit:O", title="bit b (0-based)", sort="ascending",
               axis=alt.Axis(labelExpr="datum.value == 0 ? 'bit 0: every step' : "
                                       "'bit ' + datum.value + ': every ' + pow(2, datum.value)"))
@@ -51,22 +72,9 @@ def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.nd
         tooltip=[alt.Tooltip("p:Q", title="position"), alt.Tooltip("bit:O", title="bit b"),
                  alt.Tooltip("digit:Q", title="value")],
     )
-    chart = alt.layer(runs, text).properties(
+    return alt.layer(runs, text).properties(
         title=f"The bit table, {n_bits} bit{'s' if n_bits != 1 else ''}: bit b flips every 2^b steps",
         height=alt.Step(30) if n_bits > 1 else 60)
-    data = {
-        "runs": spec.columns(bit=np.asarray(bit, dtype=np.int8), **{
-            "from": np.asarray(start, dtype=np.float32) - 0.5, "to": np.asarray(stop, dtype=np.float32) - 0.5,
-            "first": np.asarray(start, dtype=np.int32), "last": np.asarray(stop, dtype=np.int32) - 1,
-            "value": np.asarray(value, dtype=np.int8),
-            "border": np.full(len(bit), 0.5 if positions <= 64 else 0.0, dtype=np.float32)}),
-        "digits": spec.columns(p=np.repeat(np.arange(d.shape[0], dtype=np.int32), n_bits),
-                               bit=np.tile(np.arange(n_bits, dtype=np.int8), d.shape[0]),
-                               digit=d.ravel().astype(np.int8)),
-    }
-    return spec.figure(chart, data, description=(
-        f"The bit table for {n_bits} bits: bit 0 flips every step, bit 1 every two, bit 2 every four, and so on; "
-        f"{positions} positions get {positions} different codes."))
 
 
 def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[int, int],
@@ -80,34 +88,8 @@ def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[
     m = H.shape[0]
     if m * m > spec.MAX_MARKS:
         raise ValueError("Too many cells; show fewer positions.")
-    field, title, legend = {
-        "hamming": ("bits that differ", "Bits that differ between the codes of i and j", "bits that differ"),
-        "distance": ("|i − j|", "How far apart i and j are: |i − j|", "|i − j|"),
-    }[show]
-    ticks = _every(m)
-    x = alt.X("j:O", title="position j", axis=alt.Axis(values=ticks, labelAngle=0))
-    y = alt.Y("i:O", title="position i", axis=alt.Axis(values=ticks))
-    lookups = [alt.LookupData(data=spec.named("codes"), key="position", fields=["code"])]
-    heat = alt.Chart(spec.named("cells")).mark_rect().transform_lookup(
-        lookup="i", from_=lookups[0], as_=["code i"]).transform_lookup(
-        lookup="j", from_=lookups[0], as_=["code j"]).encode(
-        x=x, y=y,
-        color=alt.Color(f"{field}:Q", title=legend, scale=alt.Scale(scheme=spec.SEQUENTIAL),
-                        legend=alt.Legend(format="d", gradientLength=130)),
-        tooltip=[alt.Tooltip("i:O", title="position i"), alt.Tooltip("code i:N"),
-                 alt.Tooltip("j:O", title="position j"), alt.Tooltip("code j:N"),
-                 alt.Tooltip("bits that differ:Q"), alt.Tooltip("|i − j|:Q")],
-    )
+    title = HEATMAPS[show][1]
     names = list(dict.fromkeys([f"{near[0]} and {near[1]}", f"{far[0]} and {far[1]}"]))
-    enc = spec.series("pair", names, title="outlined", colours=(spec.FOCUS, spec.SERIES[2]))
-    for channel in enc.values():  # one entry per line: two long labels side by side do not fit a phone
-        channel.legend = alt.Legend(title="outlined pairs", direction="vertical")
-    outline = alt.Chart(spec.named("pairs")).mark_rect(filled=False, strokeWidth=3).encode(
-        x="j:O", y="i:O", **enc,
-        tooltip=[alt.Tooltip("pair:N"), alt.Tooltip("i:O", title="position i"),
-                 alt.Tooltip("j:O", title="position j")],
-    )
-    chart = alt.layer(heat, outline).properties(title=title, height=300)
     code = np.array([0, 0, len(names) - 1, len(names) - 1])
     data = {
         "cells": spec.columns(i=np.repeat(np.arange(m, dtype=np.int16), m), j=np.tile(np.arange(m, dtype=np.int16), m),
@@ -123,7 +105,44 @@ def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[
     takeaway = (f"{a} and {b} are neighbours yet differ in {int(H[a, b])} bits; {c} and {e} are {abs(e - c)} apart "
                 f"yet differ in {int(H[c, e])}." if show == "hamming" else
                 "the colour grows steadily away from the diagonal: distance in the sentence.")
-    return spec.figure(chart, data, description=f"{title}, positions 0 … {m - 1}: {takeaway}")
+    return spec.figure(_heatmap_layout(m, show, names), data,
+                       description=f"{title}, positions 0 … {m - 1}: {takeaway}")
+
+
+# what each heatmap colours by: show → (field, title, legend title)
+HEATMAPS = {
+    "hamming": ("bits that differ", "Bits that differ between the codes of i and j", "bits that differ"),
+    "distance": ("|i − j|", "How far apart i and j are: |i − j|", "|i − j|"),
+}
+
+
+@spec.layout
+def _heatmap_layout(m: int, show: str, names: Sequence[str]) -> alt.LayerChart:
+    """The m × m cells coloured by ``show``, the pairs ``names`` outlined."""
+    field, title, legend = HEATMAPS[show]
+    ticks = _every(m)
+    x = alt.X("j:O", title="position j", axis=alt.Axis(values=ticks, labelAngle=0))
+    y = alt.Y("i:O", title="position i", axis=alt.Axis(values=ticks))
+    lookups = [alt.LookupData(data=spec.named("codes"), key="position", fields=["code"])]
+    heat = alt.Chart(spec.named("cells")).mark_rect().transform_lookup(
+        lookup="i", from_=lookups[0], as_=["code i"]).transform_lookup(
+        lookup="j", from_=lookups[0], as_=["code j"]).encode(
+        x=x, y=y,
+        color=alt.Color(f"{field}:Q", title=legend, scale=alt.Scale(scheme=spec.SEQUENTIAL),
+                        legend=alt.Legend(format="d", gradientLength=130)),
+        tooltip=[alt.Tooltip("i:O", title="position i"), alt.Tooltip("code i:N"),
+                 alt.Tooltip("j:O", title="position j"), alt.Tooltip("code j:N"),
+                 alt.Tooltip("bits that differ:Q"), alt.Tooltip("|i − j|:Q")],
+    )
+    enc = spec.series("pair", names, title="outlined", colours=(spec.FOCUS, spec.SERIES[2]))
+    for channel in enc.values():  # one entry per line: two long labels side by side do not fit a phone
+        channel.legend = alt.Legend(title="outlined pairs", direction="vertical")
+    outline = alt.Chart(spec.named("pairs")).mark_rect(filled=False, strokeWidth=3).encode(
+        x="j:O", y="i:O", **enc,
+        tooltip=[alt.Tooltip("pair:N"), alt.Tooltip("i:O", title="position i"),
+                 alt.Tooltip("j:O", title="position j")],
+    )
+    return alt.layer(heat, outline).properties(title=title, height=300)
 
 
 def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -> spec.Figure:
@@ -134,7 +153,22 @@ def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -
     top = 2**n_bits - 1
     edge = float(np.ceil(np.max(np.abs(content)))) + 1.0
     rows = ["content (d coords)", f"{n_bits} bits of p", "raw index p"]
-    p = alt.param(name="p", value=int(min(start, top)),
+    d = len(content)
+    kind = np.concatenate([np.zeros(d), np.ones(n_bits), [2]]).astype(np.int8)
+    b = np.concatenate([np.arange(d), np.arange(n_bits), [0]]).astype(np.int16)
+    value = np.concatenate([np.asarray(content, dtype=np.float64), np.zeros(n_bits), [0.0]])
+    data = {"coords": spec.columns(kind=kind, b=b, value=value, row=spec.categories(kind, rows))}
+    return spec.figure(_sizes_layout(n_bits, edge, int(min(start, top)), word_label), data, description=(
+        f"The coordinates a word brings and those its position brings: the {n_bits} bits stay 0 or 1, inside the "
+        f"content's spread, at every position; the raw index walks off to {top:,}."))
+
+
+@spec.layout
+def _sizes_layout(n_bits: int, edge: float, start: int, word_label: str) -> alt.LayerChart:
+    """Three rows of dots on one axis (±``edge``), the slider p starting at ``start``; past the edge, a label."""
+    top = 2**n_bits - 1
+    rows = ["content (d coords)", f"{n_bits} bits of p", "raw index p"]
+    p = alt.param(name="p", value=start,
                   bind=alt.binding_range(min=0, max=top, step=1, name="position p "))
     base = alt.Chart(spec.named("coords")).transform_calculate(
         x="datum.kind === 0 ? datum.value : datum.kind === 1 ? floor(p / pow(2, datum.b)) % 2 : p",
@@ -150,33 +184,44 @@ def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -
         align="right", dx=-10, dy=-12, fontWeight="bold", color=spec.FOCUS,
     ).encode(x=xe, y=ye, text=alt.Text("label:N")).transform_calculate(
         label="'p = ' + format(datum.x, ',') + ', off the axis →'")
-    chart = alt.layer(dots, off).add_params(p).properties(
+    return alt.layer(dots, off).add_params(p).properties(
         title=f"Coordinates of {word_label} beside those of its position", height=150)
-    d = len(content)
-    kind = np.concatenate([np.zeros(d), np.ones(n_bits), [2]]).astype(np.int8)
-    b = np.concatenate([np.arange(d), np.arange(n_bits), [0]]).astype(np.int16)
-    value = np.concatenate([np.asarray(content, dtype=np.float64), np.zeros(n_bits), [0.0]])
-    data = {"coords": spec.columns(kind=kind, b=b, value=value, row=spec.categories(kind, rows))}
-    return spec.figure(chart, data, description=(
-        f"The coordinates a word brings and those its position brings: the {n_bits} bits stay 0 or 1, inside the "
-        f"content's spread, at every position; the raw index walks off to {top:,}."))
 
 
 def step_and_slope(x: np.ndarray, value: np.ndarray, slope: np.ndarray, b: int) -> tuple[spec.Figure, spec.Figure]:
     """bit_b(x) for real x as a step, and its finite-difference slope (0 but at the jumps)."""
     data = {"steps": spec.columns(x=np.asarray(x, dtype=np.float32), bit=np.asarray(value, dtype=np.int8),
                                   slope=np.asarray(slope, dtype=np.float32))}
+    return (spec.figure(_step_layout(b), data,
+                        description=f"Bit {b} over real positions: flat, then a jump every {2**b}."),
+            spec.figure(_slope_layout(), data,
+                        description="The bit's slope: zero everywhere except a spike at each jump, "
+                                    "so it says nothing about which way the next position lies."))
+
+
+def _step_axes() -> tuple[alt.X, list[alt.Tooltip]]:
+    """The real-position axis and the tooltip the step and its slope share."""
     xe = alt.X("x:Q", title="position x (any real number)", scale=alt.Scale(nice=False))
     tips = [alt.Tooltip("x:Q", format=".3f"), alt.Tooltip("bit:Q"), alt.Tooltip("slope:Q", format=".1f")]
-    top = alt.Chart(spec.named("steps")).mark_line(color=spec.SERIES[0], interpolate="step-after").encode(
+    return xe, tips
+
+
+@spec.layout
+def _step_layout(b: int) -> alt.Chart:
+    """bit ``b`` of a real position as a step line."""
+    xe, tips = _step_axes()
+    return alt.Chart(spec.named("steps")).mark_line(color=spec.SERIES[0], interpolate="step-after").encode(
         x=xe, y=alt.Y("bit:Q", title="bit value", scale=alt.Scale(domain=[-0.1, 1.1])), tooltip=tips,
     ).properties(title=f"bit {b} of a position x: a step", height=200)
-    bottom = alt.Chart(spec.named("steps")).mark_line(color=spec.FOCUS).encode(
+
+
+@spec.layout
+def _slope_layout() -> alt.Chart:
+    """The step's finite-difference slope."""
+    xe, tips = _step_axes()
+    return alt.Chart(spec.named("steps")).mark_line(color=spec.FOCUS).encode(
         x=xe, y=alt.Y("slope:Q", title="slope"), tooltip=tips,
     ).properties(title="its slope: 0, then a spike at each jump", height=200)
-    return (spec.figure(top, data, description=f"Bit {b} over real positions: flat, then a jump every {2**b}."),
-            spec.figure(bottom, data, description="The bit's slope: zero everywhere except a spike at each jump, "
-                                                  "so it says nothing about which way the next position lies."))
 
 
 def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], points_x: np.ndarray,
@@ -190,6 +235,26 @@ def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], po
     levels = len(curves)
     if (levels + 2) * len(x) > spec.MAX_MARKS:
         raise ValueError("Too many points; use a coarser grid.")
+    T = 2 ** (b + 1)
+    ref_names = [f"bit {b} (square wave)", f"sine of wavelength {T}"]
+    data = {
+        "names": spec.columns(level=np.arange(levels, dtype=np.int8), curve=list(names)),
+        "references": spec.columns(x=np.concatenate([x, x]).astype(np.float32),
+                                   value=np.concatenate([curves[0], curves[-1]]).astype(np.float32),
+                                   curve=spec.categories(np.repeat([0, 1], len(x)), ref_names)),
+        "curves": spec.columns(x=np.tile(x, levels).astype(np.float32),
+                               value=np.concatenate(curves).astype(np.float32),
+                               level=np.repeat(np.arange(levels, dtype=np.int8), len(x))),
+        "whole": spec.columns(position=np.asarray(points_x, dtype=np.int32), bit=np.asarray(points_y, dtype=np.int8)),
+    }
+    return spec.figure(_square_to_sine_layout(levels, b), data, description=(
+        f"Bit {b} as a square wave of wavelength {T}; dropping its sharp harmonics leaves the smooth sine of the "
+        "same wavelength, defined and sloped at every x."))
+
+
+@spec.layout
+def _square_to_sine_layout(levels: int, b: int) -> alt.LayerChart:
+    """The bit and its sine as references, the curve at the slider's level (0 … levels − 1), the whole positions."""
     T = 2 ** (b + 1)
     ref_names = [f"bit {b} (square wave)", f"sine of wavelength {T}"]
     smooth = alt.param(name="smooth", value=0, bind=alt.binding_range(
@@ -212,21 +277,8 @@ def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], po
     dots = alt.Chart(spec.named("whole")).mark_point(filled=True, size=50, color=spec.SERIES[0]).encode(
         x=alt.X("position:Q"), y=alt.Y("bit:Q"),
         tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("bit:Q", title="bit at this whole position")])
-    chart = alt.layer(refs, moving, dots, label).add_params(smooth).properties(
+    return alt.layer(refs, moving, dots, label).add_params(smooth).properties(
         title=f"Bit {b} smoothed into the sine of the same wavelength, {T}", height=280)
-    data = {
-        "names": spec.columns(level=np.arange(levels, dtype=np.int8), curve=list(names)),
-        "references": spec.columns(x=np.concatenate([x, x]).astype(np.float32),
-                                   value=np.concatenate([curves[0], curves[-1]]).astype(np.float32),
-                                   curve=spec.categories(np.repeat([0, 1], len(x)), ref_names)),
-        "curves": spec.columns(x=np.tile(x, levels).astype(np.float32),
-                               value=np.concatenate(curves).astype(np.float32),
-                               level=np.repeat(np.arange(levels, dtype=np.int8), len(x))),
-        "whole": spec.columns(position=np.asarray(points_x, dtype=np.int32), bit=np.asarray(points_y, dtype=np.int8)),
-    }
-    return spec.figure(chart, data, description=(
-        f"Bit {b} as a square wave of wavelength {T}; dropping its sharp harmonics leaves the smooth sine of the "
-        "same wavelength, defined and sloped at every x."))
 
 
 def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio: float, pair_ratio: float,
@@ -234,7 +286,19 @@ def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio:
     """Wavelength of each rung, on a log axis: bits (×2 per bit) beside sinusoid pairs (×base^(2/d) per pair)."""
     names = [f"bits: ×{bit_ratio:g} per rung", f"sinusoid pairs: ×{pair_ratio:.4f}"]
     nb, npairs = len(bit_wavelengths), len(pair_wavelengths)
-    chart = alt.Chart(spec.named("rungs")).mark_line(point=True).encode(
+    data = {"rungs": spec.columns(
+        rung=np.concatenate([np.arange(nb), np.arange(npairs)]).astype(np.int16),
+        wavelength=np.concatenate([bit_wavelengths, pair_wavelengths]).astype(np.float64),
+        ladder=spec.categories(np.repeat([0, 1], [nb, npairs]), names))}
+    return spec.figure(_ladder_layout(names, d), data, description=(
+        f"Wavelengths rung by rung: a bit's doubles (×{bit_ratio:g}), a sinusoid pair's grows by only "
+        f"×{pair_ratio:.4f} at d = {d}, over many more rungs."))
+
+
+@spec.layout
+def _ladder_layout(names: Sequence[str], d: int) -> alt.Chart:
+    """Wavelength per rung on a log axis, one line per ladder ``names``."""
+    return alt.Chart(spec.named("rungs")).mark_line(point=True).encode(
         x=alt.X("rung:Q", title="rung: bit b or pair i (0-based)", scale=alt.Scale(nice=False),
                 axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("wavelength:Q", title="wavelength (positions, log scale)", scale=alt.Scale(type="log")),
@@ -242,10 +306,3 @@ def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio:
         tooltip=[alt.Tooltip("ladder:N"), alt.Tooltip("rung:Q", title="rung (0-based)"),
                  alt.Tooltip("wavelength:Q", format=",.4g")],
     ).properties(title=f"Wavelength per rung: bits double, sinusoid pairs (d = {d}) grow by base^(2/d)", height=240)
-    data = {"rungs": spec.columns(
-        rung=np.concatenate([np.arange(nb), np.arange(npairs)]).astype(np.int16),
-        wavelength=np.concatenate([bit_wavelengths, pair_wavelengths]).astype(np.float64),
-        ladder=spec.categories(np.repeat([0, 1], [nb, npairs]), names))}
-    return spec.figure(chart, data, description=(
-        f"Wavelengths rung by rung: a bit's doubles (×{bit_ratio:g}), a sinusoid pair's grows by only "
-        f"×{pair_ratio:.4f} at d = {d}, over many more rungs."))

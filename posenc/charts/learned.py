@@ -7,11 +7,13 @@ the chapter counts positions; a row past the table is drawn as a crossed-out emp
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import altair as alt
 import numpy as np
 
-from .spec import (DIVERGING, FOCUS, REFERENCE, SERIES, Figure, categories, check_marks, columns, figure, named,
-                   series)
+from .spec import (DIVERGING, FOCUS, REFERENCE, SERIES, Figure, categories, check_marks, columns, figure, layout,
+                   named, series)
 
 WINDOW_LIMIT = 3.0  # colour scale of the table window: ±3 covers 99.7 % of N(0, 1) entries (beyond: full colour)
 
@@ -33,21 +35,26 @@ def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[s
                    word=categories(np.tile(np.repeat(np.arange(n), k), 3), labels),
                    coordinate=np.tile(np.tile(np.arange(1, k + 1), n), 3),
                    value=np.concatenate([m.ravel() for m in mats]))
-    chart = alt.Chart(named("rows")).mark_rect().encode(
+    chart = _two_lookups_layout(labels, limit, int(min(420, max(100, 24 * n))))
+    return figure(chart, {"rows": data}, description=(
+        f"The word's row from E, the position's row from P and their sum x, side by side for each of the {n} words: "
+        f"the third panel is the first two added cell by cell."))
+
+
+@layout
+def _two_lookups_layout(labels: Sequence[str], limit: float, height: int) -> alt.Chart:
+    """The three panels over these word rows, colour scale ±``limit``."""
+    return alt.Chart(named("rows")).mark_rect().encode(
         x=alt.X("panel:N", sort=list(LOOKUP_PANELS), title=None, scale=alt.Scale(paddingInner=0.08),
                 axis=alt.Axis(orient="top", labelAngle=0, labelFontWeight="bold", labelLimit=400, ticks=False,
                               domain=False)),
         xOffset=alt.XOffset("coordinate:O", title=None),
-        y=alt.Y("word:N", sort=labels, title=None, axis=alt.Axis(labelLimit=110)),
+        y=alt.Y("word:N", sort=list(labels), title=None, axis=alt.Axis(labelLimit=110)),
         color=alt.Color("value:Q", title="value", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit]),
                         legend=alt.Legend(gradientLength=140)),
         tooltip=[alt.Tooltip("panel:N"), alt.Tooltip("word:N"), alt.Tooltip("coordinate:O"),
                  alt.Tooltip("value:Q", format=".3f")],
-    ).properties(height=int(min(420, max(100, 24 * n))),
-                 title="Two lookups and an addition")
-    return figure(chart, {"rows": data}, description=(
-        f"The word's row from E, the position's row from P and their sum x, side by side for each of the {n} words: "
-        f"the third panel is the first two added cell by cell."))
+    ).properties(height=height, title="Two lookups and an addition")
 
 
 # ---------------------------------------------------------------- the edge of the table
@@ -65,6 +72,15 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
                    coordinate=np.tile(np.arange(1, k + 1), m), value=np.where(exists, v.ravel(), 0.0),
                    exists=exists, asked=np.repeat([r == position for r in rows], k),
                    note=categories(np.repeat(np.arange(m), k), note))
+    return figure(_table_window_layout(labels, position), {"window": data}, description=(
+        f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows: rows past {n_max} have nothing in them, "
+        f"drawn as ×."))
+
+
+@layout
+def _table_window_layout(labels: Sequence[str], position: int) -> alt.LayerChart:
+    """Cells, × for missing rows and the asked-for row outlined, one row per label."""
+    labels = list(labels)
     x = alt.X("coordinate:O", title="coordinate of the row", axis=alt.Axis(labelAngle=0))
     y = alt.Y("row:N", sort=labels, title=None)
     tip = [alt.Tooltip("number:Q", title="row"), alt.Tooltip("coordinate:O"),
@@ -78,12 +94,9 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
         text="×", color=REFERENCE, fontSize=14).encode(x=x, y=y, tooltip=tip)
     asked = alt.Chart(named("window")).transform_filter(alt.datum.asked).mark_rect(
         filled=False, stroke=FOCUS, strokeWidth=2).encode(x=x, y=y, tooltip=tip)
-    chart = alt.layer(cells, missing, asked).properties(
-        height=24 * m,
+    return alt.layer(cells, missing, asked).properties(
+        height=24 * len(labels),
         title=f"Rows around row {position} (×: no such row)")
-    return figure(chart, {"window": data}, description=(
-        f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows: rows past {n_max} have nothing in them, "
-        f"drawn as ×."))
 
 
 # ---------------------------------------------------------------- a pattern, not a magnitude
@@ -96,8 +109,18 @@ def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, cont
     check_marks(2 * s.size)
     data = columns(start=np.r_[s, s], size=np.r_[np.asarray(learned, float), np.asarray(raw, float)],
                    code=categories(np.repeat([0, 1], s.size), names))
+    chart = _pattern_layout(names, float(s.max()) if s.size else 1.0)
+    return figure(chart, {"parts": data, "content": columns(size=[float(content)], label=["the content part"])},
+                  description=(f"The position part of a score stays the size of the content part at every row of "
+                               f"the table (1 to {n_max}), while the raw index's part grows with the square of "
+                               f"the position."))
+
+
+@layout
+def _pattern_layout(names: Sequence[str], last_start: float) -> alt.LayerChart:
+    """Two lines over the sentence's first row (log x up to ``last_start``) and the content part's rule."""
     x = alt.X("start:Q", title="row of the sentence's first word (log scale)",
-              scale=alt.Scale(type="log", nice=False, domain=[1, float(s.max()) if s.size else 1.0]))
+              scale=alt.Scale(type="log", nice=False, domain=[1, last_start]))
     y = alt.Y("size:Q", title="size of the position part of a score (log)", scale=alt.Scale(type="log"))
     lines = alt.Chart(named("parts")).mark_line(point=alt.OverlayMarkDef(size=30, filled=True)).encode(
         x=x, y=y, **series("code", names, title="position written as"),
@@ -107,13 +130,9 @@ def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, cont
         y=y, tooltip=[alt.Tooltip("label:N"), alt.Tooltip("size:Q", format=".3g")])
     text = alt.Chart(named("content")).mark_text(align="right", x="width", dx=-4, dy=12, color=REFERENCE).encode(
         y=y, text="label:N")
-    chart = alt.layer(lines, rule, text).properties(
+    return alt.layer(lines, rule, text).properties(
         height=260, title="The position part of a score, row by row").configure_legend(
         direction="vertical")
-    return figure(chart, {"parts": data, "content": columns(size=[float(content)], label=["the content part"])},
-                  description=(f"The position part of a score stays the size of the content part at every row of "
-                               f"the table (1 to {n_max}), while the raw index's part grows with the square of "
-                               f"the position."))
 
 
 # ---------------------------------------------------------------- training
@@ -122,14 +141,19 @@ def length_histogram(labels: list[str], sums: np.ndarray) -> Figure:
     sums = np.asarray(sums)
     total = max(int(np.sum(sums)), 1)
     data = columns(bin=categories(np.arange(len(labels)), labels), sentences=sums, share=sums / total)
-    chart = alt.Chart(named("lengths")).mark_bar(color=SERIES[0]).encode(
-        x=alt.X("bin:O", sort=labels, title="sentence length (words)", axis=alt.Axis(labelAngle=-50)),
+    return figure(_lengths_layout(labels), {"lengths": data}, description=(
+        "Training sentences by length, in bins that double: most are short, a few are long."))
+
+
+@layout
+def _lengths_layout(labels: Sequence[str]) -> alt.Chart:
+    """Bars over the length bins ``labels``, in order."""
+    return alt.Chart(named("lengths")).mark_bar(color=SERIES[0]).encode(
+        x=alt.X("bin:O", sort=list(labels), title="sentence length (words)", axis=alt.Axis(labelAngle=-50)),
         y=alt.Y("sentences:Q", title="sentences"),
         tooltip=[alt.Tooltip("bin:O", title="length"), alt.Tooltip("sentences:Q", format=","),
                  alt.Tooltip("share:Q", format=".2%")],
     ).properties(height=220, title="Training sentences by length")
-    return figure(chart, {"lengths": data}, description=(
-        "Training sentences by length, in bins that double: most are short, a few are long."))
 
 
 def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray, n_max: int) -> tuple[Figure, Figure]:
@@ -141,25 +165,42 @@ def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray, n_max: 
         raise ValueError(f"The rows drawn must run from 1 to N_max = {n_max}.")
     check_marks(len(rows))
     data = columns(row=rows, updates=np.asarray(updates), moved=np.asarray(relative, dtype=float))
+    top_n = max(int(np.max(updates)) if len(updates) else 1, 1)
+    ticks = [0] + [10 ** e for e in range(1 if top_n >= 100 else 0, len(str(top_n)))]
+    return (figure(_updates_layout(ticks), {"rows": data}, description=(
+                f"Updates per row of a {n_max}-row table: every sentence updates row 1, only long ones reach the "
+                f"last rows.")),
+            figure(_moved_layout(), {"rows": data}, description=(
+                "How far each row moved from its random start, as a share of its starting length: the rows that "
+                "are rarely reached barely move.")))
+
+
+def _row_axis() -> tuple[alt.X, list[alt.Tooltip]]:
+    """The row axis and the tooltip the two per-row charts share."""
     x = alt.X("row:Q", title="row p (position)", scale=alt.Scale(zero=False, nice=False),
               axis=alt.Axis(tickMinStep=1, format="d"))
     tip = [alt.Tooltip("row:Q"), alt.Tooltip("updates:Q", format=","),
            alt.Tooltip("moved:Q", format=".3f", title="moved (× starting length)")]
-    top_n = max(int(np.max(updates)) if len(updates) else 1, 1)
-    ticks = [0] + [10 ** e for e in range(1 if top_n >= 100 else 0, len(str(top_n)))]
-    top = alt.Chart(named("rows")).mark_area(color=SERIES[0], opacity=0.8, interpolate="step-after").encode(
+    return x, tip
+
+
+@layout
+def _updates_layout(ticks: Sequence[int]) -> alt.Chart:
+    """Updates per row as a step area, symlog y with the tick values ``ticks``."""
+    x, tip = _row_axis()
+    return alt.Chart(named("rows")).mark_area(color=SERIES[0], opacity=0.8, interpolate="step-after").encode(
         x=x, y=alt.Y("updates:Q", title="updates (symlog)", scale=alt.Scale(type="symlog"),
-                     axis=alt.Axis(values=ticks, labelExpr="format(datum.value, ',')")),
+                     axis=alt.Axis(values=list(ticks), labelExpr="format(datum.value, ',')")),
         tooltip=tip).properties(height=200, title="How many updates each row got")
-    bottom = alt.Chart(named("rows")).mark_line(color=FOCUS, strokeWidth=1.5).encode(
+
+
+@layout
+def _moved_layout() -> alt.Chart:
+    """Distance moved ÷ starting length, per row."""
+    x, tip = _row_axis()
+    return alt.Chart(named("rows")).mark_line(color=FOCUS, strokeWidth=1.5).encode(
         x=x, y=alt.Y("moved:Q", title="moved ÷ starting length"), tooltip=tip).properties(
         height=200, title="How far each row moved")
-    return (figure(top, {"rows": data}, description=(
-                f"Updates per row of a {n_max}-row table: every sentence updates row 1, only long ones reach the "
-                f"last rows.")),
-            figure(bottom, {"rows": data}, description=(
-                "How far each row moved from its random start, as a share of its starting length: the rows that "
-                "are rarely reached barely move.")))
 
 
 # ---------------------------------------------------------------- independence and the trained table
@@ -171,34 +212,44 @@ def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: st
     data = columns(offset=np.tile(k, len(names)),
                    cosine=np.concatenate([np.asarray(curves[c], dtype=float) for c in names]),
                    table=categories(np.repeat(np.arange(len(names)), k.size), names))
-    chart = alt.Chart(named("offsets")).mark_line(strokeWidth=1.8).encode(
+    return figure(_offsets_layout(names, title), {"offsets": data}, description=(
+        f"{title}: the mean cosine between rows k apart, for every offset k."))
+
+
+@layout
+def _offsets_layout(names: Sequence[str], title: str) -> alt.Chart:
+    """One line per table ``names`` over the offset k."""
+    return alt.Chart(named("offsets")).mark_line(strokeWidth=1.8).encode(
         x=alt.X("offset:Q", title="offset k (rows apart)", axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("cosine:Q", title="mean cosine", scale=alt.Scale(domain=[-0.3, 1])),
         **series("table", names, title=None),
         tooltip=[alt.Tooltip("table:N"), alt.Tooltip("offset:Q"), alt.Tooltip("cosine:Q", format=".3f")],
     ).properties(height=240, title=title).configure_legend(direction="vertical")
-    return figure(chart, {"offsets": data}, description=(
-        f"{title}: the mean cosine between rows k apart, for every offset k."))
 
 
 def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
     """‖P[p]‖ against the 1-based row p, with the end of the table marked (no row n_rows + 1)."""
     norms = np.asarray(norms, dtype=float)
     check_marks(len(norms))
-    x = alt.X("row:Q", title="row p", scale=alt.Scale(domain=[1, n_rows + 40], nice=False))
-    line = alt.Chart(named("norms")).mark_line(color=SERIES[0]).encode(
-        x=x, y=alt.Y("length:Q", title="‖P[p]‖ (log)",
-                     scale=alt.Scale(type="log", nice=False,
-                                     domain=[float(np.min(norms)) * 0.8, float(np.max(norms)) * 1.25])),
-        tooltip=[alt.Tooltip("row:Q"), alt.Tooltip("length:Q", format=".3f", title="‖P[p]‖")])
-    edge = alt.Chart(named("end")).mark_rule(color=REFERENCE, strokeWidth=2, strokeDash=[4, 3]).encode(
-        x=x, tooltip=[alt.Tooltip("label:N")])
-    chart = alt.layer(line, edge).properties(
-        height=240, title="Length of each trained row")
+    chart = _norms_layout(n_rows, float(np.min(norms)) * 0.8, float(np.max(norms)) * 1.25)
     return figure(chart, {"norms": columns(row=np.asarray(rows), length=norms),
                           "end": columns(row=[n_rows + 0.5], label=[f"no row {n_rows + 1}: the table ends"])},
                   description=f"The length of each row of the trained table, rows 1 to {n_rows}; there is no row "
                               f"{n_rows + 1}.")
+
+
+@layout
+def _norms_layout(n_rows: int, low: float, high: float) -> alt.LayerChart:
+    """‖P[p]‖ on a log y from ``low`` to ``high``, x past the table's end, the end as a rule."""
+    x = alt.X("row:Q", title="row p", scale=alt.Scale(domain=[1, n_rows + 40], nice=False))
+    line = alt.Chart(named("norms")).mark_line(color=SERIES[0]).encode(
+        x=x, y=alt.Y("length:Q", title="‖P[p]‖ (log)",
+                     scale=alt.Scale(type="log", nice=False, domain=[low, high])),
+        tooltip=[alt.Tooltip("row:Q"), alt.Tooltip("length:Q", format=".3f", title="‖P[p]‖")])
+    edge = alt.Chart(named("end")).mark_rule(color=REFERENCE, strokeWidth=2, strokeDash=[4, 3]).encode(
+        x=x, tooltip=[alt.Tooltip("label:N")])
+    return alt.layer(line, edge).properties(
+        height=240, title="Length of each trained row")
 
 
 def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> Figure:
@@ -206,12 +257,18 @@ def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> Figure:
     n = len(rows)
     check_marks(n * n)
     data = columns(a=np.repeat(rows, n), b=np.tile(rows, n), cosine=np.asarray(matrix, dtype=float).ravel())
-    chart = alt.Chart(named("grid")).mark_rect().encode(
-        x=alt.X("b:O", title="row", axis=alt.Axis(labelAngle=-90, values=list(rows[::4]))),
-        y=alt.Y("a:O", title="row", axis=alt.Axis(values=list(rows[::4]))),
+    return figure(_grid_layout(list(rows[::4]), title), {"grid": data},
+                  description=f"{title}: the cosine between every two of the rows shown.")
+
+
+@layout
+def _grid_layout(ticks: Sequence[int], title: str) -> alt.Chart:
+    """The square cosine heatmap, axis labels at the rows ``ticks``."""
+    return alt.Chart(named("grid")).mark_rect().encode(
+        x=alt.X("b:O", title="row", axis=alt.Axis(labelAngle=-90, values=list(ticks))),
+        y=alt.Y("a:O", title="row", axis=alt.Axis(values=list(ticks))),
         color=alt.Color("cosine:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-1, 1]),
                         legend=alt.Legend(gradientLength=140)),
         tooltip=[alt.Tooltip("a:O", title="row a"), alt.Tooltip("b:O", title="row b"),
                  alt.Tooltip("cosine:Q", format=".3f")],
     ).properties(height=280, title=title)
-    return figure(chart, {"grid": data}, description=f"{title}: the cosine between every two of the rows shown.")
