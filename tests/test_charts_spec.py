@@ -16,11 +16,27 @@ import pytest
 from posenc.charts import spec
 
 
-def line_figure(description: str = "Rising line: y grows with x.", **props) -> spec.Figure:
+@spec.layout
+def line_layout(**props) -> alt.Chart:
     chart = alt.Chart(spec.named("main")).mark_line().encode(x="x:Q", y="y:Q")
-    if props:
-        chart = chart.properties(**props)
-    return spec.figure(chart, {"main": spec.columns(x=[1, 2, 3], y=[2.0, 4.0, 8.0])}, description=description)
+    return chart.properties(**props) if props else chart
+
+
+@spec.layout
+def points_layout(data: str = "a", axis_font: int = 0) -> alt.Chart:
+    chart = alt.Chart(spec.named(data)).mark_point().encode(x="x:Q", y="y:Q")
+    return chart.configure_axis(labelFontSize=axis_font) if axis_font else chart
+
+
+@spec.layout
+def line_and_rules_layout() -> alt.LayerChart:
+    return alt.layer(alt.Chart(spec.named("a")).mark_line().encode(x="x:Q", y="y:Q"),
+                     alt.Chart(spec.named("b")).mark_rule().encode(y="y:Q"))
+
+
+def line_figure(description: str = "Rising line: y grows with x.", **props) -> spec.Figure:
+    return spec.figure(line_layout(**props), {"main": spec.columns(x=[1, 2, 3], y=[2.0, 4.0, 8.0])},
+                       description=description)
 
 
 # ---------------------------------------------------------------- WCAG contrast, from the definition
@@ -90,15 +106,15 @@ def test_a_figure_carries_its_description_and_the_house_config():
 
 
 def test_a_charts_own_config_wins_over_the_house_config():
-    chart = alt.Chart(spec.named("main")).mark_point().encode(x="x:Q", y="y:Q").configure_axis(labelFontSize=20)
-    fig = spec.figure(chart, {"main": {"x": [1, 2], "y": [3, 4]}}, description="Two points.")
+    fig = spec.figure(points_layout("main", axis_font=20), {"main": {"x": [1, 2], "y": [3, 4]}},
+                      description="Two points.")
     assert fig.spec["config"]["axis"]["labelFontSize"] == 20
     assert fig.spec["config"]["axis"]["labelColor"] == spec.TEXT
 
 
 def test_figure_data_as_table_dataframe_or_columns():
     df = pd.DataFrame({"x": [1, 2, 3], "y": [1.0, 0.5, 0.25]})
-    base = alt.Chart(spec.named("a")).mark_point().encode(x="x:Q", y="y:Q")
+    base = points_layout("a")
     for data in (pa.table({"x": [1, 2, 3], "y": [1.0, 0.5, 0.25]}), df, {"x": np.arange(1, 4), "y": [1.0, 0.5, 0.25]}):
         fig = spec.figure(base, {"a": data}, description="Halving.")
         assert isinstance(fig.datasets["a"], pa.Table)
@@ -108,10 +124,56 @@ def test_figure_data_as_table_dataframe_or_columns():
         spec.figure(base, {"a": [1, 2, 3]}, description="Not a table.")
 
 
+def test_a_layout_is_built_once_per_distinct_arguments():
+    built = []
+
+    @spec.layout
+    def bars(names: tuple, height: int) -> alt.Chart:
+        built.append((names, height))
+        return alt.Chart(spec.named("bars")).mark_bar().encode(x=alt.X("name:N", sort=list(names)), y="v:Q") \
+            .properties(height=height)
+
+    a = spec.figure(bars(["x", "y"], 200), {"bars": {"name": ["x", "y"], "v": [1, 2]}}, description="Two bars.")
+    b = spec.figure(bars(("x", "y"), 200), {"bars": {"name": ["x", "y"], "v": [5, 0]}}, description="Two bars.")
+    c = spec.figure(bars(["y", "x"], 200), {"bars": {"name": ["y", "x"], "v": [1, 2]}}, description="Two bars.")
+    assert len(built) == 2  # a list and a tuple of the same labels are one layout; new labels, a new one
+    assert a.spec == b.spec and a.datasets != b.datasets
+    assert c.spec["encoding"]["x"]["sort"] == ["y", "x"] and a.spec["encoding"]["x"]["sort"] == ["x", "y"]
+
+
+def test_every_figure_gets_its_own_copy_of_the_layout():
+    first = line_figure()
+    first.spec["config"]["axis"]["labelColor"] = "#ff0000"
+    first.spec["mark"] = "bar"
+    again = line_figure()
+    assert again.spec["config"]["axis"]["labelColor"] == spec.TEXT and again.spec["mark"] == {"type": "line"}
+
+
+@pytest.mark.parametrize("data", [np.arange(3), pa.table({"x": [1]}), pd.DataFrame({"x": [1]}), [np.arange(2)]])
+def test_a_layout_refuses_data(data):
+    with pytest.raises(TypeError, match="structure, not data"):
+        points_layout(data)
+
+
+def test_the_layouts_kept_are_bounded(monkeypatch):
+    monkeypatch.setattr(spec, "LAYOUTS_KEPT", 3)
+
+    @spec.layout
+    def sized(height: int) -> alt.Chart:
+        return alt.Chart(spec.named("a")).mark_point().properties(height=height)
+
+    for h in range(10):
+        sized(100 + h)
+    assert list(sized.kept) == [((107,), ()), ((108,), ()), ((109,), ())]
+
+
+def test_figure_takes_only_a_layout():
+    with pytest.raises(TypeError, match="@layout"):
+        spec.figure(alt.Chart(spec.named("a")).mark_point(), {"a": {"x": [1]}}, description="Raw Altair.")
+
+
 def test_rows_count_every_dataset():
-    chart = alt.layer(alt.Chart(spec.named("a")).mark_line().encode(x="x:Q", y="y:Q"),
-                      alt.Chart(spec.named("b")).mark_rule().encode(y="y:Q"))
-    fig = spec.figure(chart, {"a": {"x": range(7), "y": range(7)}, "b": {"y": [1, 2]}}, description="A line, two rules.")
+    fig = spec.figure(line_and_rules_layout(), {"a": {"x": range(7), "y": range(7)}, "b": {"y": [1, 2]}}, description="A line, two rules.")
     assert fig.rows == 9
 
 
@@ -160,9 +222,12 @@ def test_series_without_a_legend():
 
 
 def test_a_series_figure_validates():
-    chart = alt.Chart(spec.named("main")).mark_line(point=True).encode(
-        x="x:Q", y="y:Q", **spec.series("s", ["a", "b"]))
-    fig = spec.figure(chart, {"main": {"x": [1, 2, 1, 2], "y": [1, 2, 2, 1], "s": ["a", "a", "b", "b"]}},
+    @spec.layout
+    def two_series() -> alt.Chart:
+        return alt.Chart(spec.named("main")).mark_line(point=True).encode(
+            x="x:Q", y="y:Q", **spec.series("s", ["a", "b"]))
+
+    fig = spec.figure(two_series(), {"main": {"x": [1, 2, 1, 2], "y": [1, 2, 2, 1], "s": ["a", "a", "b", "b"]}},
                       description="Two series, crossing.")
     full = spec.validate(fig)
     assert full["datasets"]["main"][0] == {"x": 1, "y": 1, "s": "a"}
@@ -188,8 +253,7 @@ def test_validate_rejects_an_invalid_spec(breakage):
 
 
 def test_validate_maps_non_finite_numbers_to_null():
-    chart = alt.Chart(spec.named("main")).mark_point().encode(x="x:Q", y="y:Q")
-    fig = spec.figure(chart, {"main": {"x": [1.0, 2.0], "y": [np.inf, np.nan]}}, description="Gaps.")
+    fig = spec.figure(points_layout("main"), {"main": {"x": [1.0, 2.0], "y": [np.inf, np.nan]}}, description="Gaps.")
     spec.validate(fig)  # JSON has no inf/NaN: the validator sees null, which Vega-Lite data allows
 
 

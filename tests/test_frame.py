@@ -332,8 +332,8 @@ from posenc.charts import spec
 
 frame.begin_run()
 frame.toggle("Presentation mode", "present", False)
-fig = spec.figure(alt.Chart(spec.named("m")).mark_line().encode(x="x:Q", y="y:Q").properties(height=700),
-                  {"m": spec.columns(x=[1, 2], y=[1, 2])}, description="A tall line: it rises.")
+tall = spec.layout(lambda: alt.Chart(spec.named("m")).mark_line().encode(x="x:Q", y="y:Q").properties(height=700))
+fig = spec.figure(tall(), {"m": spec.columns(x=[1, 2], y=[1, 2])}, description="A tall line: it rises.")
 frame.chart(fig)
 """
     for raw, font, height in (("1", 18, frame.skeleton.PRESENT_MAX_HEIGHT), ("0", 13, 700)):

@@ -225,8 +225,6 @@ def figure(chart: Layout, data: Mapping[str, Any], description: str) -> Figure:
     uses."""
     if not description or not description.strip():
         raise ValueError("every chart needs a description (its title and takeaway)")
-    if isinstance(chart, alt.TopLevelMixin):  # TRANSITIONAL: removed once every builder has a @layout
-        chart = Layout(json.dumps(_finish(chart.to_dict(validate=False)), default=_scalar))
     if not isinstance(chart, Layout):
         raise TypeError("figure() takes a Layout: build the chart in a function decorated with @layout")
     spec = chart.spec()
