@@ -223,7 +223,9 @@ async def _ws_session(base: str, info: frame.PageInfo, k: int, wave: Wave, timeo
         return
 
     async def press(i: int) -> bool:
-        control = rng.choice(controls) if sc.any_control else controls[0]
+        # the widgets the page shows now: a section's run can add or remove some (the lab's second Predict)
+        shown = [c for c in s.page_controls() if c.kind != "text"] if sc.any_control else []
+        control = rng.choice(shown or controls) if sc.any_control else controls[0]
         up = rng.random() < 0.5 if sc.any_control else i % 2 == 0
         try:
             wave.first_press = min(wave.first_press, time.monotonic())
