@@ -132,7 +132,9 @@ class Wave:
     sessions: int
     interactions: int
     latencies_ms: list[float] = field(default_factory=list)
+    sent_at: list[float] = field(default_factory=list)  # time.monotonic() each press was sent, as latencies_ms
     open_ms: list[float] = field(default_factory=list)
+    all_open: float = 0.0  # time.monotonic() when the last session had opened its page
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     active_s: float = 0.0  # from the first press to the last run finished (reruns/s)
@@ -146,6 +148,10 @@ class Wave:
 
     def pct(self, q: float) -> float:
         return _pct(self.latencies_ms, q)
+
+    def settled(self) -> list[float]:
+        """The presses sent once every session had opened its page (the hall after the ramp)."""
+        return [ms for ms, t in zip(self.latencies_ms, self.sent_at) if t >= self.all_open]
 
     @property
     def reruns_per_s(self) -> float:
@@ -206,6 +212,7 @@ async def _ws_session(base: str, info: frame.PageInfo, k: int, wave: Wave, timeo
         try:
             # A whole class opening pages at once queues first runs: opening gets a longer bound than a press.
             wave.open_ms.append(await s.open(timeout=OPEN_TIMEOUT_S))
+            wave.all_open = max(wave.all_open, time.monotonic())
         finally:
             if s.server_header:
                 wave.servers[s.server_header] = wave.servers.get(s.server_header, 0) + 1
@@ -228,8 +235,10 @@ async def _ws_session(base: str, info: frame.PageInfo, k: int, wave: Wave, timeo
         control = rng.choice(shown or controls) if sc.any_control else controls[0]
         up = rng.random() < 0.5 if sc.any_control else i % 2 == 0
         try:
-            wave.first_press = min(wave.first_press, time.monotonic())
+            sent = time.monotonic()
+            wave.first_press = min(wave.first_press, sent)
             wave.latencies_ms.append(await s.rerun((control, control.moved(up))))
+            wave.sent_at.append(sent)
             wave.last_done = max(wave.last_done, time.monotonic())
             wave.fragment_runs += s.last.fragment
         except SessionError as err:
@@ -449,6 +458,7 @@ def as_dict(r: LoadResult, deadline: float | None = None) -> dict:
         "deadline": deadline, "notes": r.notes,
         "waves": [{"sessions": w.sessions, "interactions": w.interactions, "latencies": w.latencies_ms,
                    "open": w.open_ms, "errors": w.errors, "p50": w.pct(0.5), "p95": w.pct(0.95),
+                   "settled": len(w.settled()), "settled_p95": _pct(w.settled(), 0.95) if w.sent_at else None,
                    "max": max(w.latencies_ms) if w.latencies_ms else float("nan"), "seconds": w.seconds,
                    "reruns_per_s": w.reruns_per_s, "rss_after_kb": w.rss_after_kb,
                    "rss_closed_kb": w.rss_closed_kb, "completed": w.completed, "servers": w.servers,
