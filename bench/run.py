@@ -307,6 +307,17 @@ def _clean(x: Any) -> Any:
     return x
 
 
+def render_saved(path: Path, out: Path | None) -> int:
+    """The report of a saved run (``--json``), written again by the current report code."""
+    res = json.loads(path.read_text())
+    res["meta"]["rendered_from"] = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    full = res.get("mode") == "full" and not res["meta"].get("pages")
+    out = out or (REPORT if full else ROOT / "artifacts" / "BENCHMARKS-rendered.md")
+    out.write_text(report.render(res))
+    print(f"wrote {out} from {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -338,7 +349,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deadline", type=float, default=None,
                     help="hard deadline of each load-test wave, seconds (default: burst 300, lecture its "
                          "length + 60)")
+    ap.add_argument("--render", type=Path, metavar="JSON",
+                    help="measure nothing: write the report again from the results a run saved with --json "
+                         "(after a change to the report's text; the numbers stay those of that run)")
     args = ap.parse_args(argv)
+    if args.render:
+        return render_saved(args.render.resolve(), args.out.resolve() if args.out else None)
     for name in ("out", "json"):  # relative to where the command was run, before moving to the repo root
         if getattr(args, name) is not None:
             setattr(args, name, getattr(args, name).resolve())

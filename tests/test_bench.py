@@ -77,6 +77,17 @@ def test_quick_benchmark_reports_every_page(tmp_path):
         rows = [line for line in text.splitlines() if line.startswith(f"| {info.url_path or 'home'} |")]
         assert len(rows) >= 3, (info.path, rows)  # defaults, largest settings, browser
         assert f"### {info.url_path or 'home'}" in text  # its table of controls
+    assert "## What the misses come down to" in text and "hello-world page's press takes" in text
+
+    # The report can be written again from the saved results, numbers unchanged, without measuring anything.
+    again = tmp_path / "again.md"
+    proc = subprocess.run([sys.executable, "-m", "bench", "--render", str(raw), "--out", str(again)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    rendered = again.read_text()
+    assert "written again from that run's saved results" in rendered
+    strip = lambda t: [line for line in t.splitlines() if "written again" not in line and line.strip()]  # noqa: E731
+    assert strip(rendered) == strip(text)
 
 
 def test_every_shared_cache_is_bounded():
