@@ -13,6 +13,7 @@ module). They fail (never skip) when Chromium or axe-core is missing. Screenshot
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -69,6 +70,20 @@ def context(browser, width: int, height: int):
     ctx = browser.new_context(viewport={"width": width, "height": height})
     ctx.set_default_timeout(SLOW)
     return ctx
+
+
+@contextmanager
+def elsewhere(browser, link: str):
+    """``link`` opened in a new browser (a fresh context: what a student gets from a shared link), checked for
+    exceptions; closed afterwards."""
+    fresh = context(browser, 1366, 768)
+    try:
+        other = fresh.new_page()
+        open_app(other, link)
+        no_exception(other)
+        yield other
+    finally:
+        fresh.close()
 
 
 @pytest.fixture(scope="module")
@@ -289,17 +304,11 @@ def test_the_link_to_this_view_reopens_it_in_a_new_browser(server, browser):
         link = box.input_value()
         assert query(link) == query(page.url), (link, page.url)
         assert urlsplit(link).path == urlsplit(page.url).path
-        other = context(browser, 1366, 768)
-        try:
-            fresh = other.new_page()
-            open_app(fresh, link)
-            no_exception(fresh)
+        with elsewhere(browser, link) as fresh:
             _, fresh_slider = first_visible_slider(fresh)
             assert slider_value(fresh_slider) == after_value, label
             page.mouse.move(0, 0)
             assert chart_pictures(fresh) == chart_pictures(page), "the link does not reproduce the charts"
-        finally:
-            other.close()
     finally:
         ctx.close()
 
@@ -329,16 +338,10 @@ def test_a_tab_lives_in_the_url(server, browser, info):
         assert named, f"the URL does not name the tab {label!r}: {page.url}"
         label = named[0]
         link = page.url
-        fresh = context(browser, 1366, 768)
-        try:
-            other = fresh.new_page()
-            open_app(other, link)
-            no_exception(other)
+        with elsewhere(browser, link) as other:
             selected = other.locator("[data-testid=stMain] [role=tab][aria-selected=true]").all_inner_texts()
             assert any(label in t for t in selected), \
                 f"a new browser opening {link} does not select the tab {label!r} (selected: {selected})"
-        finally:
-            fresh.close()
     finally:
         ctx.close()
 
@@ -360,18 +363,11 @@ def test_a_deeper_aside_lives_in_the_url(server, browser, info):
         aside.locator("summary").click()
         page.wait_for_function("(u) => location.href !== u", arg=before, timeout=SLOW)
         assert "true" in [v for vs in query(page.url).values() for v in vs], page.url
-        link = page.url
-        fresh = context(browser, 1366, 768)
-        try:
-            other = fresh.new_page()
-            open_app(other, link)
-            no_exception(other)
+        with elsewhere(browser, page.url) as other:
             same = other.locator("[data-testid=stMain] [data-testid=stExpander]").filter(
                 has=other.locator("summary", has_text=title))
             assert same.count() >= 1
             assert same.first.locator("details").evaluate("d => d.open"), f"{title!r} is closed in a new browser"
-        finally:
-            fresh.close()
     finally:
         ctx.close()
 
