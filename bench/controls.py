@@ -261,8 +261,18 @@ def _widget(page: Any, item: dict) -> Any:
     return page.locator(f"{root} [data-testid={item['tid']}]").nth(item["index"])
 
 
+def _sidebar_open(page: Any) -> None:
+    """Unfold the sidebar if it is folded (presentation mode folds it), as a student would to reach it."""
+    expand = page.locator("[data-testid=stExpandSidebarButton], [data-testid=stSidebarCollapsedControl] button")
+    if expand.count() and expand.first.is_visible():
+        expand.first.click(timeout=5000)
+        expand.first.wait_for(state="hidden", timeout=5000)
+
+
 def _press_widget(page: Any, item: dict, quiet: int, cap: int, grace: int, back: bool = False) -> dict | None:
     """Do what a student does to the widget; return the probe's timing (None: nothing to do)."""
+    if item["where"] == "sidebar":
+        _sidebar_open(page)
     w = _widget(page, item)
     kind = item["kind"]
     bench = "window.__bench.reset()"
