@@ -73,9 +73,9 @@ def context(browser, width: int, height: int):
 
 
 @contextmanager
-def elsewhere(browser, link: str):
-    """``link`` opened in a new browser (a fresh context: what a student gets from a shared link), checked for
-    exceptions; closed afterwards."""
+def opened(browser, link: str):
+    """``link`` opened in a new browser at 1366 × 768 (a fresh context, nothing shared: what a student gets from
+    a shared link), checked for exceptions; closed afterwards."""
     fresh = context(browser, 1366, 768)
     try:
         other = fresh.new_page()
@@ -304,7 +304,7 @@ def test_the_link_to_this_view_reopens_it_in_a_new_browser(server, browser):
         link = box.input_value()
         assert query(link) == query(page.url), (link, page.url)
         assert urlsplit(link).path == urlsplit(page.url).path
-        with elsewhere(browser, link) as fresh:
+        with opened(browser, link) as fresh:
             _, fresh_slider = first_visible_slider(fresh)
             assert slider_value(fresh_slider) == after_value, label
             page.mouse.move(0, 0)
@@ -322,10 +322,7 @@ DEEPER_PAGES = pages_using("frame.deeper(", "frame.expander(", "frame.urlstate.e
 @pytest.mark.parametrize("info", params_or_failure(TAB_PAGES[:1], "with-frame.tabs"))
 def test_a_tab_lives_in_the_url(server, browser, info):
     assert info is not None, "no page uses frame.tabs"
-    ctx = context(browser, 1366, 768)
-    try:
-        page = ctx.new_page()
-        open_app(page, f"{server}/{info.url_path}")
+    with opened(browser, f"{server}/{info.url_path}") as page:
         tabs = page.locator("[data-testid=stMain] [role=tab]")
         assert tabs.count() >= 2
         target = tabs.nth(1)
@@ -338,21 +335,16 @@ def test_a_tab_lives_in_the_url(server, browser, info):
         assert named, f"the URL does not name the tab {label!r}: {page.url}"
         label = named[0]
         link = page.url
-        with elsewhere(browser, link) as other:
+        with opened(browser, link) as other:
             selected = other.locator("[data-testid=stMain] [role=tab][aria-selected=true]").all_inner_texts()
             assert any(label in t for t in selected), \
                 f"a new browser opening {link} does not select the tab {label!r} (selected: {selected})"
-    finally:
-        ctx.close()
 
 
 @pytest.mark.parametrize("info", params_or_failure(DEEPER_PAGES[:1], "with-frame.deeper"))
 def test_a_deeper_aside_lives_in_the_url(server, browser, info):
     assert info is not None, "no page uses frame.deeper"
-    ctx = context(browser, 1366, 768)
-    try:
-        page = ctx.new_page()
-        open_app(page, f"{server}/{info.url_path}")
+    with opened(browser, f"{server}/{info.url_path}") as page:
         asides = page.locator("[data-testid=stMain] [data-testid=stExpander]").filter(
             has=page.locator("summary", has_text="Deeper"))
         assert asides.count() >= 1, "no “Deeper” expander visible"
@@ -363,13 +355,11 @@ def test_a_deeper_aside_lives_in_the_url(server, browser, info):
         aside.locator("summary").click()
         page.wait_for_function("(u) => location.href !== u", arg=before, timeout=SLOW)
         assert "true" in [v for vs in query(page.url).values() for v in vs], page.url
-        with elsewhere(browser, page.url) as other:
+        with opened(browser, page.url) as other:
             same = other.locator("[data-testid=stMain] [data-testid=stExpander]").filter(
                 has=other.locator("summary", has_text=title))
             assert same.count() >= 1
             assert same.first.locator("details").evaluate("d => d.open"), f"{title!r} is closed in a new browser"
-    finally:
-        ctx.close()
 
 
 # ---------------------------------------------------------------- presentation mode
