@@ -22,8 +22,14 @@ Two kinds of session:
 
 Targets: a fresh ``streamlit run app.py`` on 127.0.0.1 (the default), a fresh deployment of N processes behind
 HAProxy (deploy/serve.py; ``--compare`` runs one process, then two behind HAProxy, with the same load), or any
-running deployment given by ``--url`` (nothing is started then; memory is not read). Only loopback addresses:
-the bench refuses to load anything else.
+running deployment given by ``--url`` (nothing is started then; memory and CPU are not read). The lecture
+also runs against the hello-world page (``bench/hello_app.py``, every session on it, same load and settings):
+its floor, what Streamlit itself costs per press here. Only loopback addresses: the bench refuses to load
+anything else.
+
+CPU: the app processes' CPU time (user + system, /proc/<pid>/stat) over each wave; divided by the script runs
+(presses and page openings) it gives the server's work per run, which with one interpreter lock per process is
+what decides how many presses a second one process can serve.
 
 Errors: a page that fails to open, an interaction whose run does not finish within the per-step timeout, an
 exception on the page, a dropped connection. Everything is bounded: a fixed number of sessions, per-step
@@ -143,6 +149,7 @@ class Wave:
     completed: int = 0
     fragment_runs: int = 0
     servers: dict[str, int] = field(default_factory=dict)  # X-Posenc-Server → sessions (through HAProxy)
+    cpu_s: float | None = None  # the app processes' CPU time (user + system) over the wave (None: not read)
     first_press: float = float("inf")  # time.monotonic() of the first rerun request
     last_done: float = 0.0  # … and of the last run finished
 
@@ -173,6 +180,7 @@ class LoadResult:
     rss_peak_kb: int = 0
     waves: list[Wave] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    floor: bool = False  # the hello-world page under the same load, not the app
 
     @property
     def errors(self) -> int:
@@ -181,6 +189,20 @@ class LoadResult:
     @property
     def latencies_ms(self) -> list[float]:
         return [x for w in self.waves for x in w.latencies_ms]
+
+
+def cpu_seconds(pids: list[int]) -> float | None:
+    """The app processes' CPU time so far (user + system, from /proc/<pid>/stat), summed; None if unreadable."""
+    if not pids:
+        return None
+    total = 0.0
+    try:
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+    return total
 
 
 def _rss_kb(pids: list[int] | int | None, field_: str = "VmRSS") -> int:
@@ -322,6 +344,7 @@ async def _wave(make_session, pages: list[frame.PageInfo], wave: Wave, deadline:
                 ttl_wait: float) -> None:
     closers: list = []
     t0 = time.monotonic()
+    cpu0 = cpu_seconds(pids)
     tasks = [asyncio.create_task(make_session(pages[k % len(pages)], k, wave, closers, t0))
              for k in range(wave.sessions)]
     done, pending = await asyncio.wait(tasks, timeout=max(1.0, deadline - time.monotonic()))
@@ -334,6 +357,8 @@ async def _wave(make_session, pages: list[frame.PageInfo], wave: Wave, deadline:
         if t.exception() is not None:
             wave.errors.append(f"session crashed: {_first_line(t.exception())}")
     wave.seconds = time.monotonic() - t0
+    cpu1 = cpu_seconds(pids)
+    wave.cpu_s = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
     wave.rss_after_kb = _rss_kb(pids)
     for close in closers:
         try:
@@ -347,8 +372,7 @@ async def _wave(make_session, pages: list[frame.PageInfo], wave: Wave, deadline:
 
 
 async def _run(mode: str, base: str, pids: list[int], sc: Scenario, deadline_s: float, timeout_s: float,
-               res: LoadResult) -> None:
-    pages = frame.existing_pages()
+               res: LoadResult, pages: list[frame.PageInfo]) -> None:
     ttl_wait = SESSION_TTL_S + 5
 
     async def run_waves(make_session) -> None:
@@ -392,16 +416,26 @@ def _env(env: dict[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
+HELLO = Path(__file__).resolve().parent / "hello_app.py"
+FLOOR_TARGET = "the hello-world page, one process (the floor)"
+
+
 @contextmanager
-def target(processes: int = 1, url: str | None = None) -> Iterator[tuple[str, list[int], str]]:
+def target(processes: int = 1, url: str | None = None, floor: bool = False) -> Iterator[tuple[str, list[int], str]]:
     """(base URL, app pids, description): a running deployment at ``url`` (nothing started, no pids), a fresh
-    ``streamlit run app.py`` (processes=1), or ``processes`` app processes behind HAProxy (deploy/serve.py).
+    ``streamlit run app.py`` (processes=1), ``processes`` app processes behind HAProxy (deploy/serve.py), or
+    (``floor``) a fresh ``streamlit run bench/hello_app.py``, same settings: Streamlit's own cost of a press.
     Servers started here inherit a short disconnected-session TTL and full error details."""
     if url:
         check_loopback(url)
         yield url.rstrip("/"), [], f"the deployment at {url}"
         return
     with _env(SERVER_ENV):
+        if floor:
+            with streamlit_server(script=str(HELLO)) as base:
+                time.sleep(1.0)
+                yield base, [base.pid], FLOOR_TARGET
+            return
         if processes <= 1:
             with streamlit_server() as base:
                 time.sleep(1.0)
@@ -415,21 +449,24 @@ def target(processes: int = 1, url: str | None = None) -> Iterator[tuple[str, li
 
 
 def run_scenario(sc: Scenario, mode: str = "websocket", processes: int = 1, url: str | None = None,
-                 deadline_s: float | None = None, timeout_s: float = STEP_TIMEOUT_S) -> LoadResult:
-    """Run scenario ``sc`` against a target (see target()); return the measurements."""
+                 deadline_s: float | None = None, timeout_s: float = STEP_TIMEOUT_S,
+                 floor: bool = False) -> LoadResult:
+    """Run scenario ``sc`` against a target (see target(); ``floor``: the hello-world page, every session on it);
+    return the measurements."""
     if mode not in MODES:
         raise ValueError(f"load mode must be one of {MODES}, not {mode!r}")
     if mode == "browser" and sc.duration_s:
         raise ValueError("the paced scenarios run websocket sessions only")
-    pages = frame.existing_pages()
+    pages = [frame.PageInfo("", "bench/hello_app.py", "Hello, world", "", "", "")] if floor else frame.existing_pages()
     res = LoadResult(mode, sc.sessions, sc.interactions, [p.url_path or "home" for p in pages], scenario=sc.name,
                      describe=sc.describe())
     if deadline_s is None:
         deadline_s = (sc.ramp_s + sc.duration_s + 60.0) if sc.duration_s else 300.0
-    with target(processes, url) as (base, pids, what):
+    with target(processes, url, floor) as (base, pids, what):
         res.target, res.processes, res.url = what, (0 if url else max(1, processes)), base
+        res.floor = floor
         res.rss_before_kb = _rss_kb(pids)
-        asyncio.run(_run(mode, base, pids, sc, deadline_s, timeout_s, res))
+        asyncio.run(_run(mode, base, pids, sc, deadline_s, timeout_s, res, pages))
     if url:
         res.notes.append("a deployment not started by the benchmark: its memory is not read")
     return res
@@ -442,6 +479,12 @@ def run_load(mode: str = "websocket", sessions: int = 30, interactions: int = 10
     return run_scenario(sc, mode=mode, url=url, deadline_s=deadline_s, timeout_s=timeout_s)
 
 
+def _cpu_per_run(w: Wave) -> float | None:
+    """Server CPU per script run over the wave (ms): the presses and the page openings, each one run."""
+    runs = len(w.latencies_ms) + len(w.open_ms)
+    return w.cpu_s * 1000 / runs if w.cpu_s is not None and runs else None
+
+
 def as_dict(r: LoadResult, deadline: float | None = None) -> dict:
     """A LoadResult as plain data for the report and the JSON."""
     lat = r.latencies_ms
@@ -449,6 +492,7 @@ def as_dict(r: LoadResult, deadline: float | None = None) -> dict:
     active = sum(w.active_s for w in r.waves)
     return {
         "scenario": r.scenario, "describe": r.describe, "target": r.target, "processes": r.processes,
+        "floor": r.floor,
         "url": r.url, "mode": r.mode, "sessions": r.sessions, "interactions": r.interactions, "pages": r.pages,
         "errors": r.errors, "p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95), "max": max(lat) if lat else None,
         "reruns": len(lat), "reruns_per_s": len(lat) / active if active > 0 else None,
@@ -462,6 +506,7 @@ def as_dict(r: LoadResult, deadline: float | None = None) -> dict:
                    "max": max(w.latencies_ms) if w.latencies_ms else float("nan"), "seconds": w.seconds,
                    "reruns_per_s": w.reruns_per_s, "rss_after_kb": w.rss_after_kb,
                    "rss_closed_kb": w.rss_closed_kb, "completed": w.completed, "servers": w.servers,
-                   "fragment_runs": w.fragment_runs}
+                   "fragment_runs": w.fragment_runs, "cpu_s": w.cpu_s,
+                   "cpu_ms_per_run": _cpu_per_run(w)}
                   for w in r.waves],
     }

@@ -153,8 +153,8 @@ def load_misses(res: dict) -> list[str]:
             continue
         if run.get("errors"):
             out.append(f"{what}: {run['errors']} error(s) (must be 0)")
-        if run["scenario"] == "lecture" and run.get("processes") == 1 and _num(run.get("p95")) \
-                and run["p95"] > BUDGET_LECTURE_P95_MS:
+        if run["scenario"] == "lecture" and run.get("processes") == 1 and not run.get("floor") \
+                and _num(run.get("p95")) and run["p95"] > BUDGET_LECTURE_P95_MS:
             out.append(f"{what}: p95 {ms(run['p95'])} > {BUDGET_LECTURE_P95_MS:.0f} ms")
     return out
 
@@ -437,20 +437,42 @@ def floors_section(res: dict) -> list[str]:
                    + f" (over {kb(BUDGET_CONTROL_BYTES)}). Fragment presses send their own section only.")
     lecture = [r for r in (res.get("load") or {}).get("runs", []) if r.get("scenario") == "lecture"
                and not r.get("error")]
-    one = next((r for r in lecture if r.get("processes") == 1), None)
+    one = next((r for r in lecture if r.get("processes") == 1 and not r.get("floor")), None)
     two = next((r for r in lecture if (r.get("processes") or 0) > 1), None)
+    hello = next((r for r in lecture if r.get("floor")), None)
     if one and _num(one.get("reruns_per_s")):
         rps = one["reruns_per_s"]
+        cpu = _cpu_per_run(one)
         text = (f"- **Lecture hall.** 100 sessions each pressing every 1.5–4.5 s offer about "
-                f"{100 / 3:.0f} presses a second. One process served {rps:.1f} reruns/s: Streamlit runs every "
-                f"session's script on one core (one interpreter lock), so that is {1000 / rps:.0f} ms of server work "
-                f"per press on average, and the presses queue (p95 {ms(one.get('p95'))}).")
+                f"{100 / 3:.0f} presses a second. One process served {rps:.1f} reruns/s (p95 {ms(one.get('p95'))}). "
+                "Streamlit runs every session's script under one interpreter lock, so one process has one core "
+                "for all of them: ")
+        text += (f"it spent {ms(cpu)} of CPU per run (presses and page openings), "
+                 f"{_busy(one):.0%} of one core over the wave." if _num(cpu) else
+                 f"that is about {1000 / rps:.0f} ms of server work per press.")
+        if hello and _num(_cpu_per_run(hello)):
+            text += (f" The floor, the hello-world page under the same load and settings: "
+                     f"{ms(_cpu_per_run(hello))} of CPU per run, p95 {ms(hello.get('p95'))}, {hello['errors']} "
+                     "errors — what Streamlit itself costs per press on this machine.")
         if two:
             text += (f" With {two['processes']} processes behind HAProxy, the same load: p95 {ms(two.get('p95'))}"
                      f" {mark(two.get('p95'), BUDGET_LECTURE_P95_MS)}.")
         out.append(text)
     out.append("")
     return out
+
+
+def _cpu_per_run(run: dict) -> Any:
+    """Server CPU per script run (ms) over a load run's waves: None where it was not read (a --url target)."""
+    waves = [w for w in run.get("waves", []) if _num(w.get("cpu_s"))]
+    runs = sum(len(w.get("latencies") or []) + len(w.get("open") or []) for w in waves)
+    return sum(w["cpu_s"] for w in waves) * 1000 / runs if waves and runs else None
+
+
+def _busy(run: dict) -> float:
+    """The share of one core the app processes used over the waves."""
+    waves = [w for w in run.get("waves", []) if _num(w.get("cpu_s")) and w.get("seconds")]
+    return sum(w["cpu_s"] for w in waves) / sum(w["seconds"] for w in waves) if waves else float("nan")
 
 
 def load_section(res: dict) -> list[str]:
@@ -470,11 +492,15 @@ def load_section(res: dict) -> list[str]:
       "over the pages that exist. **Latency**: from sending the rerun request to `script_finished` — the server's "
       "rerun latency under load, the transfer included, no browser rendering. **Errors**: pages that did not open "
       "within 90 s, presses whose run did not finish within 30 s, exceptions on the page, dropped connections. "
-      "**Reruns/s**: timed reruns divided by the time from the first press to the last run finished. **Memory**: the app processes' "
+      "**Reruns/s**: timed reruns divided by the time from the first press to the last run finished. **Server CPU "
+      "per run**: the app processes' CPU time over the wave (/proc, user + system) divided by the script runs "
+      "(presses and page openings), and that time as a share of the wave's length. **Memory**: the app processes' "
       "VmRSS, summed; servers started by the benchmark get a disconnected-session TTL of "
       f"{_ttl(load)} s (default 120 s) so closed sessions are gone when it is read after a wave. Targets: *one "
       "process* = `streamlit run app.py` on 127.0.0.1; *N processes behind HAProxy* = `deploy/serve.py` (cookie-"
-      "sticky sessions; a session without the cookie, as here, goes round robin), same machine, same load. "
+      "sticky sessions; a session without the cookie, as here, goes round robin), same machine, same load; "
+      "*the hello-world page (the floor)* = `streamlit run bench/hello_app.py`, every session on its one page "
+      "pressing its slider, the same load and settings: what Streamlit itself costs. "
       "`python -m bench --load --url URL` drives any running deployment on this machine.")
     w("")
     by_scenario: dict[str, list[dict]] = {}
@@ -497,12 +523,12 @@ def load_section(res: dict) -> list[str]:
               "the second wave's sessions closed about the same as after the first's (bounded caches).")
         w("")
         w("| target | wave | sessions | errors (must be 0) | p50 | p95 | max | reruns/s | of them fragment runs | "
-          "opening a page p50 / p95 | p95 once every session was open (presses) | "
+          "opening a page p50 / p95 | p95 once every session was open (presses) | server CPU per run (of one core) | "
           "RSS before → after the wave → sessions closed |")
-        w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for run in runs:
             if run.get("error"):
-                w(f"| {run['target']} | — | — | did not run {MISS} | — | — | — | — | — | — | — | "
+                w(f"| {run['target']} | — | — | did not run {MISS} | — | — | — | — | — | — | — | — | "
                   f"`{run['error'][:120]}` |")
                 continue
             for i, wv in enumerate(run["waves"], 1):
@@ -510,7 +536,7 @@ def load_section(res: dict) -> list[str]:
                     f"{run['rss_before_kb'] / 1024:.0f} → {wv['rss_after_kb'] / 1024:.0f} → "
                     f"{wv['rss_closed_kb'] / 1024:.0f} MB")
                 budget = ""
-                if name == "lecture" and run.get("processes") == 1 and _num(wv["p95"]):
+                if name == "lecture" and run.get("processes") == 1 and not run.get("floor") and _num(wv["p95"]):
                     budget = " " + mark(wv["p95"], BUDGET_LECTURE_P95_MS)
                 rps = wv.get("reruns_per_s")
                 opened = wv.get("open") or []
@@ -520,7 +546,7 @@ def load_section(res: dict) -> list[str]:
                   f"{wv.get('fragment_runs', '—')} | "
                   f"{ms(_pct(opened, 0.5))} / {ms(_pct(opened, 0.95))} | "
                   f"{ms(wv.get('settled_p95')) if wv.get('settled_p95') is not None else '—'} "
-                  f"({wv.get('settled', '—')}) | {rss} |")
+                  f"({wv.get('settled', '—')}) | {_wave_cpu(wv)} | {rss} |")
         w("")
         for run in runs:
             servers = [wv.get("servers") for wv in run.get("waves", []) if wv.get("servers")]
@@ -536,6 +562,12 @@ def load_section(res: dict) -> list[str]:
                     w(f"  - {n} × `{text}`")
         w("")
     return L
+
+
+def _wave_cpu(wv: dict) -> str:
+    if not _num(wv.get("cpu_ms_per_run")) or not wv.get("seconds"):
+        return "—"
+    return f"{ms(wv['cpu_ms_per_run'])} ({wv['cpu_s'] / wv['seconds']:.0%})"
 
 
 def _ttl(load: dict) -> Any:

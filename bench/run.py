@@ -279,13 +279,16 @@ def load_part(args: argparse.Namespace, log) -> dict:
         if args.load_mode == "browser" and sc.duration_s:
             log(f"  load: {name} runs websocket sessions only (not {args.load_mode})")
         mode = "websocket" if sc.duration_s else args.load_mode
-        for processes, url in targets:
-            what = url or ("one process" if processes == 1 else f"{processes} processes behind HAProxy")
+        # The lecture's floor: the hello-world page under the same load, right after one process ran it.
+        floor = [(1, None, True)] if name == "lecture" and not args.url and (1, None) in targets else []
+        for processes, url, hello in [(n, u, False) for n, u in targets] + floor:
+            what = load.FLOOR_TARGET if hello else (
+                url or ("one process" if processes == 1 else f"{processes} processes behind HAProxy"))
             log(f"  load: {name} — {sc.describe()} — against {what} ({mode} sessions)")
             t = time.monotonic()
             try:
                 r = load.run_scenario(sc, mode=mode, processes=processes, url=url,
-                                      deadline_s=args.deadline)
+                                      deadline_s=args.deadline, floor=hello)
                 d = load.as_dict(r, args.deadline or ((sc.ramp_s + sc.duration_s + 60) if sc.duration_s else 300))
             except Exception as err:  # noqa: BLE001 - a deployment that did not start: report it
                 d = {"scenario": name, "describe": sc.describe(), "target": what, "error":

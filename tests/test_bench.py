@@ -190,3 +190,36 @@ def test_websocket_session_forgets_widgets_a_fragment_run_no_longer_draws():
     assert opened.count("Your prediction") == 2 and "Attention map of layer" in opened
     assert elsewhere.count("Your prediction") == 1 and "Attention map of layer" not in elsewhere
     assert sorted(back) == sorted(opened)
+
+
+def test_the_lecture_floor_is_the_hello_world_page_under_the_same_load():
+    """The lecture's floor: the same paced load against bench/hello_app.py, every session on its one page. The
+    server's CPU over the wave is read (so CPU per run can be compared), and the floor never counts against the
+    app's lecture budget."""
+    from bench import load, report
+
+    sc = load.scaled(load.SCENARIOS["lecture"], sessions=3, duration_s=4)
+    d = load.as_dict(load.run_scenario(sc, floor=True))
+    assert d["floor"] and d["target"] == load.FLOOR_TARGET and d["errors"] == 0, d["waves"][0]["errors"]
+    [wave] = d["waves"]
+    assert wave["latencies"] and wave["cpu_s"] > 0 and wave["cpu_ms_per_run"] > 0
+    # The report: a floor over budget is not a miss; the app's own run over budget is.
+    over = {**d, "p95": 10 * report.BUDGET_LECTURE_P95_MS}
+    app = {**over, "floor": False, "target": "one process"}
+    found = report.load_misses({"load": {"runs": [over, app]}})
+    assert [x for x in found if "p95" in x] == [f"load lecture on one process: p95 {report.ms(over['p95'])} > "
+                                                f"{report.BUDGET_LECTURE_P95_MS:.0f} ms"]
+    table = "\n".join(report.load_section({"load": {"runs": [app, over]}}))
+    assert load.FLOOR_TARGET in table and report._wave_cpu(wave) in table
+
+
+def test_cpu_seconds_reads_the_processes_cpu_time():
+    """The load test's CPU reading grows while the process works, and is None for a process that isn't there."""
+    import os
+
+    from bench.load import cpu_seconds
+
+    before = cpu_seconds([os.getpid()])
+    sum(i * i for i in range(3_000_000))  # some fixed work: a few hundred ms of CPU, well over a clock tick
+    assert cpu_seconds([os.getpid()]) > before
+    assert cpu_seconds([2 ** 22 + 12345]) is None
