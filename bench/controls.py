@@ -46,7 +46,8 @@ class ControlRow:
     label: str
     widget: str  # slider, number, radio … or "vega range" / "vega select" …
     where: str  # main, sidebar, chart
-    kind: str = "page"  # "page" (the whole script reruns), "fragment", "in-chart" (no rerun)
+    kind: str = "page"  # "page" (the whole script reruns), "fragment", "in-chart" (no rerun), "floor" (not a
+    #                     control: the page rerun with nothing changed, _measure_noop_rerun)
     fragment_id: str = ""
     server_ms: list[float] = field(default_factory=list)
     bytes: list[int] = field(default_factory=list)
@@ -354,6 +355,30 @@ def _open_expanders(page: Any) -> None:
             pass
 
 
+NOOP_LABEL = "Rerun, nothing changed (R key)"
+
+
+def _measure_noop_rerun(page: Any, url_path: str, presses: int, quiet: int, cap: int, grace: int) -> ControlRow:
+    """The page's floor in the browser: Streamlit's R shortcut reruns the whole script with no widget moved, so
+    the same elements come back and nothing needs to change. Its time is what any page-wide press costs on this
+    page before a single number differs (kind "floor": reported, never judged)."""
+    from bench.client import wait_quiet
+
+    row = ControlRow(url_path, NOOP_LABEL, "key r", "page", "floor")
+    for _ in range(presses):
+        page.evaluate("document.activeElement && document.activeElement.blur()")  # R in a text box types R
+        page.evaluate("window.__bench.reset()")
+        page.keyboard.press("r")
+        out = page.evaluate("([m, q, c, g]) => window.__bench.waitDone(m, q, c, g)", ["rerun", quiet, cap, grace])
+        if not out["ok"] or out["total"] is None or not out["ran"]:
+            row.notes.append(f"no rerun seen within {cap / 1000:.0f} s")
+            break
+        row.browser_ms.append(float(out["total"]))
+        row.browser_bytes.append(int(out["bytes"]))
+        wait_quiet(page, quiet_ms=quiet)
+    return row
+
+
 def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sidebar: bool, quiet: int = 300,
                          cap: int = 10_000, one_per_kind: bool = False) -> list[ControlRow]:
     """Open the page in a new tab of ``ctx`` (a context with the probe) and press every visible control
@@ -372,6 +397,7 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
                 "() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]"
                 ".some(c => c.querySelector('svg.marks, canvas.marks'))", timeout=60_000)
         wait_quiet(page, quiet_ms=quiet + 100)
+        rows.append(_measure_noop_rerun(page, url_path, presses, quiet, cap, grace))
         n_tabs = _tabs(page).count()
         for tab in range(max(1, n_tabs)):
             if n_tabs:

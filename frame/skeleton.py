@@ -73,6 +73,9 @@ def verdict(claim: str, holds: bool, measured: str) -> None:
     st.markdown(f"{mark} — {claim}: {measured}")
 
 
+PREDICT_LABEL = "Your prediction"  # the radio's label (hidden on screen; screen readers and the bench read it)
+
+
 def predict(question: str, options: list[str], correct: int, explanation: str, key: str) -> None:
     """A Predict question, placed before the chart that answers it: the answer stays hidden until the
     student picks. The question states its own settings and the explanation is computed at them."""
@@ -81,7 +84,7 @@ def predict(question: str, options: list[str], correct: int, explanation: str, k
 
     def ask() -> None:  # a fragment: picking an answer reveals it without rerunning the page (or its section)
         st.markdown(f"**Predict.** {question}")
-        choice = st.radio("Your prediction", options, index=None, key=f"{key}_guess",
+        choice = st.radio(PREDICT_LABEL, options, index=None, key=f"{key}_guess",
                           label_visibility="collapsed")
         if choice is None:
             st.caption("Pick one: the answer appears once you have committed to a prediction.")
