@@ -466,9 +466,12 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
 
 def merge(server: list[ControlRow], browser: list[ControlRow]) -> list[ControlRow]:
     """One row per control: the server's rows (discovered over the websocket), with the browser's times of the
-    control with the same label and place; browser-only controls appended."""
+    control with the same label and place; browser-only controls appended; the page's floor row first."""
     out = list(server)
+    floors = [b for b in browser if b.kind == "floor"]
     for b in browser:
+        if b.kind == "floor":
+            continue
         match = next((r for r in out if r.where == b.where and _norm(r.label) == _norm(b.label)
                       and not r.browser_ms and (r.where != "chart" or r.widget.split()[-1] in b.widget)), None)
         if match is None:
@@ -482,7 +485,7 @@ def merge(server: list[ControlRow], browser: list[ControlRow]) -> list[ControlRo
         match.browser_details = b.browser_details
         match.browser_fragment_runs = b.browser_fragment_runs
         match.notes = sorted(set(match.notes + [f"browser: {n}" for n in b.notes]))
-    return out
+    return floors + out
 
 
 def not_pressed_in_browser(rows: list[ControlRow], quick: bool = False) -> None:

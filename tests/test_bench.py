@@ -56,10 +56,13 @@ def test_quick_benchmark_reports_every_page(tmp_path):
         controls = p["controls"]
         assert controls, p["path"]
         for c in controls:
-            assert c["kind"] in {"in-chart", "fragment", "page"}, (p["path"], c)
+            assert c["kind"] in {"in-chart", "fragment", "page", "floor"}, (p["path"], c)
             assert all(_numeric(x) for x in (*c["server_ms"], *c["bytes"], *c["browser_ms"])), (p["path"], c)
         assert any(c["server_ms"] for c in controls) or any(c["kind"] == "in-chart" for c in controls), \
             (p["path"], controls)
+        # … and the page's floor in the browser: one rerun with nothing moved (the R key), timed.
+        [floor] = [c for c in controls if c["kind"] == "floor"]
+        assert floor["browser_ms"] and not floor["notes"], (p["path"], floor)
     home = next(p for p in res["pages"] if p["url_path"] == "")
     assert {"Seed", "Sentence"} <= {c["label"] for c in home["controls"] if c["where"] == "sidebar"}
     assert any(c["browser_ms"] for p in res["pages"] for c in p["controls"]), "the browser pressed nothing"
@@ -78,6 +81,7 @@ def test_quick_benchmark_reports_every_page(tmp_path):
         assert len(rows) >= 3, (info.path, rows)  # defaults, largest settings, browser
         assert f"### {info.url_path or 'home'}" in text  # its table of controls
     assert "## What the misses come down to" in text and "hello-world page's press takes" in text
+    assert "Streamlit's client redraws the page" in text  # the browser floor, read from the floor rows
 
     # The report can be written again from the saved results, numbers unchanged, without measuring anything.
     again = tmp_path / "again.md"
