@@ -5,7 +5,7 @@
   ``tabs``, ``expander``), clamped with a notice when a link is bad; the one private Streamlit use, quarantined.
 - ``frame.skeleton``: the page skeleton — ``page`` (title, claim) → ``predict`` (before its chart) →
   ``@section`` (h2, a fragment: its controls rerun only it) → ``chart`` (the one way to draw a
-  ``posenc.charts.spec.Figure``) → ``verdict`` (plain words) → ``deeper`` (asides) → ``show_code`` → ``bridge``.
+  ``posenc.charts.spec.Figure``; ``table`` / ``strip`` the one way to show a table) → ``verdict`` (plain words) → ``deeper`` (asides) → ``show_code`` → ``bridge``.
 - ``frame.parts``: the running example (``example``), word pickers, formulas, show-the-code, the glossary
   (``term``), and the caching idiom (``@frame.cached``).
 
@@ -26,7 +26,6 @@ from .parts import (
     formula,
     require,
     show_code,
-    show_words,
     sidebar_example,
     term,
     tokens_or_stop,
@@ -41,7 +40,9 @@ from .skeleton import (
     predict,
     presenting,
     section,
+    strip,
     style,
+    table,
     verdict,
 )
 from .urlstate import (

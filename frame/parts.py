@@ -100,16 +100,6 @@ def word_pair(tokens: list[str], prefix: str, q_help: str = "", k_help: str = ""
     return picked[0], picked[1], cols
 
 
-def show_words(tokens: list[str], title: str = "The sentence, word by word") -> None:
-    """The words and their 1-based positions, as a dataframe (never Markdown)."""
-    import pandas as pd
-
-    st.dataframe(
-        pd.DataFrame({"position": range(1, len(tokens) + 1), "word": tokens}).set_index("position").T,
-        width="stretch",
-    )
-
-
 # ---------------------------------------------------------------- formulas and code
 def formula(*latex: str) -> None:
     """Display formulas, one ``st.latex`` per line: pass a long formula as several lines so it fits a phone."""

@@ -1,4 +1,3 @@
-import pandas as pd
 import streamlit as st
 
 import frame
@@ -136,8 +135,7 @@ def neighbours():
     fits = min(len(tokens), res.positions - 1)
     st.markdown(f"**The sidebar's sentence, coded.** The word at place p gets the code of p; code 0 "
                 f"({codes[0]}) is a number the bits write with no word on it.")
-    st.dataframe(pd.DataFrame({"position p": [str(p) for p in range(1, fits + 1)], "word": tokens[:fits],
-                               "code of p": codes[1:fits + 1]}).set_index("position p").T, width="stretch")
+    frame.strip({"word": tokens[:fits], "code of p": codes[1:fits + 1]}, corner="position p")
     if fits < len(tokens):
         st.warning(f"{count(n, 'bit')} write only 0 … {res.positions - 1}: words "
                    f"{fits + 1} … {len(tokens)} of the sentence get no code. Add bits.", icon=":material/warning:")

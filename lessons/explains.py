@@ -160,7 +160,7 @@ def scramble():
                 "needs even d" if r is None else f"{r.copies_gap_all:.3g}" if res.duplicates else "no repeated word")
             rows["max |Attn(PX) − P·Attn(X)|"].append(
                 "needs even d" if r is None else f"{r.scramble_error:.3g}" if r.scramble_error is not None else "—")
-        st.dataframe(rows, hide_index=True)
+        frame.table(rows)
 
 
 frame.show_code(explains_demo, attention_with_positions, learned_table, scramble_order, query_copies_gap)

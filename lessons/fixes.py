@@ -171,7 +171,7 @@ with tabs[0]:
             st.markdown("ρ: rank correlation of each query's scores — and so its weights — with the key positions; "
                         "R²: the share of the score spread a straight line in the position explains; both "
                         f"averaged over the {n} queries. The content scores stay the same; only the start moves.")
-            st.dataframe(readout, width="stretch")
+            frame.table(readout)
             frame.chart(figs["sweep"])
         frame.show_code(raw_term, raw_index_demo, index_scores, rank_correlation, position_share)
 
@@ -226,7 +226,7 @@ with tabs[2]:
         frame.formula(r"x'_p = p\,x_p", r"s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d}",
                       r"\cos(q'_i, k'_j) = \cos(q_i, k_j)")
         with frame.deeper("every query's score and cosine, at position 1 and at m", key="fx_deep_multiply"):
-            st.dataframe(table, width="stretch")
+            frame.table(table)
         frame.show_code(multiply_demo, multiply_code)
 
 # ---------------------------------------------------------------- 4. one-hot
@@ -283,7 +283,7 @@ with tabs[4]:
         st.markdown(f"**All four against the wishes.** Each cell is a test run just now on your sentence's vectors: the chapter's lengths, "
                     f"{SHORT} and {LONG} words; the multiply fix on the key word's vector; one-hot tables built for "
                     f"the longest sentence ({LONG} columns).")
-        st.table(summary_section(ex.sentence, ex.d, ex.seed))
+        frame.table(summary_section(ex.sentence, ex.d, ex.seed), wrap=True)
         frame.show_code(summary, wish_unique, wish_bounded, wish_same_meaning, wish_neighbours, wish_past)
 
 frame.bridge(PATH, "None of the four works, but one idea survives: give every position its own vector, the same "

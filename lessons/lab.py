@@ -4,7 +4,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import frame
@@ -327,9 +326,7 @@ def show_sample(settings: lab.Settings) -> None:
         f"**The task, on one random sequence** ({settings.vocab} possible tokens, shown as letters; "
         f"position 1 is the first token, “—” means nothing to predict there):"
     )
-    st.dataframe(pd.DataFrame({"token": letters(tokens[0]), "answer": letters(targets[0])},
-                              index=pd.Index(range(1, settings.L_train + 1), name="position")).T,
-                 width="stretch")
+    frame.strip({"token": letters(tokens[0]), "answer": letters(targets[0])})
 
 
 @frame.section("The experiment")
@@ -456,12 +453,11 @@ with frame.deeper("the model, formula by formula", key="lab_deep_model"):
         r"h \leftarrow h + \operatorname{softmax}_j(s)\, v \qquad \text{logits} = h W_{\text{out}} + b",
         r"\text{loss} = -\tfrac{1}{N}\textstyle\sum_{\text{scored}} \log \operatorname{softmax}(\text{logits})_{\text{target}}",
     )
-    st.dataframe(pd.DataFrame({"setting": ["vocabulary", "width d", "batch", "learning rate (Adam)",
-                                           "learned table rows n_max", "test sequences per length", "seeds"],
-                               "value": [str(DEFAULT.vocab), str(DEFAULT.d_model), str(DEFAULT.batch),
-                                         str(DEFAULT.lr), f"{DEFAULT.n_max_factor} × training length",
-                                         str(DEFAULT.n_test), ", ".join(map(str, lab.SEEDS))]}),
-                 hide_index=True)
+    frame.table({"setting": ["vocabulary", "width d", "batch", "learning rate (Adam)", "learned table rows n_max",
+                             "test sequences per length", "seeds"],
+                 "value": [str(DEFAULT.vocab), str(DEFAULT.d_model), str(DEFAULT.batch), str(DEFAULT.lr),
+                           f"{DEFAULT.n_max_factor} × training length", str(DEFAULT.n_test),
+                           ", ".join(map(str, lab.SEEDS))]})
     st.markdown("The gradients are written by hand (no autograd library) and checked against finite "
                 "differences for every scheme and layer count in the app's tests. The code counts positions "
                 "from 0; the charts count from 1.")
@@ -472,7 +468,7 @@ with frame.deeper("the data behind the default view", key="lab_deep_data"):
         "The defaults' results are precomputed by the same code the Train button runs, so the page opens "
         "without training. Other settings are trained live and then kept for every visitor."
     )
-    st.dataframe(pd.DataFrame({"what": list(prov), "value": [str(v) for v in prov.values()]}), hide_index=True)
+    frame.table({"what": list(prov), "value": [str(v) for v in prov.values()]})
 
 st.caption("In the code below positions count from 0 (position 1 on the page is index 0).")
 frame.show_code(lab.forward, lab.loss_and_grads, lab.adam_step, lab.train)

@@ -1,4 +1,3 @@
-import pandas as pd
 import streamlit as st
 
 import frame
@@ -116,11 +115,11 @@ def key_chart():
     with frame.deeper("interleaved or half-split pairs", key="rp_deep_pairs"):
         half = ex.d // 2
         shown = min(4, half)
-        st.dataframe(pd.DataFrame({
-            "pair i (0-based)": range(shown),
+        frame.table({
+            "pair i (0-based)": list(range(shown)),
             "interleaved (Su et al., Meta's llama)": [f"({2 * i}, {2 * i + 1})" for i in range(shown)],
             "half-split (GPT-NeoX, Hugging Face rotate_half)": [f"({i}, {i + half})" for i in range(shown)],
-        }), hide_index=True, width="stretch")
+        })
         frame.formula(r"\pi = [0, 2, 4, \dots, d-2,\ 1, 3, \dots, d-1]",
                       r"\operatorname{RoPE_{half}}(x_\pi) = \operatorname{RoPE}(x)_\pi",
                       r"(q R_m^\top)\cdot(k R_n^\top) = \operatorname{RoPE_{half}}(q_\pi, m)\cdot"
@@ -167,16 +166,15 @@ def circles():
         rows = [(a, b, s_) for (a, b), s_ in zip(r.pairs, r.pair_scores)]
         if (m, n) not in r.pairs:
             rows.append((m, n, r.score))
-        st.dataframe(pd.DataFrame({
+        frame.table({
             "m": [a for a, _, _ in rows],
             "n": [b for _, b, _ in rows],
             "n − m": [b - a for a, b, _ in rows],
             "score": [s_ for _, _, s_ in rows],
             "pair": ["chapter's" if (a, b) in r.pairs else "yours" for a, b, _ in rows],
-        }), hide_index=True, width="stretch",
-            column_config={"score": st.column_config.NumberColumn(format="%.10f"),
-                           "m": st.column_config.NumberColumn(help="query position"),
-                           "n": st.column_config.NumberColumn(help="key position")})
+        }, column_config={"score": st.column_config.NumberColumn(format="%.10f"),
+                          "m": st.column_config.NumberColumn(help="query position"),
+                          "n": st.column_config.NumberColumn(help="key position")})
         gap = r.pairs[0][1] - r.pairs[0][0]
         frame.verdict(f"the chapter's three pairs, each with gap {gap}, get one score", r.pair_spread < r.pair_tol,
                       f"they differ by {small(r.pair_spread)} (tolerance {r.pair_tol:.0e})")

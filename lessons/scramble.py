@@ -1,5 +1,4 @@
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import frame
@@ -63,7 +62,7 @@ def run(sentence: str, order: tuple[int, ...], d: int, seed: int, causal: bool):
     labels = word_labels(res.tokens)
     moved = [labels[i] for i in res.order]
     k = min(SHOWN_DIMS, d)
-    limit = float(max(np.max(np.abs(res.out_of_scrambled[:, :k])), np.max(np.abs(res.permuted_out[:, :k])), 1e-9))
+    limit = float(max(np.max(np.abs(res.out_of_scrambled[:, :k])), np.max(np.abs(res.permuted_out[:, :k]))))
     figs = (
         charts.outputs(res.out_of_scrambled[:, :k], moved, title="Attn(PX): attention on the scrambled sentence",
                        d=d, limit=limit,
@@ -138,8 +137,7 @@ def scramble_section():
         return
     res, figs, cw, bars = run(ex.sentence, tuple(order), ex.d, ex.seed, causal)
     with c2:
-        st.dataframe(pd.DataFrame({"word": tokens, "scrambled": res.scrambled},
-                                  index=pd.Index(range(1, n + 1), name="slot")).T, width="stretch")
+        frame.strip({"word": tokens, "scrambled": res.scrambled}, corner="slot")
 
     left, right = st.columns(2)
     with left:
@@ -177,8 +175,8 @@ def scramble_section():
     q = cw.query
     shown = ", ".join(str(i + 1) for i in cw.copies)
     st.caption(f"The copies, and the weights the query at position {q + 1} gives them:")
-    st.dataframe({"position": [i + 1 for i in cw.copies], "word": [tokens[i] for i in cw.copies],
-                  "weight": cw.weights}, hide_index=True)
+    frame.table({"position": [i + 1 for i in cw.copies], "word": [tokens[i] for i in cw.copies],
+                 "weight": cw.weights})
     if causal and q != chapter.query_index(tokens):
         st.caption(f"With the causal mask the chapter's query (position {chapter.query_index(tokens) + 1}) "
                    f"cannot read the copy at position {max(cw.copies) + 1}, which comes after it, so the table "

@@ -1,5 +1,4 @@
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import frame
@@ -162,19 +161,14 @@ def on_demand():
         rows = min(2 * SHOWN_PAIRS, d)
         j = np.arange(rows)
         frame.chart(fig_prec)
-        st.dataframe(
-            pd.DataFrame({
-                "dimension j (0-based)": j, "pair i (0-based)": j // 2,
-                "sin / cos": np.where(j % 2 == 0, "sin", "cos"),
-                "angle p·ω_i (float64)": pos.angles64[j // 2], "angle in float32": pos.angles32[j // 2],
-                "PE float64": pos.pe64[:rows], "PE float32": pos.pe32[:rows],
-                "|difference|": np.abs(pos.pe32[:rows] - pos.pe64[:rows]),
-            }),
-            hide_index=True, width="stretch",
-            column_config={c: st.column_config.NumberColumn(format="%.7f") for c in
-                           ["angle p·ω_i (float64)", "angle in float32", "PE float64", "PE float32",
-                            "|difference|"]},
-        )
+        frame.table({
+            "dimension j (0-based)": j, "pair i (0-based)": j // 2,
+            "sin / cos": np.where(j % 2 == 0, "sin", "cos"),
+            "angle p·ω_i (float64)": pos.angles64[j // 2], "angle in float32": pos.angles32[j // 2],
+            "PE float64": pos.pe64[:rows], "PE float32": pos.pe32[:rows],
+            "|difference|": np.abs(pos.pe32[:rows] - pos.pe64[:rows]),
+        }, column_config={c: st.column_config.NumberColumn(format="%.7f") for c in
+                          ["angle p·ω_i (float64)", "angle in float32", "PE float64", "PE float32", "|difference|"]})
         frame.verdict(f"float32 agrees with float64 at p = {p:,} to within {FLOAT32_TOL:g}",
                       pos.max_diff < FLOAT32_TOL,
                       f"largest difference {pos.max_diff:.2g}, at dimension j = {pos.worst_coordinate}")
@@ -195,7 +189,7 @@ def shift_view(k: int, d: int):
     starts = [n for _, n in chapter.PAIRS]
     return sh, shift_at(k, starts, d, BASE), (sc.shift_heatmap(sh.M_shown, k),
                                               sc.dot_lines(sh.dot_positions, sh.dots, sh.dot_ks, k),
-                                              sc.similarity(sh.similarity, k))
+                                              sc.similarity(sh.similarity))
 
 
 @frame.section("A shift by k is a rotation")
@@ -235,7 +229,8 @@ def shift():
     with t2:
         st.markdown("Every diagonal (the same gap q − p) holds one value: how alike two positions are depends on "
                     "how far apart they are, not where they are. The slider under the chart outlines one diagonal "
-                    "(it starts at your k); hover its cells to read the same number all along it.")
+                    f"(it starts at the chapter's k = {sc.FIRST_GAP} and reaches every gap from −{s_n - 1} to "
+                    f"{s_n - 1}); hover its cells to read the same number all along it.")
         frame.verdict("the similarity is constant along every diagonal", sh.toeplitz_error < tol,
                       f"all {s_n} × {s_n} entries: largest error {sh.toeplitz_error:.0e}")
 
@@ -259,17 +254,13 @@ def the_catch():
         f"$W_K$ (the sidebar's d = {d}, seed {ex.seed}), and put the {frame.term('query')} word at m and the "
         f"{frame.term('key')} word at n = m − {ca.gap}: the chapter's pairs {pairs_txt}. Each "
         f"{frame.term('score')} splits into four terms (formula below the chart).")
-    st.dataframe(
-        pd.DataFrame({
-            "query at m": [m for m, _ in ca.pairs], "key at n": [n for _, n in ca.pairs],
-            "m − n": [m - n for m, n in ca.pairs], "score": ca.scores,
-            "words only": ca.terms[:, 0], "word_q × PE_n": ca.terms[:, 1],
-            "PE_m × word_k": ca.terms[:, 2], "PE_m × PE_n": ca.terms[:, 3],
-        }),
-        hide_index=True, width="stretch",
-        column_config={c: st.column_config.NumberColumn(format="%.4f") for c in
-                       ["score", "words only", "word_q × PE_n", "PE_m × word_k", "PE_m × PE_n"]},
-    )
+    frame.table({
+        "query at m": [m for m, _ in ca.pairs], "key at n": [n for _, n in ca.pairs],
+        "m − n": [m - n for m, n in ca.pairs], "score": ca.scores,
+        "words only": ca.terms[:, 0], "word_q × PE_n": ca.terms[:, 1],
+        "PE_m × word_k": ca.terms[:, 2], "PE_m × PE_n": ca.terms[:, 3],
+    }, column_config={c: st.column_config.NumberColumn(format="%.4f") for c in
+                      ["score", "words only", "word_q × PE_n", "PE_m × word_k", "PE_m × PE_n"]})
     frame.verdict(f"the score is not a function of the gap alone, as the chapter warns: the three pairs, all "
                   f"{ca.gap} apart, score differently", ca.spread > CATCH_SPREAD,
                   f"largest − smallest score = {ca.spread:.2g}")

@@ -1,5 +1,4 @@
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import frame
@@ -171,17 +170,18 @@ def stretch_fixes(res, figs, s: int) -> None:
         rules = {"RoPE as trained": "θ_i", "PI": "θ_i / s", "NTK-aware": f"base' = {res.ntk_base:,.0f}",
                  "Dynamic NTK": f"base' = {res.dynamic_base:,.0f} (scale {res.dynamic_scale:.4g})",
                  "YaRN": f"ramp between pairs {res.low} and {res.high}"}
-        table = pd.DataFrame([{"method": m, "rule": rules[m], "judged at": res.eval_length[m],
-                               "θ'₀ (rad/token)": float(f[m][0]), "slowest λ'": round(float(2 * np.pi / f[m][-1])),
-                               "pairs past": int(res.unseen[m].sum()), "overreach ×": res.overreach[m]}
-                              for m in beyond.METHODS])
+        table = {"method": list(beyond.METHODS), "rule": [rules[m] for m in beyond.METHODS],
+                 "judged at": [res.eval_length[m] for m in beyond.METHODS],
+                 "θ'₀ (rad/token)": [float(f[m][0]) for m in beyond.METHODS],
+                 "slowest λ'": [round(float(2 * np.pi / f[m][-1])) for m in beyond.METHODS],
+                 "pairs past": [int(res.unseen[m].sum()) for m in beyond.METHODS],
+                 "overreach ×": [res.overreach[m] for m in beyond.METHODS]}
         if not n_slow:
-            table = table.drop(columns="overreach ×")  # no pair that never turned: nothing can overreach
-        st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={"θ'₀ (rad/token)": st.column_config.NumberColumn(format="%.4g"),
-                                    "slowest λ'": st.column_config.NumberColumn(format="localized"),
-                                    "judged at": st.column_config.NumberColumn(format="localized"),
-                                    "overreach ×": st.column_config.NumberColumn(format="%.3g")})
+            del table["overreach ×"]  # no pair that never turned: nothing can overreach
+        frame.table(table, column_config={"θ'₀ (rad/token)": st.column_config.NumberColumn(format="%.4g"),
+                                          "slowest λ'": st.column_config.NumberColumn(format="localized"),
+                                          "judged at": st.column_config.NumberColumn(format="localized"),
+                                          "overreach ×": st.column_config.NumberColumn(format="%.3g")})
         st.caption("θ'₀: the fastest pair's angle between neighbouring words. Slowest λ': the slowest pair's "
                    "wavelength, in tokens. “Pairs past”: pairs that never finished a turn within L_train and whose "
                    "angle at the length judged exceeds the largest they reached in training; “overreach”: the worst "
@@ -313,13 +313,12 @@ def alibi() -> None:
                   f"(tolerance {ALIBI_TOL:g})")
     with frame.deeper("the copies, head by head, and the slopes' rule", key="st_deep_copies"):
         w1, w2 = f"weight on position {j1 + 1}", f"weight on position {j2 + 1}"
-        st.dataframe(pd.DataFrame({"head": np.arange(1, heads + 1), "slope m": al.slopes,
-                                   w1: al.weights[:, q, j1], w2: al.weights[:, q, j2],
-                                   "ratio (later ÷ earlier)": np.exp(al.copy_log_ratio),
-                                   f"e^(m·{j2 - j1})": np.exp(al.copy_expected)}),
-                     hide_index=True, width="stretch",
-                     column_config={k: st.column_config.NumberColumn(format="%.4g") for k in (
-                         "slope m", w1, w2, "ratio (later ÷ earlier)", f"e^(m·{j2 - j1})")})
+        frame.table({"head": np.arange(1, heads + 1), "slope m": al.slopes,
+                     w1: al.weights[:, q, j1], w2: al.weights[:, q, j2],
+                     "ratio (later ÷ earlier)": np.exp(al.copy_log_ratio),
+                     f"e^(m·{j2 - j1})": np.exp(al.copy_expected)},
+                    column_config={k: st.column_config.NumberColumn(format="%.4g") for k in (
+                        "slope m", w1, w2, "ratio (later ÷ earlier)", f"e^(m·{j2 - j1})")})
         st.caption(f"From the query at position {q + 1}. Without ALiBi the copies have the same key and get the "
                    "same weight.")
         frame.formula(
@@ -443,8 +442,8 @@ def precision() -> None:
                    f"2nd, 4th, 8th, … Position {BF16_FIRST_LOST} is stored as {lost_as:g}: two words get the same "
                    "angle, the same rotation, the same everything. Positions here count from 0, as stored by code.")
         with frame.deeper(f"bfloat16 over a {TYPICAL_L_TRAIN:,}-token context, band by band", key="st_deep_bf16"):
-            st.dataframe(pd.DataFrame(context.bands, columns=["first", "last", "positions", "distinct in bf16",
-                                                              "largest error"]), hide_index=True, width="stretch")
+            frame.table(dict(zip(["first", "last", "positions", "distinct in bf16", "largest error"],
+                                 map(list, zip(*context.bands)))))
 
 
 frame.show_code(beyond.stretch_demo, sx.pi_frequencies, sx.ntk_frequencies, sx.dynamic_ntk_frequencies,

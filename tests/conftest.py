@@ -163,9 +163,20 @@ def verdict(at: AppTest, claim: str) -> tuple[bool, str]:
     return found[0]
 
 
+def strips(at: AppTest) -> list[dict[str, list[str]]]:
+    """The by-position strips on the page (frame.strip: a first column naming each row, then positions 1, 2 …),
+    each as {row name: its values in position order}."""
+    out = []
+    for df in at.dataframe:
+        v = df.value
+        if len(v.columns) > 1 and [str(c) for c in v.columns[1:]] == [str(i) for i in range(1, len(v.columns))]:
+            out.append({str(row.iloc[0]): [str(x) for x in row.iloc[1:] if str(x) != ""] for _, row in v.iterrows()})
+    return out
+
+
 def words_tables(at: AppTest) -> list[list[str]]:
-    """The word tables (frame.show_words: a "word" row), as lists of words."""
-    return [list(map(str, df.value.loc["word"])) for df in at.dataframe if "word" in df.value.index]
+    """The word strips (a row named "word"), as lists of words."""
+    return [s["word"] for s in strips(at) if "word" in s]
 
 
 # ---------------------------------------------------------------- the page in document order
@@ -201,6 +212,22 @@ def chart_spec(chart) -> dict:
 
 def chart_specs(at: AppTest) -> list[dict]:
     return [chart_spec(c) for c in charts_of(at)]
+
+
+def layout_of(fig_or_spec, *, slider_ranges: bool = True) -> dict:
+    """A figure's (or a sent chart's) spec without its description, which ``spec.figure`` attaches per call: what
+    the ``@layout`` built. Two presses with equal layouts reuse the layout, and the browser swaps only the data.
+    ``slider_ranges=False`` also leaves out the ends of in-chart range sliders (a slider over d/2 pairs is
+    structure that follows d)."""
+    spec = json.loads(json.dumps(dict(getattr(fig_or_spec, "spec", fig_or_spec))))
+    spec.pop("description", None)
+    spec.pop("datasets", None)
+    if not slider_ranges:
+        for node in _walk_dicts(spec):
+            bind = node.get("bind")
+            if isinstance(bind, dict) and bind.get("input") == "range":
+                node["bind"] = {k: v for k, v in bind.items() if k not in ("min", "max")}
+    return spec
 
 
 def chart_tables(chart) -> dict[str, pa.Table]:

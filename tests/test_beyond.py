@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import layout_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -353,6 +354,17 @@ def test_moving_s_changes_only_the_data_of_the_charts_that_depend_on_it():
     for x, y in zip(a[:2], b[:2]):
         assert x.spec == y.spec and x.datasets != y.datasets
     assert a[2].spec == b[2].spec and all(a[2].datasets[k].equals(b[2].datasets[k]) for k in a[2].datasets)
+
+
+def test_the_trained_length_is_data_not_layout():
+    """L_train takes a million values: the turns chart names it in a title read from its data, so every L_train
+    reuses the layout."""
+    from posenc.charts import beyond as bc
+
+    a, b = (bc.rotations_figure(stretch_demo(128, L, 16, 8192)) for L in (4096, 4097))
+    assert layout_of(a) == layout_of(b) and not a.datasets["pairs"].equals(b.datasets["pairs"])
+    assert 'data("one")' in a.spec["title"]["text"]["expr"]
+    assert "L_train = 4,097 tokens" in b.datasets["one"].column("title")[0].as_py()
 
 
 def test_turns_chart_ticks_mark_the_slow_pairs_reach():

@@ -260,3 +260,31 @@ def test_smoothing_slider_lives_inside_the_chart():
     smooth = fig.spec["params"][0]
     assert smooth["name"] == "smooth" and smooth["bind"]["input"] == "range"
     assert smooth["bind"]["max"] == len(HARMONICS)  # the bit, the partial sums, the sine
+
+
+@pytest.mark.parametrize("d, seed", [(2, 0), (8, 3), (64, 0), (64, 1), (512, 2)])
+def test_the_sizes_axis_is_a_nice_bound_that_holds_the_content_and_the_bits(d, seed):
+    from posenc.binary_codes import sizes
+    from posenc.charts import binary_codes as bc
+    from posenc.charts.spec import nice_bound
+
+    sz = sizes(["the", "cat"], 1, d, seed, 4)
+    fig = bc.sizes_strip(sz.content, 4, 500, "word (2)")
+    low, high = fig.spec["layer"][0]["encoding"]["x"]["scale"]["domain"]
+    edge = -low
+    assert nice_bound(edge) == edge and high > edge  # on the ladder: a new seed or d mostly reuses the layout
+    assert edge >= np.max(np.abs(sz.content)) and edge >= 1  # every content coordinate and a bit's 1 on the axis
+
+
+def test_the_ladder_names_its_ratios_in_the_data_so_every_d_shares_one_layout():
+    from posenc.binary_codes import ladders
+    from posenc.charts import binary_codes as bc
+
+    figs = []
+    for d in (32, 64, 66):
+        lad = ladders(MAX_BITS, d)
+        fig = bc.ladder(lad.bit_wavelengths, lad.pair_wavelengths, lad.bit_ratio, lad.pair_ratio, d)
+        names = set(fig.datasets["rungs"].column("ladder").to_pylist())
+        assert any(f"{lad.pair_ratio:.4f}" in name for name in names)  # the legend still says the ratio
+        figs.append({k: v for k, v in fig.spec.items() if k != "description"})
+    assert figs[0] == figs[1] == figs[2]

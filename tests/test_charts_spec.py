@@ -167,6 +167,60 @@ def test_the_layouts_kept_are_bounded(monkeypatch):
     assert list(sized.kept) == [((107,), ()), ((108,), ()), ((109,), ())]
 
 
+# ---------------------------------------------------------------- nice bounds: data bounds fit for a layout
+WIDE = np.geomspace(1e-6, 1e6, 4001)  # twelve decades of data bounds
+
+
+def test_a_nice_bound_is_never_below_the_data_and_is_the_next_rung_up():
+    rungs = sorted({float(f"{r}e{k}") for k in range(-7, 8) for r in spec.NICE_RUNGS})
+    for x in WIDE:
+        b = spec.nice_bound(x)
+        assert b >= x, (x, b)  # nothing is clipped
+        assert b in rungs, (x, b)  # on the ladder
+        assert rungs[rungs.index(b) - 1] < x, (x, b)  # and no rung between the data and the bound
+
+
+def test_a_nice_bound_grows_with_the_data():
+    bounds = [spec.nice_bound(x) for x in WIDE]
+    assert all(a <= b for a, b in zip(bounds, bounds[1:]))
+
+
+def test_a_nice_bound_takes_few_values():
+    """Twelve decades give one value per rung per decade, and a data bound wandering over a factor of two (as the
+    largest |value| of a random draw does from seed to seed) lands on at most four rungs."""
+    assert len({spec.nice_bound(x) for x in WIDE}) <= 12 * len(spec.NICE_RUNGS) + 1
+    for low in (0.013, 1.0, 1.7, 4.4, 730.0):
+        assert len({spec.nice_bound(x) for x in np.linspace(low, 2 * low, 1001)}) <= 4, low
+
+
+def test_a_nice_bound_is_a_short_decimal_and_a_rung_is_its_own_bound():
+    assert [spec.nice_bound(x) for x in (0.29, 0.3, 1.01, 2.4, 2.6, 7.9, 8.01, 1234.0)] == \
+           [0.3, 0.3, 1.2, 2.5, 3.0, 8.0, 10.0, 1500.0]
+    for b in {spec.nice_bound(x) for x in WIDE}:
+        assert spec.nice_bound(b) == b and float(f"{b:.2g}") == b, b  # 0.12, never 0.12000000000000001
+
+
+def test_a_symmetric_scale_from_a_nice_bound_keeps_zero_at_its_centre():
+    rng = np.random.default_rng(0)
+    for scale in (1e-3, 0.7, 1.0, 42.0):
+        values = rng.standard_normal(200) * scale + rng.uniform(-1, 1) * scale  # off-centre data, both signs
+        b = spec.nice_bound(float(np.max(np.abs(values))))
+        low, high = -b, b
+        assert low <= values.min() and values.max() <= high  # nothing clipped on either side
+        assert (low + high) / 2 == 0.0
+
+
+@pytest.mark.parametrize("x", [0.0, -3.0])
+def test_a_nice_bound_of_nothing_is_one(x):
+    assert spec.nice_bound(x) == 1.0  # a valid scale when every value is 0
+
+
+@pytest.mark.parametrize("x", [float("nan"), float("inf")])
+def test_a_nice_bound_refuses_a_non_finite_bound(x):
+    with pytest.raises(ValueError, match="finite"):
+        spec.nice_bound(x)
+
+
 def test_figure_takes_only_a_layout():
     with pytest.raises(TypeError, match="@layout"):
         spec.figure(alt.Chart(spec.named("a")).mark_point(), {"a": {"x": [1]}}, description="Raw Altair.")
@@ -219,6 +273,41 @@ def test_series_refuses_more_names_than_colours():
 def test_series_without_a_legend():
     enc = spec.series("s", ["a", "b"], legend=False)
     assert all(v.to_dict().get("legend", "absent") is None for v in enc.values())
+
+
+def test_series_named_by_the_data_keep_their_slots_in_the_order_field():
+    enc = {k: v.to_dict() for k, v in spec.series("s", 3, order="slot", colours=(spec.FOCUS, *spec.SERIES)).items()}
+    for ch in enc.values():
+        assert "domain" not in ch["scale"] and ch["sort"] == {"field": "slot", "op": "min"}
+    assert enc["color"]["scale"]["range"] == [spec.FOCUS, *spec.SERIES[:2]]
+    assert enc["strokeDash"]["scale"]["range"] == [list(d) for d in spec.DASHES[:3]]  # never colour alone
+    assert enc["shape"]["scale"]["range"] == list(spec.SHAPES[:3])
+    with pytest.raises(ValueError, match="order"):
+        spec.series("s", 3)
+    with pytest.raises(ValueError, match="at most"):
+        spec.series("s", len(spec.SERIES) + 1, order="slot")
+
+
+@pytest.mark.parametrize("n", [1, 2, 64, 512])
+def test_bar_edges_keep_each_bar_inside_its_slot_and_the_slots_tile_the_axis(n):
+    x = np.arange(n)
+    e = spec.bar_edges(x, bar_px=min(24, 480 / n), plot_px=800)
+    assert np.all(e["lo"] <= e["left"]) and np.all(e["left"] < x) and np.all(x < e["right"])
+    assert np.all(e["right"] <= e["hi"])
+    assert np.allclose(e["hi"][:-1], e["lo"][1:]) and e["lo"][0] == -0.5 and e["hi"][-1] == n - 0.5
+    width_px = (e["right"] - e["left"])[0] * 800 / n  # on the plot it was sized for
+    assert width_px == pytest.approx(min(24, 480 / n, 800 / n))
+
+
+def test_a_title_from_the_data_validates_and_reads_the_first_row():
+    @spec.layout
+    def titled() -> alt.Chart:
+        return alt.Chart(spec.named("a")).mark_point().encode(x="x:Q").properties(
+            title=alt.TitleParams(spec.text_from("a", "title")))
+
+    fig = spec.figure(titled(), {"a": {"x": [1, 2], "title": ["at p = 7", "at p = 7"]}}, description="Points.")
+    spec.validate(fig)
+    assert fig.spec["title"]["text"] == {"expr": 'length(data("a")) ? data("a")[0]["title"] : \'\''}
 
 
 def test_a_series_figure_validates():

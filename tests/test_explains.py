@@ -272,3 +272,15 @@ def test_odd_d_lists_the_paired_schemes_as_unavailable():
 def test_query_out_of_range(q):
     with pytest.raises(ValueError, match="query position"):
         explains_demo(CHAPTER, 8, 0, q)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_copy_weights_axis_ends_on_a_nice_bound_above_every_weight(seed):
+    from posenc.charts import explains as ec
+    from posenc.charts.spec import nice_bound
+
+    res = explains_demo(CHAPTER, 64, seed)
+    fig = ec.copy_weights({s: r.weights for s, r in res.runs.items()}, res.tokens, res.copies, res.query)
+    low, top = fig.spec["layer"][0]["encoding"]["y"]["scale"]["domain"]
+    weights = fig.datasets["main"].column("weight").to_numpy()
+    assert low == 0 and nice_bound(top) == top and top >= weights.max()

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from conftest import layout_of
 from hypothesis import strategies as st
 
 import posenc
@@ -370,8 +371,41 @@ def test_every_figure_is_valid_named_and_small(kw):
             data = layer.get("data", full.get("data"))
             assert data is not None and set(data) == {"name"} and data["name"] in fig.datasets  # named, not inline
             mark = layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
-            if mark != "text":
+            invisible = isinstance(layer["mark"], dict) and layer["mark"].get("opacity") == 0  # an axis' extent
+            if mark != "text" and not invisible:
                 assert "tooltip" in layer["encoding"], fig.description
+
+
+def test_a_sliders_value_is_data_not_layout():
+    """The start, the compared length and m each take a thousand values: every figure's layout stays the same
+    (the positions in labels, titles, the label's place and the axes' ends travel as data)."""
+    _, a = _all_figures(TOKENS, start=500, length=100, position=50, width=30, past=9)
+    _, b = _all_figures(TOKENS, start=1701, length=937, position=713, width=40, past=9)
+    for x, y in zip(a, b):
+        assert layout_of(x) == layout_of(y), x.description
+        assert any(not x.datasets[k].equals(y.datasets[k]) for k in x.datasets) or "one-hot" in x.description
+
+
+def test_one_hot_width_is_data_not_layout():
+    from posenc.charts import fixes as C
+
+    a, b = one_hot_demo(5, 8, 9), one_hot_demo(5, 9, 9)
+    assert layout_of(C.onehot_codes(a.sentence_codes, TOKENS)) == layout_of(C.onehot_codes(b.sentence_codes, TOKENS))
+    cols = C.onehot_codes(b.sentence_codes, TOKENS).datasets["onehot"].column("column").to_pylist()
+    assert sorted(set(cols)) == list(range(1, 10))  # numbers, drawn as an ordinal axis in their own order
+
+
+def test_labels_that_carry_the_start_are_ordered_by_their_index():
+    from posenc.charts import fixes as C
+
+    X, W = _xw(TOKENS)
+    r = raw_index_demo(X, W, 998)
+    fig = C.weights_heatmap(r.weights_without, r.weights_with, TOKENS, 998)
+    rows = fig.datasets["weights"].to_pylist()
+    order = sorted({(row["ki"], row["key"]) for row in rows})
+    assert [k for _, k in order] == ["998 the", "999 cat", "1000 chased", "1001 the", "1002 mouse"]  # not as text
+    assert fig.spec["encoding"]["x"]["sort"] == {"field": "ki", "op": "min"}
+    assert fig.spec["encoding"]["y"]["sort"] == {"field": "qi", "op": "min"}
 
 
 def test_weights_heatmap_sends_both_and_picks_in_the_chart():
@@ -401,6 +435,9 @@ def test_multiply_lines_highlight_the_chapter_query_inside_the_chart():
     params = fig.spec.get("params", []) + [p for layer in fig.spec["layer"] for p in layer.get("params", [])]
     assert params and params[0]["value"] == "3 chased" and params[0]["bind"]["input"] == "select"
     assert fig.datasets["m"].to_pylist() == [{"p": 50.0, "label": "m = 50"}]
+    end = fig.spec["layer"][3]["transform"]  # the picked line's label sits at the data's largest p
+    assert {"joinaggregate": [{"op": "max", "field": "p", "as": "last"}]} in end
+    assert float(m.grid[-1]) == max(fig.datasets["lines"].column("p").to_pylist())
 
 
 def test_score_terms_put_the_chapters_number_between_the_content_and_p_squared():
@@ -410,6 +447,8 @@ def test_score_terms_put_the_chapters_number_between_the_content_and_p_squared()
     sizes = [row["size"] for row in fig.datasets["terms"].to_pylist()]
     assert sizes == [8.0, 500.0, 250_000.0]
     assert fig.spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
+    low, high = fig.datasets["extent"].column("size").to_pylist()  # the axis' ends, as data: from 1, with room
+    assert low == 1.0 and high == 250_000.0 * C.TERMS_AXIS_ROOM  # for the largest size's text
 
 
 def test_summary_frame_shows_every_verdict():
@@ -417,7 +456,7 @@ def test_summary_frame_shows_every_verdict():
 
     x = embed(["mouse"], 64, 0)[0]
     verdicts = summary(x, SHORT, 100)
-    df = C.summary_frame(verdicts, SHORT, 100)
+    df = C.summary_frame(verdicts, SHORT, 100).to_pandas().set_index("wish (the computed test)")
     assert list(df.columns) == list(FIXES) and df.shape == (len(WISHES), len(FIXES))
     cells = df.to_numpy().ravel().tolist()
     assert sum(c.startswith("meets it") for c in cells) == sum(v.passed for v in verdicts)

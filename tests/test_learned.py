@@ -299,6 +299,28 @@ def test_table_window_draws_missing_rows_as_crosses_not_zeros():
     assert [r["asked"] for r in rows if r["number"] == 10] == [True] * 4
 
 
+@pytest.mark.parametrize("positions", [(100, 101, 102), (1030, 2000, 4096)])  # 9 rows around p; the end, then p
+def test_table_window_layout_is_the_same_for_every_position(positions):
+    """The slider's p names the rows and the title: both travel in the data (a label column sorted by the row's
+    number, the title's text), so every p reuses one layout and the browser swaps the data in."""
+    from conftest import layout_of
+
+    from posenc.charts import learned as C
+
+    figs = []
+    for p in positions:
+        e = edge(1024, 16, 0, p)
+        fig = C.table_window(e.values, e.rows, e.n_max, e.position)
+        rows = fig.datasets["window"].to_pylist()
+        assert str(p) in rows[0]["title"] and {r["title"] for r in rows} == {rows[0]["title"]}
+        assert [r["row"] for r in rows[::e.values.shape[1]]] == [f"row {r}" for r in e.rows]
+        figs.append(fig)
+    assert all(layout_of(f) == layout_of(figs[0]) for f in figs)
+    y = figs[0].spec["layer"][0]["encoding"]["y"]
+    assert y["sort"] == {"field": "number", "op": "min"}  # the rows in the order of their numbers, from the data
+    assert 'data("window")' in figs[0].spec["title"]["text"]["expr"]  # the title's text: the data's first row
+
+
 def test_two_lookups_chart_holds_the_sum_of_its_first_two_panels():
     from posenc.charts import learned as C
     from posenc.charts.spec import word_labels
@@ -313,3 +335,18 @@ def test_two_lookups_chart_holds_the_sum_of_its_first_two_panels():
         for c in range(1, 5):
             assert cell[(x, w, c)] == cell[(e, w, c)] + cell[(p, w, c)]
     assert cell[(p, "3 the", 1)] == init_table(16, 8, 0)[2, 0]  # position 3 reads row 3 (index 2)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_two_lookups_colour_scale_is_a_symmetric_nice_bound_over_every_value(seed):
+    """The colour bound is rounded up to the ladder (a layout argument that takes few values): symmetric about 0,
+    never below the largest |value|, so no cell is clipped."""
+    from posenc.charts import learned as C
+    from posenc.charts.spec import nice_bound, word_labels
+
+    words = ["the", "cat", "chased", "the", "mouse"]
+    lk = two_lookups(words, 1024, 64, seed)
+    fig = C.two_lookups(lk.word_rows, lk.position_rows, word_labels(words), 6)
+    low, high = fig.spec["encoding"]["color"]["scale"]["domain"]
+    values = np.abs(fig.datasets["rows"].column("value").to_numpy())
+    assert low == -high and nice_bound(high) == high and high >= values.max()

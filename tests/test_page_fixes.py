@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import assert_ok, charts_of, open_page, page_text
+from conftest import assert_ok, chart_specs, charts_of, layout_of, open_page, page_text
 
 import posenc
 from posenc import chapter
@@ -59,7 +59,7 @@ def test_every_tab_states_its_verdict_from_posenc(default_page):
     assert f"is {chapter.MULTIPLY_POSITIONS[1]} times louder" in text and f"{m.norm_at_m:.4g}" in text
     oh = one_hot_demo(5, 8, 9)
     assert f"asking for position 9 in a table of width 8 gives “{oh.past_error}”" in text
-    table = default_page.table[0].value
+    table = default_page.table[0].value.set_index("wish (the computed test)")
     assert list(table.columns) == ["raw index", "index ÷ length", "multiply by p", "one-hot"]
     assert f"no column {chapter.LENGTH_EXAMPLE[2] + 1}" in " ".join(table.to_numpy().ravel())
 
@@ -173,3 +173,15 @@ def test_student_text_is_never_markdown():
         assert "![x]" not in e.value and "http://a/b.png" not in e.value
     for e in list(at.caption) + list(at.info) + list(at.warning) + list(at.success):
         assert "http://a/b.png" not in str(e.value)
+
+
+@pytest.mark.parametrize("control,values", [("fx_start", ("501", "1999")), ("fx_len", ("11", "777")),
+                                            ("fx_mpos", ("51", "1000"))])
+def test_a_position_or_length_changes_data_not_layouts(control, values):
+    """The three sliders take a thousand values or more: each is data (labels, titles, the end label, the
+    axes' ends), so a press reuses every chart's layout and the browser swaps the numbers in."""
+    base = [layout_of(c) for c in chart_specs(open_page(PAGE))]
+    for v in values:
+        at = open_page(PAGE, query={control: v})
+        assert_ok(at)
+        assert [layout_of(c) for c in chart_specs(at)] == base, (control, v)

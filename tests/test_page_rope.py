@@ -11,6 +11,7 @@ import pytest
 from conftest import assert_ok, chart_bytes, chart_specs, charts_of, open_page, page_text
 
 from posenc import chapter
+from posenc.charts.spec import nice_bound
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, rope
 from posenc.rope_demo import WINDOW, length_demo, rope_demo, score_window
@@ -141,6 +142,20 @@ def test_circle_chart_follows_the_words():
     r = rope_demo(SENT, 4, KI, 64, 0)
     qx = [x for v, x in zip(pairs["vector"], pairs["x"]) if v == "q"]
     assert np.allclose(qx, r.q_turned[:, 0])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_bounds_are_nice_symmetric_and_hold_every_value(seed):
+    """The window's colour bound and the circles' radius are rounded up to the ladder (a new seed mostly reuses the
+    layouts): the colours stay symmetric about 0 over every score, and every pair's circle fits inside ±R."""
+    at = assert_ok(open_page(PAGE, seed=seed))
+    window, circles = charts_of(at)[:2]
+    low, high = json.loads(window.proto.spec)["encoding"]["color"]["scale"]["domain"]
+    scores = np.abs(dataset(window, "main").column("score").to_numpy())
+    assert low == -high and nice_bound(high) == high and high >= scores.max()
+    low, R = json.loads(circles.proto.spec)["layer"][0]["encoding"]["y"]["scale"]["domain"]
+    radii = dataset(circles, "radii").column("radius").to_numpy()
+    assert low == -R and nice_bound(R) == R and R >= radii.max()
 
 
 @pytest.mark.parametrize("query", [

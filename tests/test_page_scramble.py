@@ -11,12 +11,13 @@ import re
 
 import numpy as np
 import pytest
-from conftest import (HOLDS, assert_ok, charts_of, check_line, deep_link, markdown_values, open_page,
-                      page_text)
+from conftest import (HOLDS, assert_ok, chart_spec, chart_tables, charts_of, check_line, deep_link, markdown_values,
+                      open_page, page_text, strips)
 from streamlit.testing.v1 import AppTest
 
 import frame
 from posenc import chapter
+from posenc.charts.spec import nice_bound
 from posenc.core import embed, parse_order, projections, shuffle_order, tokenize
 from posenc.scramble import TOL, scramble
 
@@ -41,11 +42,8 @@ def swap(tokens: list[str]) -> list[int]:
 
 
 def sentence_rows(at: AppTest) -> tuple[list[str], list[str]] | None:
-    """The words of X and of PX (by slot), from the page's two-row table."""
-    for df in at.dataframe:
-        if list(df.value.index) == ["word", "scrambled"]:
-            return list(map(str, df.value.loc["word"])), list(map(str, df.value.loc["scrambled"]))
-    return None
+    """The words of X and of PX (by slot), from the page's two-row strip."""
+    return next(((s["word"], s["scrambled"]) for s in strips(at) if "scrambled" in s), None)
 
 
 def copies_table(at: AppTest):
@@ -363,6 +361,20 @@ def test_predict_holds_at_its_own_settings():
     s = (X[q] @ Wq) @ (X[: q + 1] @ Wk).T / 4.0
     w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
     assert f"Equal: {w[copies[0]]:.4f} and {w[copies[1]]:.4f} at d = 16, seed 3" in page_text(at)
+
+
+@pytest.mark.parametrize("seed, causal", [(0, False), (1, False), (2, True)])
+def test_the_two_heatmaps_share_one_symmetric_colour_scale_over_every_value(seed, causal):
+    """One colour bound for both pictures, rounded up to the ladder (so a new seed mostly reuses the layout):
+    symmetric about 0 and never below the largest |value| of either picture, so no cell is clipped."""
+    at = assert_ok(open_page(PAGE, seed=seed, causal=causal))
+    assert at.toggle(key="causal").value is causal
+    heatmaps = charts_of(at)[:2]
+    domains = [chart_spec(c)["encoding"]["color"]["scale"]["domain"] for c in heatmaps]
+    assert domains[0] == domains[1]
+    low, high = domains[0]
+    largest = max(np.abs(chart_tables(c)["main"].column("value").to_numpy()).max() for c in heatmaps)
+    assert low == -high and nice_bound(high) == high and high >= largest
 
 
 @pytest.mark.parametrize("d", [2, 3, 63, 512])

@@ -8,9 +8,12 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_ok, chart_bytes, charts_of, open_page, page_text
+from conftest import (assert_ok, chart_bytes, chart_spec, chart_specs, chart_tables, charts_of, layout_of,
+                      open_page, page_text)
 
 from posenc import chapter
+from posenc.charts import spec as house
+from posenc.charts.sinusoids import FIRST_GAP
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION
 
@@ -182,5 +185,46 @@ def test_gap_slider_lives_inside_the_similarity_chart():
     specs = [json.loads(c.proto.spec) for c in charts_of(at)]
     sim = next(s for s in specs if s.get("description", "").startswith("Similarity"))
     gap = next(p for p in sim["params"] if p["name"] == "gap")
-    assert gap["value"] == 5 and gap["bind"]["input"] == "range"  # starts at the section's k
+    assert gap["value"] == FIRST_GAP and gap["bind"]["input"] == "range"  # the chapter's gap, whatever k
     assert "datum['gap q − p'] === gap" in json.dumps(sim, ensure_ascii=False)
+    assert f"it starts at the chapter's k = {FIRST_GAP}" in page_text(at)
+
+
+@pytest.mark.parametrize("control,values", [("sn_k", ("4", "250", "100000")), ("sn_pos", ("6", "123456")),
+                                            ("sn_len", ("37", "1000"))])
+def test_a_position_shift_or_length_changes_data_not_layouts(control, values):
+    """k, p and the positions shown take thousands of values: each is data (titles included), so a press reuses
+    every chart's layout and the browser swaps the numbers in."""
+    base = [layout_of(c) for c in chart_specs(open_page(PAGE))]
+    for v in values:
+        at = open_page(PAGE, query={control: v})
+        assert_ok(at)
+        assert [layout_of(c) for c in chart_specs(at)] == base, (control, v)
+
+
+def test_your_k_is_named_by_the_data_first_in_the_focus_colour():
+    at = open_page(PAGE, query={"sn_k": "7"})
+    chart = next(c for c in charts_of(at) if chart_spec(c)["description"].startswith("The dot product"))
+    rows = chart_tables(chart)["dots"].to_pylist()
+    names = {r["slot"]: r["shift"] for r in rows}
+    assert names == {0: "k = 7 (yours)", 1: "k = 1", 2: "k = 5", 3: "k = 20"}  # yours first, then the others
+    colour = chart_spec(chart)["encoding"]["color"]
+    assert colour["scale"]["range"][0] == house.FOCUS and colour["sort"] == {"field": "slot", "op": "min"}
+    dash = chart_spec(chart)["encoding"]["strokeDash"]
+    assert dash["sort"] == colour["sort"]  # and a dash of its own: never colour alone
+    at = open_page(PAGE, query={"sn_k": "5"})  # a k the chart draws anyway: one line, still yours
+    chart = next(c for c in charts_of(at) if chart_spec(c)["description"].startswith("The dot product"))
+    names = {r["slot"]: r["shift"] for r in chart_tables(chart)["dots"].to_pylist()}
+    assert names == {0: "k = 5 (yours)", 1: "k = 1", 2: "k = 20"}
+
+
+def test_the_titles_that_name_p_and_k_read_them_from_the_data():
+    at = open_page(PAGE, query={"sn_pos": "1234", "sn_k": "42"})
+    assert_ok(at)
+    for start, dataset, text in [("The vector of position", "vector", "PE(1,234): "),
+                                 ("How far a float32", "diff", "at p = 1,234,"),
+                                 ("The shift matrix", "M", "M_k for k = 42:")]:
+        chart = next(c for c in charts_of(at) if chart_spec(c)["description"].startswith(start))
+        title = chart_spec(chart)["title"]["text"]
+        assert f'data("{dataset}")' in title["expr"], start
+        assert text in chart_tables(chart)[dataset].column("title")[0].as_py(), start

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_ok, chart_bytes, chart_specs, charts_of, open_page, page_text
+from conftest import assert_ok, chart_bytes, chart_specs, charts_of, layout_of, open_page, page_text
 
 from posenc import beyond, chapter
 from posenc.beyond import (
@@ -260,3 +260,11 @@ def test_typical_constants_are_the_yarn_reference_values():
     c = [TYPICAL_D * math.log(TYPICAL_L_TRAIN / (2 * math.pi * r)) / (2 * math.log(10000)) for r in (32, 1)]
     res = beyond.stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN)
     assert (res.low, res.high) == (math.floor(c[0]), math.ceil(c[1]))
+
+
+def test_the_trained_length_changes_data_not_layouts():
+    base = [layout_of(c) for c in chart_specs(open_page(PAGE))]
+    for L in ("4097", "123456"):
+        at = open_page(PAGE, query={"st_L": L})
+        assert_ok(at)
+        assert [layout_of(c) for c in chart_specs(at)] == base, L

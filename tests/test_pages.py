@@ -14,6 +14,8 @@ One test per property, parametrised over ``frame.existing_pages()``; each page i
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.ipc  # noqa: F401  (pa.ipc)
 import pytest
 from conftest import (
     FAILS,
@@ -89,6 +91,16 @@ def test_every_chart_ships_at_most_5000_rows(info):
     for i, chart in enumerate(charts_of(at)):
         rows = chart_rows(chart)
         assert rows <= MAX_ROWS, f"chart {i + 1} ({chart_spec(chart).get('description', '')[:60]!r}): {rows} rows"
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_every_table_is_sent_as_built_from_its_columns(info):
+    """Tables go through frame.table / frame.strip: one Arrow table built from the columns. A pandas DataFrame
+    would carry pandas' schema metadata, and Streamlit would convert it column by column on every run."""
+    at = assert_ok(at_defaults(info))
+    for i, t in enumerate(list(at.dataframe) + list(at.table)):
+        schema = pa.ipc.open_stream(getattr(t.proto, "arrow_data", t.proto).data).schema
+        assert b"pandas" not in (schema.metadata or {}), f"table {i + 1} ({schema.names[:3]}) came from pandas"
 
 
 @pytest.mark.parametrize("info", PAGES, ids=IDS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import layout_of
 
 import posenc
 from posenc import chapter
@@ -105,3 +106,12 @@ def test_chart_stays_small(n, d):
     assert _labels_of(fig) == set(spec.word_labels(tokens[:shown]))
     param = next(p for p in fig.spec["params"] if p["name"] == PARAM)
     assert param["value"] == spec.word_labels(tokens)[shown - 1]  # a query past the picture is clamped
+
+
+def test_the_width_d_is_data_not_layout():
+    """d takes hundreds of values and the five panels cost the most Altair of any chart: d is in the page's
+    caption, not in the layout, so every d reuses it."""
+    tokens = tokenize(chapter.SENTENCE)
+    a, b = (steps(primer(tokens, d, 0), query=2, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS)
+            for d in (64, 66))
+    assert layout_of(a) == layout_of(b) and not a.datasets["vectors"].equals(b.datasets["vectors"])

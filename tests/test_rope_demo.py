@@ -269,3 +269,43 @@ def test_window_figure_holds_both_schemes_and_a_bound_pick():
     rope_rows = [v for s, v in zip(t["scheme"], t["length"]) if s.startswith("RoPE")]
     raw_rows = [v for s, v in zip(t["scheme"], t["length"]) if s.startswith("raw")]
     assert np.ptp(rope_rows) < 1e-12 and raw_rows[-1] > 1e6
+
+
+def test_window_and_lengths_layouts_are_the_same_for_every_position():
+    """The window's start and the marked m are data: the window's title and tick values, and the lengths chart's
+    "Marked: m = …" line, come from the data (the ticks from the scale's domain), so every press reuses the
+    layout."""
+    from conftest import layout_of
+
+    from posenc.charts.spec import nice_bound
+
+    def without_bound(fig):  # the colour bound is the scores' nice_bound rung: far windows may sit on another
+        out = json.loads(json.dumps(layout_of(fig)))
+        low, high = out["encoding"]["color"]["scale"].pop("domain")
+        scores = np.abs(fig.datasets["main"].column("score").to_numpy())
+        assert low == -high and nice_bound(high) == high and high >= scores.max()
+        return out
+
+    starts = (1, 2, MAX_POSITION - WINDOW + 1)
+    windows = [_figures(start=s)[0] for s in starts]
+    assert all(without_bound(f) == without_bound(windows[0]) for f in windows)
+    for s, f in zip(starts, windows):
+        assert f"{s:,}" in f.datasets["main"].column("title")[0].as_py()
+    marks = (1, 10, 11, MAX_POSITION)
+    lengths = [_figures(m=m)[2] for m in marks]
+    assert all(layout_of(f) == layout_of(lengths[0]) for f in lengths)
+    for m, f in zip(marks, lengths):
+        assert f.datasets["note"].to_pylist() == [{"text": f"Marked: m = {m:,}."}]
+
+
+@pytest.mark.parametrize("start", [0, 1, 999_990])
+def test_window_ticks_are_every_fifth_position_and_the_last(start):
+    """The axis' tick values are read from the scale's domain (the window's positions, in order): every 5th from
+    the first, and the last."""
+    from posenc.charts import rope as rc
+
+    positions = list(score_window(SENT, 2, 1, 8, 0, start).positions)
+    for channel in ("x", "y"):
+        expr = rc._ticks(len(positions), channel).to_dict()["expr"]
+        ticks = eval(expr.replace(f"domain('{channel}')", "positions"), {"positions": positions})
+        assert ticks == positions[::5] + ([positions[-1]] if (len(positions) - 1) % 5 else [])

@@ -115,18 +115,21 @@ def rotations_figure(res: StretchDemo, height: int = 300) -> Figure:
     n_slow = int(slow.sum())
     take = (f"{n_slow} of {n} pairs (pairs {int(np.argmax(slow))} to {n - 1}) never finish one turn, so training "
             "showed them only part of the circle" if n_slow else "every pair finishes at least one turn")
-    data = {"pairs": pairs, "one": spec.columns(i=[n - 1], y=[1.0], label=["one full turn"]), "reach": reach}
-    return spec.figure(_rotations_layout(n, res.L_train, height), data,
+    one = spec.columns(i=[n - 1], y=[1.0], label=["one full turn"],
+                       title=[f"Turns each pair makes in training (L_train = {res.L_train:,} tokens)"])
+    data = {"pairs": pairs, "one": one, "reach": reach}
+    return spec.figure(_rotations_layout(n, height), data,
                        description=f"Turns per pair within {res.L_train:,} tokens: {take}"
                                    + ("; the ticks show how far they turn at s·L_train." if n_slow else "."))
 
 
 @layout
-def _rotations_layout(n: int, L_train: int, height: int) -> alt.LayerChart:
+def _rotations_layout(n: int, height: int) -> alt.LayerChart:
+    """Bars for ``n`` pairs; the title, which names L_train, comes with the "one" data."""
     step = max(1, n // 16)
     bars = alt.Chart(spec.named("pairs")).mark_bar().encode(
         x=alt.X("i:O", title=PAIR_AXIS, axis=alt.Axis(labelAngle=0, values=list(range(0, n, step)))),
-        y=alt.Y("r:Q", scale=alt.Scale(type="log"), title=f"turns within L_train = {L_train:,} tokens"),
+        y=alt.Y("r:Q", scale=alt.Scale(type="log"), title="turns within L_train"),
         y2=alt.Y2("floor"),
         color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
                         scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], FOCUS]),
@@ -147,7 +150,7 @@ def _rotations_layout(n: int, L_train: int, height: int) -> alt.LayerChart:
     tick_text = alt.Chart(spec.named("reach")).mark_text(align="left", dx=-4, dy=-10, color=FOCUS,
                                                          fontSize=12).encode(
         x=alt.X("i:O"), y=alt.Y("reach:Q"), text=alt.Text("label:N"))
-    return alt.layer(bars, one, text, ticks, tick_text, title="Turns each pair makes in training",
+    return alt.layer(bars, one, text, ticks, tick_text, title=alt.TitleParams(spec.text_from("one", "title")),
                      height=height)
 
 
@@ -263,15 +266,16 @@ def ramp_figure(res: StretchDemo, height: int = 300) -> Figure:
     ends = [(x, f"{name} = {x}") for x, name in ((res.low, "low"), (res.high, "high")) if x <= n - 1]
     data = {"ramp": spec.columns(i=np.arange(n), g=g, what=spec.categories(what, RAMP_KINDS)),
             "ends": spec.columns(x=np.array([e[0] for e in ends], dtype=float), label=[e[1] for e in ends])}
-    return spec.figure(_ramp_layout(n, height), data,
+    return spec.figure(_ramp_layout(height), data,
                        description=f"YaRN's ramp: pairs up to {res.low} keep their frequency, pairs "
                                    f"from {res.high} on are divided by s, the ones between are blended.")
 
 
 @layout
-def _ramp_layout(n: int, height: int) -> alt.LayerChart:
+def _ramp_layout(height: int) -> alt.LayerChart:
+    """γ_i over the pairs 0 … n − 1 (the x axis spans the data's pairs: a new head dimension is new data)."""
     colour = METHOD_COLOURS["YaRN"]
-    x = alt.X("i:Q", title=PAIR_AXIS, scale=alt.Scale(domain=[0, n - 1]), axis=alt.Axis(format="d", tickMinStep=1))
+    x = alt.X("i:Q", title=PAIR_AXIS, scale=alt.Scale(nice=False), axis=alt.Axis(format="d", tickMinStep=1))
     line = alt.Chart(spec.named("ramp")).mark_line(color=colour, point=alt.OverlayMarkDef(
         color=colour, size=22, shape=spec.SHAPES[METHODS.index("YaRN")], filled=True)).encode(
         x=x, y=alt.Y("g:Q", title="ramp γ_i", scale=alt.Scale(domain=[0, 1])),

@@ -149,9 +149,10 @@ def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -
     """The coordinates a word brings beside those its position brings, on one axis: the word's d content
     coordinates, the n bits of position p, and the raw index p in one coordinate. A slider inside the chart moves
     p (0 … 2ⁿ − 1): the bits are computed in the browser (⌊p / 2^b⌋ mod 2), no rerun. The axis spans the
-    content's spread; a raw index past its edge is pinned there and labelled with its value."""
+    content's spread and one unit more (its edge the ``nice_bound`` of that, so a new seed or d reuses the layout);
+    a raw index past its edge is pinned there and labelled with its value."""
     top = 2**n_bits - 1
-    edge = float(np.ceil(np.max(np.abs(content)))) + 1.0
+    edge = spec.nice_bound(float(np.max(np.abs(content))) + 1.0)
     rows = ["content (d coords)", f"{n_bits} bits of p", "raw index p"]
     d = len(content)
     kind = np.concatenate([np.zeros(d), np.ones(n_bits), [2]]).astype(np.int8)
@@ -283,26 +284,29 @@ def _square_to_sine_layout(levels: int, b: int) -> alt.LayerChart:
 
 def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio: float, pair_ratio: float,
            d: int) -> spec.Figure:
-    """Wavelength of each rung, on a log axis: bits (×2 per bit) beside sinusoid pairs (×base^(2/d) per pair)."""
+    """Wavelength of each rung, on a log axis: bits (×2 per rung) beside sinusoid pairs (×base^(2/d) per rung).
+    The two ladders' names carry their ratio, which changes with d: they travel in the data (``series`` named by
+    the data, in the order of ``code``), so a new d reuses the layout."""
     names = [f"bits: ×{bit_ratio:g} per rung", f"sinusoid pairs: ×{pair_ratio:.4f}"]
     nb, npairs = len(bit_wavelengths), len(pair_wavelengths)
+    code = np.repeat([0, 1], [nb, npairs]).astype(np.int8)
     data = {"rungs": spec.columns(
         rung=np.concatenate([np.arange(nb), np.arange(npairs)]).astype(np.int16),
         wavelength=np.concatenate([bit_wavelengths, pair_wavelengths]).astype(np.float64),
-        ladder=spec.categories(np.repeat([0, 1], [nb, npairs]), names))}
-    return spec.figure(_ladder_layout(names, d), data, description=(
+        code=code, ladder=spec.categories(code, names))}
+    return spec.figure(_ladder_layout(), data, description=(
         f"Wavelengths rung by rung: a bit's doubles (×{bit_ratio:g}), a sinusoid pair's grows by only "
         f"×{pair_ratio:.4f} at d = {d}, over many more rungs."))
 
 
 @spec.layout
-def _ladder_layout(names: Sequence[str], d: int) -> alt.Chart:
-    """Wavelength per rung on a log axis, one line per ladder ``names``."""
+def _ladder_layout() -> alt.Chart:
+    """Wavelength per rung on a log axis, one line per ladder (bits first, then the sinusoid pairs)."""
     return alt.Chart(spec.named("rungs")).mark_line(point=True).encode(
         x=alt.X("rung:Q", title="rung: bit b or pair i (0-based)", scale=alt.Scale(nice=False),
                 axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("wavelength:Q", title="wavelength (positions, log scale)", scale=alt.Scale(type="log")),
-        **spec.series("ladder", names, title=None),
+        **spec.series("ladder", 2, order="code", title=None),
         tooltip=[alt.Tooltip("ladder:N"), alt.Tooltip("rung:Q", title="rung (0-based)"),
                  alt.Tooltip("wavelength:Q", format=",.4g")],
-    ).properties(title=f"Wavelength per rung: bits double, sinusoid pairs (d = {d}) grow by base^(2/d)", height=240)
+    ).properties(title="Wavelength per rung: bits double, sinusoid pairs grow by base^(2/d)", height=240)

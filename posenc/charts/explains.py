@@ -35,7 +35,7 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
                         copy=spec.categories(k, copy_names), weight=w,
                         label=[f"{copy_names[j]}\n{v:.3f}" for j, v in zip(k, w)])
     queries = spec.columns(query=np.arange(1, n + 1), text=[f"query: {lab}" for lab in labels])
-    top = float(w.max()) * 1.3 if rows else 1.0
+    top = spec.nice_bound(float(w.max()) * 1.3 if rows else 0.0)  # room for the labels; few values over a class
     word = f"“{copy_word}”" if copy_word else "the repeated word"
     chart = _copy_weights_layout(names, n, copy_names, int(query) + 1, top, word)
     return spec.figure(chart, {"main": main, "queries": queries}, description=(

@@ -1,4 +1,4 @@
-"""Charts and tables of the page “Obvious fixes that fail” (arrays in, ``spec.Figure`` / ``pd.DataFrame`` out).
+"""Charts and tables of the page “Obvious fixes that fail” (arrays in, ``spec.Figure`` / ``pa.Table`` out).
 
 Every figure goes through the one pipeline (``spec.figure`` over named datasets). Controls that only re-slice
 data already sent live inside the chart as Vega-Lite params: which scores the weights heat map shows (words
@@ -13,15 +13,18 @@ from typing import Sequence
 
 import altair as alt
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
 from ..core import block_average
 from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, check_marks, columns, figure,
-                   layout, named, series, word_labels)
+                   layout, named, series, text_from, word_labels, bar_edges)
 
 TERMS = ["content score q·k (spread)", "index × a query coordinate ≈ 1", "index in q and k: p × p"]
 SCORES = ["words only", "with the index"]  # the weights heat map's two score matrices (a radio in the chart)
 MEASURES = ["rank correlation ρ", "share of score spread R²"]
+BAR_PX, BARS_PX = 14, 400  # a coordinate's bar: at most 14 px, the d + 1 of them share 400 px
+TERMS_AXIS_ROOM = 60  # the score-terms axis runs to this many times the largest size: room for its text (log axis)
+GAP_AXIS_ROOM = 2.5  # the 1/N axis runs to this many times the longest length: room for the marked points' text
 
 
 def _heat_height(n: int) -> int:
@@ -36,27 +39,36 @@ def coordinate_bars(x: np.ndarray, position: int, word: str) -> Figure:
     check_marks(d + 1)
     kind = np.r_[np.zeros(d, dtype=np.int8), 1]
     names = [f"the word's own {d} coordinates", "the index coordinate p"]
-    data = columns(coordinate=np.arange(1, d + 2), value=np.r_[x, float(position)], kind=categories(kind, names))
-    label = columns(coordinate=[d + 1], value=[float(position)], text=[f"p = {position:,}"])
-    return figure(_coordinate_bars_layout(d, position, names), {"coords": data, "label": label}, description=(
+    at = np.arange(1, d + 2)
+    data = columns(coordinate=at, value=np.r_[x, float(position)], kind=categories(kind, names), k=kind,
+                   **bar_edges(at, bar_px=max(2, min(BAR_PX, BARS_PX / (d + 1))), plot_px=BARS_PX))
+    label = columns(coordinate=[d + 1], value=[float(position)], text=[f"p = {position:,}"],
+                    title=[f"x′ = [x ; p] at position {position:,}"])
+    return figure(_coordinate_bars_layout(), {"coords": data, "label": label}, description=(
         f"The vector of “{word}” at position {position:,} with the raw index appended: its {d} own coordinates "
         f"are of size about 1 and hardly show beside the index coordinate, {position:,}."))
 
 
 @layout
-def _coordinate_bars_layout(d: int, position: int, names: Sequence[str]) -> alt.LayerChart:
-    """Bars of the d word coordinates and the index coordinate (series ``names``), the index labelled."""
-    enc_x = alt.X("coordinate:Q", title=f"coordinate of x′ (1 … {d}: the word; {d + 1}: the index)",
-                  scale=alt.Scale(domain=[0.5, d + 1.5], nice=False), axis=alt.Axis(format="d", tickMinStep=1))
+def _coordinate_bars_layout() -> alt.LayerChart:
+    """Bars of the d word coordinates and the index coordinate (named by the data, in the order of ``k``), the
+    index labelled; d, the bars' widths and the title naming the position all come with the data."""
+    x_axis = dict(title="coordinate of x′ (1 … d: the word; d + 1: the index)",
+                  scale=alt.Scale(nice=False, zero=False), axis=alt.Axis(format="d", tickMinStep=1))
+    enc_x = alt.X("coordinate:Q", **x_axis)
     enc_y = alt.Y("value:Q", title="value of the coordinate")
-    colour = alt.Color("kind:N", scale=alt.Scale(domain=names, range=[SERIES[0], FOCUS]), title=None,
+    colour = alt.Color("kind:N", sort=alt.EncodingSortField("k", op="min"), title=None,
+                       scale=alt.Scale(range=[SERIES[0], FOCUS]),
                        legend=alt.Legend(labelLimit=320, direction="vertical"))
-    bars = alt.Chart(named("coords")).mark_bar(size=max(2, min(14, 400 // (d + 1)))).encode(
-        x=enc_x, y=enc_y, color=colour,
-        tooltip=[alt.Tooltip("coordinate:Q"), alt.Tooltip("value:Q", format=",.3f"), alt.Tooltip("kind:N", title="what")])
+    tooltip = [alt.Tooltip("coordinate:Q"), alt.Tooltip("value:Q", format=",.3f"), alt.Tooltip("kind:N", title="what")]
+    bars = alt.Chart(named("coords")).mark_rect().encode(
+        x=alt.X("left:Q", **x_axis), x2="right:Q",
+        y=enc_y, y2=alt.datum(0), color=colour, tooltip=tooltip)
+    slots = alt.Chart(named("coords")).mark_rect(opacity=0.001).encode(  # hover targets; the axis' ends
+        x=alt.X("lo:Q"), x2="hi:Q", y=enc_y, y2=alt.datum(0), tooltip=tooltip)
     text = alt.Chart(named("label")).mark_text(align="right", dx=-8, dy=10, color=FOCUS, fontSize=13,
                                                fontWeight="bold").encode(x=enc_x, y=enc_y, text="text:N")
-    return alt.layer(bars, text).properties(height=190, title=f"x′ = [x ; p] at position {position:,}")
+    return alt.layer(bars, slots, text).properties(height=190, title=alt.TitleParams(text_from("label", "title")))
 
 
 def score_terms(content_score: float, one_side: float, both_sides: float, position: int, d: int) -> Figure:
@@ -65,25 +77,29 @@ def score_terms(content_score: float, one_side: float, both_sides: float, positi
     values = [content_score, one_side, both_sides]
     data = columns(part=categories(np.arange(3), TERMS), size=values, base=[1.0, 1.0, 1.0],
                    text=[f"{v:,.3g}" if v < 1000 else f"{v:,.0f}" for v in values])
-    return figure(_score_terms_layout(d, max(10.0, both_sides) * 60), {"terms": data}, description=(
+    extent = columns(size=[1.0, max(10.0, both_sides) * TERMS_AXIS_ROOM],  # the x range, as data
+                     title=categories(np.zeros(2, dtype=int), [f"Then in a score (d = {d})"]))
+    return figure(_score_terms_layout(), {"terms": data, "extent": extent}, description=(
         f"Sizes in a score at position {position:,}: the content score spreads by about {content_score:.3g}; "
         f"the index meeting a query coordinate of size about 1 adds about {one_side:,.0f}, and passed into both "
         f"the query and the key it adds {both_sides:,.0f}."))
 
 
 @layout
-def _score_terms_layout(d: int, top: float) -> alt.LayerChart:
-    """The three parts' bars on a log axis from 1 to ``top``, each with its size written beside it."""
+def _score_terms_layout() -> alt.LayerChart:
+    """The three parts' bars on a log axis over the "extent" data (1 to past the largest size), each with its
+    size written beside it; the title, which names d, comes with the "extent" data."""
     names = TERMS
     y = alt.Y("part:N", sort=names, title=None, axis=alt.Axis(labelLimit=260))
-    x = alt.X("size:Q", title=f"size in a score (log scale; d = {d})", axis=alt.Axis(grid=False),
-              scale=alt.Scale(type="log", domain=[1, top], nice=False))
+    x = alt.X("size:Q", title="size in a score (log scale)", axis=alt.Axis(grid=False),
+              scale=alt.Scale(type="log", nice=False))
     colour = series("part", names, legend=False)["color"]
     bars = alt.Chart(named("terms")).mark_bar(height=20).encode(
         x=x, x2="base:Q", y=y, color=colour, tooltip=[alt.Tooltip("part:N"), alt.Tooltip("size:Q", format=",.4g")])
     text = alt.Chart(named("terms")).mark_text(align="left", dx=5, fontSize=13).encode(
         x=x, y=y, text="text:N", color=colour)
-    return alt.layer(bars, text).properties(height=120, title="Then in a score")
+    ends = alt.Chart(named("extent")).mark_point(opacity=0).encode(x=x)
+    return alt.layer(bars, text, ends).properties(height=120, title=alt.TitleParams(text_from("extent", "title")))
 
 
 def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[str], start: int) -> Figure:
@@ -96,21 +112,23 @@ def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[st
     check_marks(2 * n * n)
     labels = word_labels(tokens, start=start) if r == 1 else [
         f"{start + i * r}–{start + min((i + 1) * r, total) - 1}" for i in range(n)]
+    qi, ki = np.tile(np.repeat(np.arange(n), n), 2), np.tile(np.tile(np.arange(n), n), 2)
     data = columns(
         scores=categories(np.repeat([0, 1], n * n), SCORES),
-        query=categories(np.tile(np.repeat(np.arange(n), n), 2), labels),
-        key=categories(np.tile(np.tile(np.arange(n), n), 2), labels),
+        query=categories(qi, labels), key=categories(ki, labels),
+        qi=qi.astype(np.int16), ki=ki.astype(np.int16),  # the labels' order (they carry the start position)
         weight=np.r_[a.ravel(), b.ravel()],
     )
     blocks = f" (blocks of {r} positions averaged)" if r > 1 else ""
-    return figure(_weights_heatmap_layout(labels, n), {"weights": data}, description=(
+    return figure(_weights_heatmap_layout(n), {"weights": data}, description=(
         f"Attention weights of the sentence placed at positions {start:,} onward{blocks}, words only or with the "
         f"raw index: with the index every query gives nearly all its weight to the last key."))
 
 
 @layout
-def _weights_heatmap_layout(labels: Sequence[str], n: int) -> alt.Chart:
-    """The n × n query × key heat map over ``labels``, filtered by the in-chart radio that picks the scores."""
+def _weights_heatmap_layout(n: int) -> alt.Chart:
+    """The n × n query × key heat map, labels in the order of their index columns (qi, ki), filtered by the
+    in-chart radio that picks the scores."""
     which = SCORES
     pick = alt.param(name="fx_scores", value=which[1],
                      bind=alt.binding_radio(options=which, name="scores: "))
@@ -118,9 +136,10 @@ def _weights_heatmap_layout(labels: Sequence[str], n: int) -> alt.Chart:
     return (
         alt.Chart(named("weights")).mark_rect()
         .encode(
-            x=alt.X("key:N", sort=labels, title="key (position and word)",
+            x=alt.X("key:N", sort=alt.EncodingSortField("ki", op="min"), title="key (position and word)",
                     axis=alt.Axis(labelAngle=angle, labelOverlap=True, labelLimit=90)),
-            y=alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelOverlap=True)),
+            y=alt.Y("query:N", sort=alt.EncodingSortField("qi", op="min"), title="query",
+                    axis=alt.Axis(labelOverlap=True)),
             color=alt.Color("weight:Q", title="weight", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1])),
             tooltip=[alt.Tooltip("scores:N"), alt.Tooltip("query:N"), alt.Tooltip("key:N"),
                      alt.Tooltip("weight:Q", format=".4f")],
@@ -159,14 +178,14 @@ def _share_sweep_layout() -> alt.LayerChart:
 
 
 def raw_readout(rho_without: float, rho_with: float, share_without: float, share_with: float,
-                last_wins: int, n: int) -> pd.DataFrame:
+                last_wins: int, n: int) -> pa.Table:
     """The readout: how much of the ranking position explains, without and with the index."""
-    return pd.DataFrame({
+    return columns(**{
         "scores": ["words only: q·k/√d", "with the index: (q·k + p·p)/√d"],
         "ρ (rank vs position)": [rho_without, rho_with],
         "R² (position's share)": [share_without, share_with],
         "top key = last word": ["—", f"{last_wins} of {n} queries"],
-    }).set_index("scores")
+    })
 
 
 # ---------------------------------------------------------------- 2. index ÷ length
@@ -180,16 +199,19 @@ def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list
     code = np.r_[np.asarray(codes_sentence, float), np.asarray(codes_long, float)]
     which = np.repeat([0, 1], [n, L])
     words = list(tokens) + [""] * L
-    data = columns(sentence=categories(which, rows), p=pos, code=code, word=words, tracked=pos == tracked)
-    return figure(_ratio_strip_layout(rows, tracked), {"codes": data}, description=(
+    data = columns(sentence=categories(which, rows), row=which.astype(np.int8), p=pos, code=code, word=words,
+                   tracked=pos == tracked)
+    return figure(_ratio_strip_layout(tracked), {"codes": data}, description=(
         f"The codes p/N of every word in your {n}-word sentence and in a {L}-word one: word {tracked} is "
         f"{tracked / n:.3g} in the first and {tracked / L:.3g} in the second."))
 
 
 @layout
-def _ratio_strip_layout(rows: Sequence[str], tracked: int) -> alt.LayerChart:
-    """One row of ticks per sentence (``rows``), the tracked word's tick in FOCUS with its code written."""
-    y = alt.Y("sentence:N", sort=rows, title=None, axis=alt.Axis(labelLimit=200))
+def _ratio_strip_layout(tracked: int) -> alt.LayerChart:
+    """One row of ticks per sentence (named by the data, in the order of its ``row``), the tracked word's tick
+    in FOCUS with its code written."""
+    y = alt.Y("sentence:N", sort=alt.EncodingSortField("row", op="min"), title=None,
+              axis=alt.Axis(labelLimit=200))
     x = alt.X("code:Q", scale=alt.Scale(domain=[0, 1]), title="code c(p) = p / N")
     tip = [alt.Tooltip("sentence:N"), alt.Tooltip("p:Q", title="position p"), alt.Tooltip("word:N"),
            alt.Tooltip("code:Q", format=".4f", title="p / N")]
@@ -210,17 +232,18 @@ def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int
     keep = np.isin(N, [n, length])
     which = [("your sentence" if v == n else "") + (" & " if v == n == length else "")
              + ("compared" if v == length else "") for v in N[keep]]
-    return figure(_previous_gap_layout(float(N.max())),
-                  {"gap": columns(N=N, gap=g), "marked": columns(N=N[keep], gap=g[keep], which=which)},
+    return figure(_previous_gap_layout(),
+                  {"gap": columns(N=N, gap=g), "marked": columns(N=N[keep], gap=g[keep], which=which),
+                   "extent": columns(N=[float(N.min()), float(N.max()) * GAP_AXIS_ROOM])},  # the x range, as data
                   description=(f"The step between neighbouring codes, 1/N, against the sentence length: "
                                f"{1 / n:.3g} in {n} words, {1 / length:.3g} in {length}."))
 
 
 @layout
-def _previous_gap_layout(longest: float) -> alt.LayerChart:
-    """The 1/N curve on a log axis up to 2.5 × ``longest``, the two marked lengths as labelled points."""
-    x = alt.X("N:Q", scale=alt.Scale(type="log", nice=False, domain=[2, longest * 2.5]),
-              title="sentence length N (words, log scale)")
+def _previous_gap_layout() -> alt.LayerChart:
+    """The 1/N curve on a log axis over the "extent" data (past the longest length, room for the labels), the
+    two marked lengths as labelled points."""
+    x = alt.X("N:Q", scale=alt.Scale(type="log", nice=False), title="sentence length N (words, log scale)")
     y = alt.Y("gap:Q", title="c(p) − c(p−1)")
     tip = [alt.Tooltip("N:Q", title="length N"), alt.Tooltip("gap:Q", format=".4f", title="gap 1/N")]
     line = alt.Chart(named("gap")).mark_line(color=SERIES[0]).encode(x=x, y=y, tooltip=tip)
@@ -228,7 +251,8 @@ def _previous_gap_layout(longest: float) -> alt.LayerChart:
         x=x, y=y, tooltip=tip + [alt.Tooltip("which:N")])
     text = alt.Chart(named("marked")).mark_text(align="left", dx=8, dy=-8, color=FOCUS, fontSize=13).encode(
         x=x, y=y, text=alt.Text("gap:Q", format=".3g"))
-    return alt.layer(line, pts, text).properties(height=220, title="The step to the previous word, 1/N")
+    ends = alt.Chart(named("extent")).mark_point(opacity=0).encode(x=x)
+    return alt.layer(line, pts, text, ends).properties(height=220, title="The step to the previous word, 1/N")
 
 
 # ---------------------------------------------------------------- 3. multiplying
@@ -243,16 +267,16 @@ def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str],
     n = len(labels)
     check_marks(n * g.size)
     data = columns(query=categories(np.repeat(np.arange(n), g.size), labels), p=np.tile(g, n), score=s.ravel())
-    return figure(_multiply_lines_layout(labels, labels[query_index], float(g[-1])),
+    return figure(_multiply_lines_layout(labels, labels[query_index]),
                   {"lines": data, "m": columns(p=[float(position)], label=[f"m = {position}"])},
                   description=("Scores of every query with the same key word placed at positions 1 onward: "
                                "straight lines through zero, so the score grows with the position, not the meaning."))
 
 
 @layout
-def _multiply_lines_layout(labels: Sequence[str], picked: str, last: float) -> alt.LayerChart:
+def _multiply_lines_layout(labels: Sequence[str], picked: str) -> alt.LayerChart:
     """Every query's line in grey, the one picked in the in-chart menu (``picked`` at first) in FOCUS and
-    labelled at the grid's ``last`` position, a dashed rule at m ("m" dataset)."""
+    labelled at its last position (the data's largest p), a dashed rule at m ("m" dataset)."""
     labels = list(labels)
     pick = alt.param(name="fx_query", value=picked,
                      bind=alt.binding_select(options=labels, name="highlighted query: "))
@@ -264,26 +288,27 @@ def _multiply_lines_layout(labels: Sequence[str], picked: str, last: float) -> a
         x=x, y=y, detail="query:N", tooltip=tip).add_params(pick)
     focus = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).mark_line(
         strokeWidth=4, color=FOCUS).encode(x=x, y=y, tooltip=tip)
-    end = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).transform_filter(
-        alt.datum.p == last).mark_text(align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13,
-                                       fontWeight="bold").encode(x=x, y=y, text="query:N")
+    end = (alt.Chart(named("lines")).transform_filter(alt.datum.query == pick)
+           .transform_joinaggregate(last="max(p)").transform_filter(alt.datum.p == alt.datum.last)
+           .mark_text(align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13, fontWeight="bold")
+           .encode(x=x, y=y, text="query:N"))
     rule = alt.Chart(named("m")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="position")])
     return alt.layer(lines, rule, focus, end).properties(height=300, title="Scores with the key word at position p")
 
 
 def multiply_table(tokens: list[str], scores_1: np.ndarray, scores_m: np.ndarray, cos_1: np.ndarray,
-                   cos_m: np.ndarray, position: int) -> pd.DataFrame:
+                   cos_m: np.ndarray, position: int) -> pa.Table:
     """Per query: the score with the key word at position 1 and at m, their ratio, and the cosines."""
     ratio = np.divide(scores_m, scores_1, out=np.full(len(scores_1), np.nan), where=scores_1 != 0)
-    return pd.DataFrame({
+    return columns(**{
         "query (position word)": word_labels(tokens),
         "score, key at p = 1": scores_1,
         f"score, key at p = {position}": scores_m,
         "ratio": ratio,
         "cos(q, k), key at p = 1": cos_1,
         f"cos(q, k), key at p = {position}": cos_m,
-    }).set_index("query (position word)")
+    })
 
 
 # ---------------------------------------------------------------- 4. one-hot
@@ -299,22 +324,21 @@ def onehot_codes(codes: np.ndarray, tokens: list[str]) -> Figure:
     n, k = c.shape
     check_marks(c.size)
     labels = word_labels(tokens)
-    cols = [str(j) for j in range(1, k + 1)]
     data = columns(word=categories(np.repeat(np.arange(n), k), labels),
-                   column=categories(np.tile(np.arange(k), n), cols), value=c.ravel())
-    return figure(_onehot_codes_layout(labels, cols, n), {"onehot": data}, description=(
+                   column=np.tile(np.arange(1, k + 1, dtype=np.int16), n), value=c.ravel())
+    return figure(_onehot_codes_layout(labels, n), {"onehot": data}, description=(
         f"The one-hot codes of the sentence's {n} words: word p has a single 1, in column p."))
 
 
 @layout
-def _onehot_codes_layout(labels: Sequence[str], cols: Sequence[str], n: int) -> alt.Chart:
-    """The word × column heat map of the one-hot codes (``n`` rows)."""
-    labels, cols = list(labels), list(cols)
+def _onehot_codes_layout(labels: Sequence[str], n: int) -> alt.Chart:
+    """The word × column heat map of the one-hot codes (``n`` rows; the columns shown are the data's)."""
+    labels = list(labels)
     return alt.Chart(named("onehot")).mark_rect(stroke="white", strokeWidth=0.5).encode(
-        x=alt.X("column:N", sort=cols, title="column", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        x=alt.X("column:O", title="column", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
         y=alt.Y("word:N", sort=labels, title=None),
         color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]), legend=None),
-        tooltip=[alt.Tooltip("word:N"), alt.Tooltip("column:N"), alt.Tooltip("value:Q", format=".0f")],
+        tooltip=[alt.Tooltip("word:N"), alt.Tooltip("column:O"), alt.Tooltip("value:Q", format=".0f")],
     ).properties(height=_heat_height(n), title="The sentence in one-hot codes")
 
 
@@ -323,25 +347,23 @@ def distance_heatmap(distances: np.ndarray) -> Figure:
     D = np.asarray(distances, dtype=float)
     k = D.shape[0]
     check_marks(D.size)
-    pos = [str(j) for j in range(1, k + 1)]
-    data = columns(p=categories(np.repeat(np.arange(k), k), pos), q=categories(np.tile(np.arange(k), k), pos),
-                   distance=D.ravel())
-    return figure(_distance_heatmap_layout(k), {"dist": data}, description=(
+    pos = np.arange(1, k + 1, dtype=np.int16)
+    data = columns(p=np.repeat(pos, k), q=np.tile(pos, k), distance=D.ravel())
+    return figure(_distance_heatmap_layout(_heat_height(k)), {"dist": data}, description=(
         f"Distances between the one-hot codes of positions 1 to {k}: every pair of different positions is "
         f"√2 apart, neighbours exactly as far as strangers."))
 
 
 @layout
-def _distance_heatmap_layout(k: int) -> alt.Chart:
-    """The p × q heat map of distances between the codes of positions 1 … k."""
-    pos = [str(j) for j in range(1, k + 1)]
+def _distance_heatmap_layout(height: int) -> alt.Chart:
+    """The p × q heat map of distances between the codes of positions 1 … k (the data's), ``height`` pixels."""
     return alt.Chart(named("dist")).mark_rect().encode(
-        x=alt.X("q:N", sort=pos, title="position q", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-        y=alt.Y("p:N", sort=pos, title="position p", axis=alt.Axis(labelOverlap=True)),
+        x=alt.X("q:O", title="position q", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        y=alt.Y("p:O", title="position p", axis=alt.Axis(labelOverlap=True)),
         color=alt.Color("distance:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, math.sqrt(2)]),
                         title="‖e_p − e_q‖"),
-        tooltip=[alt.Tooltip("p:N"), alt.Tooltip("q:N"), alt.Tooltip("distance:Q", format=".6f")],
-    ).properties(height=_heat_height(k), title="Distance ‖e_p − e_q‖ between codes")
+        tooltip=[alt.Tooltip("p:O"), alt.Tooltip("q:O"), alt.Tooltip("distance:Q", format=".6f")],
+    ).properties(height=height, title="Distance ‖e_p − e_q‖ between codes")
 
 
 # ---------------------------------------------------------------- the summary
@@ -353,7 +375,7 @@ def _fmt(v: float) -> str:
     return f"{v:.3g}"
 
 
-def summary_frame(verdicts: list, short: int, length: int, p: int = 3, far: int = 50) -> pd.DataFrame:
+def summary_frame(verdicts: list, short: int, length: int, p: int = 3, far: int = 50) -> pa.Table:
     """The five wishes (rows, each with its computed test) against the four fixes (columns): "meets it" or
     "fails", and the numbers behind each."""
     q = min(p + far, length)
@@ -380,6 +402,6 @@ def summary_frame(verdicts: list, short: int, length: int, p: int = 3, far: int 
         else:
             cell = f"{mark} ‖c‖ = {_fmt(v.right)}" if v.passed else f"{mark} no column {_fmt(v.left)}"
         table.setdefault(tests[v.wish], {})[v.fix] = cell
-    df = pd.DataFrame.from_dict(table, orient="index")
-    df.index.name = "wish (the computed test)"
-    return df
+    fixes = list(dict.fromkeys(fix for row in table.values() for fix in row))
+    return columns(**{"wish (the computed test)": list(table),
+                      **{fix: [row.get(fix, "") for row in table.values()] for fix in fixes}})

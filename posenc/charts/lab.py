@@ -16,8 +16,8 @@ import numpy as np
 
 from posenc.lab import SCHEMES, settings_from
 
-from .spec import (FOCUS, REFERENCE, SEQUENTIAL, Figure, categories, columns, figure, layout, named, series,
-                   series_scale)
+from .spec import (FOCUS, REFERENCE, SEQUENTIAL, Figure, categories, columns, figure, layout, named, nice_bound,
+                   series, series_scale)
 
 # Streamlit fits a chart into its height: title, axes and legend included, so these are total heights.
 NAMES = list(SCHEMES)
@@ -120,7 +120,7 @@ def loss_figure(record: dict) -> Figure:
         mean += list(m)
         lo += list(a)
         hi += list(b)
-    top = max(hi) * 1.05
+    top = nice_bound(float(np.nanmax(hi)) * 1.05)
     last = len(steps) - 1
     ends = columns(scheme=categories(np.arange(len(NAMES)), NAMES), step=[steps[-1]] * len(NAMES),
                    loss=dodge([mean[i * len(steps) + last] for i in range(len(NAMES))], 0.06 * top), label=NAMES)

@@ -13,7 +13,7 @@ import altair as alt
 import numpy as np
 
 from .spec import (DIVERGING, FOCUS, REFERENCE, SERIES, Figure, categories, check_marks, columns, figure, layout,
-                   named, series)
+                   named, nice_bound, series, text_from)
 
 WINDOW_LIMIT = 3.0  # colour scale of the table window: ±3 covers 99.7 % of N(0, 1) entries (beyond: full colour)
 
@@ -24,13 +24,14 @@ LOOKUP_PANELS = ("E[word]", "P[p]", "x = E[word] + P[p]")
 
 def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[str], k: int) -> Figure:
     """The three lookups side by side in one chart (E[w_p], P[p] and x_p = E[w_p] + P[p], first k coordinates of
-    each word's row), one shared signed colour scale: each panel is a band of the x axis, its coordinates inside it
-    (so the chart fills its column instead of being three fixed-width facets)."""
+    each word's row), one shared signed colour scale (±``nice_bound`` of the largest |value|): each panel is a band
+    of the x axis, its coordinates inside it (so the chart fills its column instead of being three fixed-width
+    facets)."""
     n = len(labels)
     k = min(k, word_rows.shape[1])
     mats = [np.asarray(m, dtype=float)[:n, :k] for m in (word_rows, position_rows, word_rows + position_rows)]
     check_marks(3 * n * k)
-    limit = float(max(np.max(np.abs(m)) for m in mats)) if n else 1.0
+    limit = nice_bound(max(float(np.max(np.abs(m))) for m in mats) if n * k else 0.0)
     data = columns(panel=categories(np.repeat(np.arange(3), n * k), LOOKUP_PANELS),
                    word=categories(np.tile(np.repeat(np.arange(n), k), 3), labels),
                    coordinate=np.tile(np.tile(np.arange(1, k + 1), n), 3),
@@ -60,7 +61,8 @@ def _two_lookups_layout(labels: Sequence[str], limit: float, height: int) -> alt
 # ---------------------------------------------------------------- the edge of the table
 def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int) -> Figure:
     """Rows ``rows`` (1-based) of the table, first k coordinates; rows past N_max are empty cells with a ×
-    (there is nothing to draw); the asked-for row is outlined in the focus colour."""
+    (there is nothing to draw); the asked-for row is outlined in the focus colour. The row labels and the title,
+    which name the rows, come with the data: only how many rows are shown is layout, so every p reuses it."""
     v = np.asarray(values, dtype=float)
     m, k = v.shape
     check_marks(m * k)
@@ -71,18 +73,19 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
     data = columns(row=categories(np.repeat(np.arange(m), k), labels), number=np.repeat(rows, k),
                    coordinate=np.tile(np.arange(1, k + 1), m), value=np.where(exists, v.ravel(), 0.0),
                    exists=exists, asked=np.repeat([r == position for r in rows], k),
-                   note=categories(np.repeat(np.arange(m), k), note))
-    return figure(_table_window_layout(labels, position), {"window": data}, description=(
+                   note=categories(np.repeat(np.arange(m), k), note),
+                   title=categories(np.zeros(m * k, dtype=int), [f"Rows around row {position} (×: no such row)"]))
+    return figure(_table_window_layout(m), {"window": data}, description=(
         f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows: rows past {n_max} have nothing in them, "
         f"drawn as ×."))
 
 
 @layout
-def _table_window_layout(labels: Sequence[str], position: int) -> alt.LayerChart:
-    """Cells, × for missing rows and the asked-for row outlined, one row per label."""
-    labels = list(labels)
+def _table_window_layout(n_rows: int) -> alt.LayerChart:
+    """Cells, × for missing rows and the asked-for row outlined, ``n_rows`` rows in the order of their numbers
+    (labels and title from the "window" data)."""
     x = alt.X("coordinate:O", title="coordinate of the row", axis=alt.Axis(labelAngle=0))
-    y = alt.Y("row:N", sort=labels, title=None)
+    y = alt.Y("row:N", sort=alt.EncodingSortField("number", op="min"), title=None)
     tip = [alt.Tooltip("number:Q", title="row"), alt.Tooltip("coordinate:O"),
            alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("note:N")]
     cells = alt.Chart(named("window")).transform_filter(alt.datum.exists).mark_rect().encode(
@@ -95,21 +98,22 @@ def _table_window_layout(labels: Sequence[str], position: int) -> alt.LayerChart
     asked = alt.Chart(named("window")).transform_filter(alt.datum.asked).mark_rect(
         filled=False, stroke=FOCUS, strokeWidth=2).encode(x=x, y=y, tooltip=tip)
     return alt.layer(cells, missing, asked).properties(
-        height=24 * len(labels),
-        title=f"Rows around row {position} (×: no such row)")
+        height=24 * n_rows, title=alt.TitleParams(text_from("window", "title")))
 
 
 # ---------------------------------------------------------------- a pattern, not a magnitude
 def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, content: float,
                   n_max: int) -> Figure:
     """The size of the position part of a score (RMS over the sentence's pairs) wherever the sentence sits: the
-    table's rows (flat) against the raw index (growing as p²), with the content part as the reference rule."""
+    table's rows (flat) against the raw index (growing as p²), with the content part as the reference rule. The x
+    axis runs over the table's rows, 1 … ``n_max`` (the last start, n_max − n + 1, would make each sentence length
+    a new layout)."""
     s = np.asarray(starts, dtype=float)
     names = ["a row of the learned table", "the raw index p"]
     check_marks(2 * s.size)
     data = columns(start=np.r_[s, s], size=np.r_[np.asarray(learned, float), np.asarray(raw, float)],
                    code=categories(np.repeat([0, 1], s.size), names))
-    chart = _pattern_layout(names, float(s.max()) if s.size else 1.0)
+    chart = _pattern_layout(names, n_max)
     return figure(chart, {"parts": data, "content": columns(size=[float(content)], label=["the content part"])},
                   description=(f"The position part of a score stays the size of the content part at every row of "
                                f"the table (1 to {n_max}), while the raw index's part grows with the square of "
@@ -117,10 +121,11 @@ def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, cont
 
 
 @layout
-def _pattern_layout(names: Sequence[str], last_start: float) -> alt.LayerChart:
-    """Two lines over the sentence's first row (log x up to ``last_start``) and the content part's rule."""
+def _pattern_layout(names: Sequence[str], n_max: int) -> alt.LayerChart:
+    """Two lines over the sentence's first row (log x over the table's rows, 1 … ``n_max``) and the content part's
+    rule."""
     x = alt.X("start:Q", title="row of the sentence's first word (log scale)",
-              scale=alt.Scale(type="log", nice=False, domain=[1, last_start]))
+              scale=alt.Scale(type="log", nice=False, domain=[1, n_max]))
     y = alt.Y("size:Q", title="size of the position part of a score (log)", scale=alt.Scale(type="log"))
     lines = alt.Chart(named("parts")).mark_line(point=alt.OverlayMarkDef(size=30, filled=True)).encode(
         x=x, y=y, **series("code", names, title="position written as"),

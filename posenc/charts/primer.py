@@ -77,7 +77,7 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int) -> Fi
     pairs = {"row": np.repeat(rows, n), "col": np.tile(rows, n)}
     scores = columns(**pairs, value=res.S[:n, :n].ravel())
     weights = columns(**pairs, value=res.weights[:n, :n].ravel())
-    of = f"first {k} of d = {res.d} coordinates"
+    of = f"first {k} of d coordinates"  # d itself is in the page's caption: a new d reuses the layout
     chart = _steps_layout(rows, coords, qkv_cols, of, rows[min(max(query, 0), n - 1)])
     return figure(chart, {"vectors": vectors, "scores": scores, "weights": weights},
                   description="Attention step by step on the sentence: word vectors, then queries, keys and "

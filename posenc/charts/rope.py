@@ -18,9 +18,12 @@ LENGTH_HEIGHT = 260
 LENGTH_SERIES = ["RoPE: ‖q turned by p‖", "raw index: ‖[x ; p]‖"]  # the lengths chart's two curves
 
 
-def _ticks(positions: np.ndarray, every: int = 5) -> list[int]:
-    p = [int(v) for v in positions]
-    return p[::every] + ([p[-1]] if (len(p) - 1) % every else [])
+def _ticks(count: int, channel: str, every: int = 5) -> alt.ExprRef:
+    """The axis' tick values, every ``every``-th of the ``count`` positions on ``channel`` and the last one, read
+    from the scale's domain in the browser (``domain('x')[5]``…): the positions themselves are data, so a new
+    window start reuses the layout."""
+    picks = list(range(0, count, every)) + ([count - 1] if (count - 1) % every else [])
+    return alt.expr("[" + ", ".join(f"domain('{channel}')[{i}]" for i in picks) + "]")
 
 
 def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores: np.ndarray, *,
@@ -33,11 +36,13 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
     mm, nn = np.meshgrid(pos, pos, indexing="ij")
     scores = np.concatenate([np.asarray(rope_scores, float).ravel(), np.asarray(additive_scores, float).ravel()])
     codes = np.repeat(np.arange(2), w * w)
-    top = float(np.max(np.abs(scores))) or 1.0
-    chart = _window_layout(_ticks(pos), int(pos[0]), int(pos[-1]), top, scheme)
+    top = spec.nice_bound(float(np.max(np.abs(scores))) if scores.size else 0.0)  # few values: the layout is reused
+    chart = _window_layout(w, top, scheme)
+    title = f"Score at (m, n), positions {pos[0]:,} … {pos[-1]:,}" if w else "Score at (m, n)"
     data = {"main": spec.columns(m=np.tile(mm.ravel(), 2), n=np.tile(nn.ravel(), 2),
                                  gap=np.tile((nn - mm).ravel(), 2), score=scores,
-                                 scheme=spec.categories(codes, SCHEMES))}
+                                 scheme=spec.categories(codes, SCHEMES),
+                                 title=spec.categories(np.zeros(codes.size, dtype=int), [title]))}
     words = f" ({query_word!s} → {key_word!s})" if query_word and key_word else ""
     return spec.figure(chart, data, description=(
         f"Score window{words}, positions {pos[0]:,} to {pos[-1]:,}: with RoPE every diagonal (one gap n − m) has "
@@ -45,13 +50,14 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
 
 
 @spec.layout
-def _window_layout(ticks: list[int], first: int, last: int, top: float, scheme: str) -> alt.Chart:
-    """The window's heatmap over positions ``first`` … ``last`` (axis labels at ``ticks``), colours from −top to
-    top, the scheme picked in the chart (``scheme`` at first)."""
+def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
+    """The window's heatmap over ``count`` positions (which ones, and the title naming them, come with the data;
+    axis labels at every 5th and the last), colours from −top to top, the scheme picked in the chart (``scheme``
+    at first)."""
     pick = alt.param(name="scheme", value=scheme,
                      bind=alt.binding_radio(options=list(SCHEMES), name="Score with: "))
-    axis_n = alt.Axis(values=list(ticks), labelAngle=0, labelOverlap=True, format=",d")
-    axis_m = alt.Axis(values=list(ticks), labelOverlap=True, format=",d")
+    axis_n = alt.Axis(values=_ticks(count, "x"), labelAngle=0, labelOverlap=True, format=",d")
+    axis_m = alt.Axis(values=_ticks(count, "y"), labelOverlap=True, format=",d")
     return (
         alt.Chart(spec.named("main"))
         .mark_rect()
@@ -70,8 +76,7 @@ def _window_layout(ticks: list[int], first: int, last: int, top: float, scheme: 
         .add_params(pick)
         .transform_filter(alt.datum.scheme == pick)
         .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(
-            f"Score at (m, n), positions {first:,} … {last:,}",
-            subtitle="One colour per diagonal: the gap n − m sets it."))
+            spec.text_from("main", "title"), subtitle="One colour per diagonal: the gap n − m sets it."))
     )
 
 
@@ -83,11 +88,13 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, q
 
     The circles are one unit circle per vector, scaled in the browser by the chosen pair's length (a lookup). The
     axes keep one unit = one unit on screen at any container width: the x domain follows the width/height ratio.
+    The axes reach ±R, R the ``nice_bound`` of 1.25 × the longest pair (room for the labels), so a new seed or word
+    reuses the layout.
     """
     half = len(thetas)
     i = np.arange(half)
     q_len, k_len = np.hypot(*np.asarray(q_pairs).T), np.hypot(*np.asarray(k_pairs).T)
-    R = float(max(q_len.max(), k_len.max(), 1e-12)) * 1.25
+    R = spec.nice_bound(float(max(q_len.max(), k_len.max())) * 1.25)
     codes = np.repeat([0, 1], half)
     before = np.concatenate([q_pairs, k_pairs])
     after = np.concatenate([q_turned, k_turned])
@@ -176,14 +183,17 @@ def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray
     marks = spec.columns(position=[max(m, 1)] * 2, length=[float(rope_norms[at]), float(raw_norms[at])],
                          scheme=spec.categories(np.array([0, 1]), names),
                          text=[f"{float(rope_norms[at]):.3f}", f"{float(raw_norms[at]):,.1f}"])
-    return spec.figure(_lengths_layout(int(p.max()), m), {"main": main, "marks": marks}, description=(
+    note = spec.columns(text=[f"Marked: m = {m:,}."])  # the subtitle's text: m is data, not layout
+    return spec.figure(_lengths_layout(int(p.max())), {"main": main, "marks": marks, "note": note}, description=(
         f"Lengths against position, marked at {m:,}: RoPE keeps ‖q‖ = {float(rope_norms[at]):.3f} at every "
         f"position, while the raw index's vector grows to {float(raw_norms[at]):,.1f} at {m:,}."))
 
 
 @spec.layout
-def _lengths_layout(last: int, m: int) -> alt.LayerChart:
-    """Both length curves on log axes over positions 1 … ``last``, the position m marked."""
+def _lengths_layout(last: int) -> alt.LayerChart:
+    """Both length curves on log axes over positions 1 … ``last``, the position m marked; the line under the
+    title that names m ("Marked: m = …") is a text mark over the "note" data, set where a subtitle goes (a
+    title's subtitle cannot come from the data), so every m reuses the layout."""
     names = LENGTH_SERIES
     xs = alt.Scale(type="log", domain=[1, last], nice=False)
     ys = alt.Scale(type="log")
@@ -204,7 +214,7 @@ def _lengths_layout(last: int, m: int) -> alt.LayerChart:
     labels = alt.Chart(spec.named("marks")).mark_text(align="left", dx=8, dy=-8, fontWeight="bold",
                                                       color=spec.FOCUS).encode(
         x=x, y=y, text=alt.Text(field="text", type="nominal"))
-    return alt.layer(lines, focus, dots, labels).properties(
-        height=LENGTH_HEIGHT, title=alt.TitleParams(
-            f"Lengths, positions 1 to {last:,}",
-            subtitle=f"Marked: m = {m:,}."))
+    subtitle = alt.Chart(spec.named("note")).mark_text(align="left", baseline="bottom", x=0, y=-9).encode(
+        text=alt.Text(field="text", type="nominal"))
+    return alt.layer(lines, focus, dots, labels, subtitle).properties(
+        height=LENGTH_HEIGHT, title=alt.TitleParams(f"Lengths, positions 1 to {last:,}", frame="group", offset=3))

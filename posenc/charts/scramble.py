@@ -11,7 +11,7 @@ from typing import Sequence
 import altair as alt
 import numpy as np
 
-from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, layout, named
+from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, layout, named, nice_bound
 
 MAX_HEIGHT = 420  # key charts stay within one screen
 ROW_STEP = 22  # pixels per row (room for presentation mode's 18 px labels), down to what MAX_HEIGHT allows
@@ -22,22 +22,25 @@ VALUE_LABELS_MAX = 12  # bars carry their weight as text up to this many words
 def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, limit: float,
             description: str) -> Figure:
     """Output vectors as a heatmap: one row per slot of the scrambled sentence (top = slot 1), labelled with
-    its word's original position (labels are unique: they carry the position); the first ``matrix.shape[1]`` of ``d`` coordinates. ``limit`` fixes the
-    colour range to [−limit, limit] so that two pictures compared side by side share one scale."""
+    its word's original position (labels are unique: they carry the position); the first ``matrix.shape[1]`` of
+    ``d`` coordinates (d is said in the description, not the layout, so a new d reuses the layout). ``limit`` (the
+    largest |value| of the pictures compared) fixes the colour range to [−b, b], b its ``nice_bound``, so that two
+    pictures side by side share one scale."""
     m = np.asarray(matrix, dtype=float)
     n, k = m.shape
     slots = [f"{s + 1}" for s in range(n)]
     data = columns(slot=np.repeat(slots, k), label=np.repeat(row_labels, k),
                    coordinate=np.tile(np.arange(1, k + 1), n), value=m.ravel())
-    return figure(_outputs_layout(list(row_labels), n, k, d, limit, title), {"main": data}, description=description)
+    return figure(_outputs_layout(list(row_labels), n, k, nice_bound(limit), title), {"main": data},
+                  description=f"{description.strip()} First {k} of d = {d} coordinates.")
 
 
 @layout
-def _outputs_layout(row_labels: Sequence[str], n: int, k: int, d: int, limit: float, title: str) -> alt.Chart:
+def _outputs_layout(row_labels: Sequence[str], n: int, k: int, limit: float, title: str) -> alt.Chart:
     """The slot × coordinate heatmap, rows labelled ``row_labels``, colours over [−limit, limit]."""
     height = min(MAX_PLOT_HEIGHT, ROW_STEP * n)
     return alt.Chart(named("main")).mark_rect().encode(
-        x=alt.X("coordinate:O", title=f"coordinate (first {k} of d = {d})",
+        x=alt.X("coordinate:O", title=f"coordinate (first {k} of d)",
                 axis=alt.Axis(labelAngle=0, labelOverlap=True)),
         y=alt.Y("label:N", sort=list(row_labels), title=None,
                 axis=alt.Axis(labelOverlap=n > 24, labelFlush=False)),

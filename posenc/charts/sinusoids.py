@@ -14,6 +14,7 @@ import zlib
 import altair as alt
 import numpy as np
 
+from posenc import chapter
 from posenc.sinusoid_demo import COLOUR_STOPS
 
 from . import spec
@@ -58,10 +59,10 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
     d = 2 * len(omegas)
     j = np.arange(d)
     i = j // 2
-    chart = _table_layout(d, length, height)
+    chart = _table_layout(height)
     data = {
         "image": spec.columns(left=[-0.5], right=[d - 0.5], top=[0.5], bottom=[length + 0.5],
-                              url=[png_data_url(image)]),
+                              url=[png_data_url(image)], title=[f"The table PE(p, j), d = {d}"]),
         "columns": spec.columns(**{"dimension j": j.astype(np.int32), "left": j - 0.5, "right": j + 0.5,
                                    "top": np.full(d, 0.5), "bottom": np.full(d, length + 0.5),
                                    "pair i": i.astype(np.int32),
@@ -75,12 +76,14 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
 
 
 @spec.layout
-def _table_layout(d: int, length: int, height: int) -> alt.LayerChart:
-    """The raster of d columns × ``length`` rows, a transparent hover bar per column, and the colour legend."""
+def _table_layout(height: int) -> alt.LayerChart:
+    """The raster, a transparent hover bar per column, and the colour legend; its d columns and ``length`` rows
+    span the image's own edges (data), and the title naming d comes with the "image" data, so neither d nor
+    the number of positions shown is layout."""
     x = alt.X("left:Q", title="dimension j (0-based)",
-              scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False, zero=False), axis=alt.Axis(tickMinStep=1))
-    y = alt.Y("top:Q", title=f"position p (1 … {length:,})",
-              scale=alt.Scale(domain=[0.5, length + 0.5], nice=False, zero=False, reverse=True),
+              scale=alt.Scale(nice=False, zero=False), axis=alt.Axis(tickMinStep=1))
+    y = alt.Y("top:Q", title="position p",
+              scale=alt.Scale(nice=False, zero=False, reverse=True),
               axis=alt.Axis(tickMinStep=1, format=",d"))
     img = alt.Chart(spec.named("image")).mark_image(aspect=False, smooth=False).encode(
         x=x, x2="right:Q", y=y, y2="bottom:Q", url="url:N")
@@ -92,7 +95,7 @@ def _table_layout(d: int, length: int, height: int) -> alt.LayerChart:
     legend = alt.Chart(spec.named("legend")).mark_point(opacity=0).encode(
         color=alt.Color("PE value:Q", title="PE(p, j)", scale=alt.Scale(**colour_scale_spec())))
     return alt.layer(img, hover, legend).properties(
-        title=f"The table PE(p, j), d = {d}", height=height)
+        title=alt.TitleParams(spec.text_from("image", "title")), height=height)
 
 
 def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], omegas: np.ndarray,
@@ -138,140 +141,184 @@ def _waves_layout(n: int) -> alt.LayerChart:
         title="sin(p·ω_i), fastest pair on top", height=int(66 * n))
 
 
+BAR_PX, BARS_PX, PLOT_PX = 24, 480, 800  # a coordinate's bar: at most 24 px, d of them share 480 px of ~800
+
+
+def _coordinates(d: int) -> dict:
+    """Columns of the per-coordinate bar charts: j = 0 … d−1 and its bar's and slot's edges (data, not layout)."""
+    j = np.arange(d, dtype=np.int32)
+    return {"dimension j": j, "pair i": j // 2,
+            **spec.bar_edges(j, bar_px=min(BAR_PX, BARS_PX / d), plot_px=PLOT_PX)}
+
+
+def _coordinate_layers(data: str, colour: str, y: alt.Y, y2: alt.Y2 | alt.DatumValue,
+                       tooltip: list) -> list[alt.Chart]:
+    """One bar per coordinate j (its edges from the data) and an invisible full-width slot over each that
+    carries the tooltip and holds the axis' ends at −½ and d − ½."""
+    x = alt.X("left:Q", title="dimension j (0-based)", scale=alt.Scale(nice=False, zero=False),
+              axis=alt.Axis(tickMinStep=1, format="d"))
+    bars = alt.Chart(spec.named(data)).mark_rect(color=colour).encode(x=x, x2="right:Q", y=y, y2=y2)
+    slots = alt.Chart(spec.named(data)).mark_rect(opacity=0.001).encode(
+        x=alt.X("lo:Q"), x2="hi:Q", y=y, y2=y2, tooltip=tooltip)
+    return [bars, slots]
+
+
 def position_vector(pe64: np.ndarray, position: int) -> spec.Figure:
     """PE(p) coordinate by coordinate (float64)."""
     d = len(pe64)
-    j = np.arange(d, dtype=np.int32)
-    return spec.figure(_vector_layout(d, position),
-                       {"vector": spec.columns(**{"dimension j": j, "pair i": j // 2,
-                                                  "PE": np.asarray(pe64, dtype=np.float64)})},
+    title = f"PE({position:,}): {d} coordinates, computed from the formula"
+    return spec.figure(_vector_layout(),
+                       {"vector": spec.columns(**_coordinates(d), PE=np.asarray(pe64, dtype=np.float64),
+                                               title=spec.categories(np.zeros(d, dtype=int), [title]))},
                        description=f"The vector of position {position:,}: d = {d} numbers between −1 and 1, "
                                    "computed on demand with no table.")
 
 
 @spec.layout
-def _vector_layout(d: int, position: int) -> alt.Chart:
-    """One bar per coordinate j = 0 … d−1 of PE(position)."""
-    return alt.Chart(spec.named("vector")).mark_bar(color=spec.SERIES[0], size=max(1, min(24, 480 // d))).encode(
-        x=alt.X("dimension j:Q", title="dimension j (0-based)", scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False),
-                axis=alt.Axis(tickMinStep=1, format="d")),
-        y=alt.Y("PE:Q", title=f"PE({position:,}, j)", scale=alt.Scale(domain=[-1.05, 1.05])),
-        tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
-                 alt.Tooltip("pair i:Q", title="pair i (0-based)"), alt.Tooltip("PE:Q", format=".7f")],
-    ).properties(title=f"PE({position:,}): {d} coordinates, computed from the formula", height=200)
+def _vector_layout() -> alt.LayerChart:
+    """One bar per coordinate j = 0 … d−1 of PE(p); the title, which names p and d, comes with the data."""
+    tooltip = [alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
+               alt.Tooltip("pair i:Q", title="pair i (0-based)"), alt.Tooltip("PE:Q", format=".7f")]
+    y = alt.Y("PE:Q", title="PE(p, j)", scale=alt.Scale(domain=[-1.05, 1.05]))
+    return alt.layer(*_coordinate_layers("vector", spec.SERIES[0], y, alt.datum(0), tooltip)).properties(
+        title=alt.TitleParams(spec.text_from("vector", "title")), height=200)
 
 
 def precision(pe64: np.ndarray, pe32: np.ndarray, position: int) -> spec.Figure:
     """|PE in float32 − PE in float64| coordinate by coordinate, on a log axis (0 drawn at the floor)."""
     d = len(pe64)
-    j = np.arange(d, dtype=np.int32)
     diff = np.abs(np.asarray(pe32, dtype=np.float64) - np.asarray(pe64, dtype=np.float64))
-    data = {"diff": spec.columns(**{"dimension j": j, "PE float64": np.asarray(pe64, dtype=np.float64),
-                                    "PE float32": np.asarray(pe32, dtype=np.float64), "difference": diff,
-                                    "shown": np.clip(diff, PRECISION_FLOOR, None)})}
-    return spec.figure(_precision_layout(d, position), data, description=(
+    title = f"float32 against float64 at p = {position:,}, coordinate by coordinate"
+    data = {"diff": spec.columns(**_coordinates(d), **{
+        "PE float64": np.asarray(pe64, dtype=np.float64), "PE float32": np.asarray(pe32, dtype=np.float64),
+        "difference": diff, "shown": np.clip(diff, PRECISION_FLOOR, None),
+        "title": spec.categories(np.zeros(d, dtype=int), [title])})}
+    return spec.figure(_precision_layout(), data, description=(
         f"How far a float32 computation of PE({position:,}) lands from float64, per coordinate: the fast pairs "
         "on the left suffer first as p grows."))
 
 
 @spec.layout
-def _precision_layout(d: int, position: int) -> alt.Chart:
-    """One bar per coordinate, the difference on a log axis from ``PRECISION_FLOOR``."""
+def _precision_layout() -> alt.LayerChart:
+    """One bar per coordinate, the difference on a log axis from ``PRECISION_FLOOR``; the title (naming p) comes
+    with the data."""
     floor = PRECISION_FLOOR
-    return alt.Chart(spec.named("diff")).mark_bar(color=spec.FOCUS, size=max(1, min(24, 480 // d))).encode(
-        x=alt.X("dimension j:Q", title="dimension j (0-based)", scale=alt.Scale(domain=[-0.5, d - 0.5], nice=False),
-                axis=alt.Axis(tickMinStep=1, format="d")),
-        y=alt.Y("shown:Q", title="|float32 − float64| (log)", scale=alt.Scale(type="log", domain=[floor, 2])),
-        y2=alt.datum(floor),
-        tooltip=[alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
-                 alt.Tooltip("PE float64:Q", format=".9f"), alt.Tooltip("PE float32:Q", format=".9f"),
-                 alt.Tooltip("difference:Q", format=".2e")],
-    ).properties(title=f"float32 against float64 at p = {position:,}, coordinate by coordinate", height=180)
+    tooltip = [alt.Tooltip("dimension j:Q", title="dimension j (0-based)"),
+               alt.Tooltip("PE float64:Q", format=".9f"), alt.Tooltip("PE float32:Q", format=".9f"),
+               alt.Tooltip("difference:Q", format=".2e")]
+    y = alt.Y("shown:Q", title="|float32 − float64| (log)", scale=alt.Scale(type="log", domain=[floor, 2]))
+    return alt.layer(*_coordinate_layers("diff", spec.FOCUS, y, alt.datum(floor), tooltip)).properties(
+        title=alt.TitleParams(spec.text_from("diff", "title")), height=180)
 
 
 def shift_heatmap(M: np.ndarray, k: int) -> spec.Figure:
     """The top-left corner of M_k: 2 × 2 rotation blocks on the diagonal, zeros elsewhere."""
     n = M.shape[0]
     r, c = np.divmod(np.arange(n * n), n)
-    return spec.figure(_shift_layout(n, k),
+    title = f"M_k for k = {k:,}: the top-left {n} × {n}"
+    return spec.figure(_shift_layout(n),
                        {"M": spec.columns(row=r.astype(np.int16), column=c.astype(np.int16),
-                                          entry=np.ravel(M).astype(np.float64))},
+                                          entry=np.ravel(M).astype(np.float64),
+                                          title=spec.categories(np.zeros(n * n, dtype=int), [title]))},
                        description=f"The shift matrix for k = {k:,}: 2 × 2 rotation blocks on the diagonal, zero "
                                    "elsewhere, and no position anywhere in it.")
 
 
 @spec.layout
-def _shift_layout(n: int, k: int) -> alt.Chart:
-    """The n × n corner of M_k as a heatmap."""
+def _shift_layout(n: int) -> alt.Chart:
+    """The n × n corner of M_k as a heatmap; the title (naming k) comes with the data."""
     enc = dict(x=alt.X("column:O", title="column (0-based)", axis=alt.Axis(labelAngle=0)),
                y=alt.Y("row:O", title="row (0-based)"))
     heat = alt.Chart(spec.named("M")).mark_rect().encode(
         **enc, color=alt.Color("entry:Q", title="M_k entry", scale=alt.Scale(scheme=spec.DIVERGING, domain=[-1, 1])),
         tooltip=[alt.Tooltip("row:O", title="row (0-based)"), alt.Tooltip("column:O", title="column (0-based)"),
                  alt.Tooltip("entry:Q", format=".6f")])
-    return heat.properties(title=f"M_k for k = {k:,}: the top-left {n} × {n}", height=260)
+    return heat.properties(title=alt.TitleParams(spec.text_from("M", "title")), height=260)
+
+
+DOT_SHIFTS = 4  # the dot-product chart's lines at most: the shifts 1, 5, 20 and yours
+DOT_COLOURS = (spec.FOCUS, *spec.SERIES[:DOT_SHIFTS - 1])  # yours in the focus colour, first in the legend
 
 
 def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chosen: int) -> spec.Figure:
-    """PE(p)·PE(p + k) over p, one line per k: flat lines mean 'depends on k only'."""
+    """PE(p)·PE(p + k) over p, one line per k: flat lines mean 'depends on k only'. The ``chosen`` k is named
+    “(yours)” and drawn first, in the focus colour (and its own dash); the names are data, so a new k reuses
+    the layout."""
     names = [f"k = {k:,}" + (" (yours)" if k == chosen else "") for k in ks]
     n = len(positions)
+    if len(ks) > DOT_SHIFTS:
+        raise ValueError(f"at most {DOT_SHIFTS} shifts on one chart; got {len(ks)}.")
     if n * len(ks) > MAX_MARKS:
         raise ValueError(f"{n * len(ks)} points is too many for one chart.")
+    mine = np.array([k == chosen for k in ks])
+    slot = np.where(mine, 0, np.cumsum(~mine))  # yours 0, then the others in the order of ks
+    line = np.repeat(np.arange(len(ks)), n)
     data = {"dots": spec.columns(**{"position p": np.tile(np.asarray(positions, dtype=np.int32), len(ks)),
                                     "PE(p)·PE(p+k)": np.ravel(dots),
-                                    "shift": spec.categories(np.repeat(np.arange(len(ks)), n), names)})}
-    return spec.figure(_dots_layout(names), data, description=(
+                                    "shift": spec.categories(line, names),
+                                    "slot": slot[line].astype(np.int8)})}
+    return spec.figure(_dots_layout(), data, description=(
         "The dot product of two positions k apart, along the sentence: every line is flat, so it depends on the "
         "offset k alone."))
 
 
 @spec.layout
-def _dots_layout(names: list[str]) -> alt.Chart:
-    """One line per shift, the shifts ``names`` told apart by colour and dash."""
+def _dots_layout() -> alt.Chart:
+    """One line per shift, told apart by colour and dash, named by the data in the order of its ``slot``."""
     return alt.Chart(spec.named("dots")).mark_line(strokeWidth=2.5).encode(
         x=alt.X("position p:Q", title="position p", scale=alt.Scale(nice=False)),
         y=alt.Y("PE(p)·PE(p+k):Q", title="PE(p)·PE(p+k)"),
-        **spec.series("shift", names, title=None),
+        **spec.series("shift", DOT_SHIFTS, title=None, colours=DOT_COLOURS, order="slot"),
         tooltip=[alt.Tooltip("shift:N"), alt.Tooltip("position p:Q"),
                  alt.Tooltip("PE(p)·PE(p+k):Q", format=".12f")],
     ).properties(title="PE(p)·PE(p+k): one flat line per k", height=230)
 
 
-def similarity(S: np.ndarray, gap: int = 3) -> spec.Figure:
+FIRST_GAP = chapter.SHIFT  # the similarity chart's slider starts at the chapter's gap, whatever the section's k
+
+
+def similarity(S: np.ndarray) -> spec.Figure:
     """S[p, q] = PE(p)·PE(q) for p, q = 1 … n: constant along every diagonal. A slider inside the chart picks a
-    gap q − p (``gap`` at first) and outlines that diagonal, in the browser (no rerun)."""
+    gap q − p (``FIRST_GAP`` at first) and outlines that diagonal, in the browser (no rerun). The slider does
+    not start at the section's k: k takes thousands of values and each would be a new layout, while the
+    slider reaches every gap the chart holds. The colour range is data: 0 (or −b, when some values are
+    negative) to b = the largest |value|, d/2 on the diagonal."""
     n = S.shape[0]
     p, q = np.divmod(np.arange(n * n), n)
-    chart = _similarity_layout(n, float(np.max(np.abs(S))), float(np.min(S)) >= 0,
-                               int(np.clip(gap, -(n - 1), n - 1)))
+    positive = bool(np.min(S) >= 0)
+    bound = float(np.max(np.abs(S)))
+    chart = _similarity_layout(n, positive)
     data = {"S": spec.columns(**{"p": (p + 1).astype(np.int16), "q": (q + 1).astype(np.int16),
-                                 "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)})}
+                                 "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)}),
+            "range": spec.columns(**{"PE(p)·PE(q)": [0.0 if positive else -bound, bound]})}
     return spec.figure(chart, data, description=(
         f"Similarity between positions 1 … {n}: every diagonal holds one value, so it depends on how far apart "
         "two positions are, not where they are."))
 
 
 @spec.layout
-def _similarity_layout(n: int, bound: float, positive: bool, gap: int) -> alt.Chart:
-    """The n × n heatmap coloured up to ``bound`` (sequential when every value is ``positive``, else diverging
-    around 0), the diagonal q − p = ``gap`` outlined at first."""
+def _similarity_layout(n: int, positive: bool) -> alt.LayerChart:
+    """The n × n heatmap coloured over the "range" data (sequential from 0 when every value is ``positive``,
+    else diverging over a range symmetric around 0), the diagonal q − p = ``FIRST_GAP`` outlined at first."""
     ticks = list(range(1, n + 1, max(1, n // 6)))
     # signed values get the diverging scheme around 0; all-positive ones (the usual case) the sequential one
-    scale = (alt.Scale(scheme=spec.SEQUENTIAL, domain=[0, bound]) if positive
-             else alt.Scale(scheme=spec.DIVERGING, domain=[-bound, bound]))
-    pick = alt.param(name="gap", value=gap,
+    scale = alt.Scale(scheme=spec.SEQUENTIAL if positive else spec.DIVERGING, nice=False, zero=False)
+    colour = alt.Color("PE(p)·PE(q):Q", scale=scale)
+    pick = alt.param(name="gap", value=int(np.clip(FIRST_GAP, -(n - 1), n - 1)),
                      bind=alt.binding_range(min=-(n - 1), max=n - 1, step=1, name="outline the gap q − p = "))
     on = "datum['gap q − p'] === gap"
-    return alt.Chart(spec.named("S")).mark_rect().encode(
+    heat = alt.Chart(spec.named("S")).mark_rect().encode(
         x=alt.X("q:O", title="position q", axis=alt.Axis(values=ticks, labelAngle=0)),
         y=alt.Y("p:O", title="position p", axis=alt.Axis(values=ticks)),
-        color=alt.Color("PE(p)·PE(q):Q", scale=scale),
+        color=colour,
         stroke=alt.condition(on, alt.value(spec.FOCUS), alt.value(None)),
         strokeWidth=alt.condition(on, alt.value(2), alt.value(0)),
         tooltip=[alt.Tooltip("p:O", title="position p"), alt.Tooltip("q:O", title="position q"),
                  alt.Tooltip("gap q − p:Q"), alt.Tooltip("PE(p)·PE(q):Q", format=".6f")],
-    ).add_params(pick).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300)
+    ).add_params(pick)
+    # the colour range, as data: an invisible rect under the heat map (a point would turn the legend into symbols)
+    ends = alt.Chart(spec.named("range")).mark_rect(opacity=0).encode(color=colour)
+    return alt.layer(ends, heat).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300)
 
 
 def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[int, float]]) -> spec.Figure:

@@ -189,6 +189,33 @@ def layout(build: Callable[..., alt.TopLevelMixin]) -> Callable[..., Layout]:
     return cached
 
 
+NICE_RUNGS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)  # × 10^k: each rung at most 4/3 of the one below
+
+
+def nice_bound(x: float) -> float:
+    """The smallest rung of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k that is ≥ ``x``: the bound of a colour
+    scale or an axis computed from the data (a largest |value|, a radius), made fit for a layout argument.
+
+    Why: a ``@layout`` is built once per distinct arguments, so a bound taken straight from the numbers makes every
+    seed, d or sentence a new layout (10–60 ms of Altair each time, the memo never hits). Rounded up to this
+    fixed ladder, the bound takes a handful of values over a whole class and the layout is reused; nothing is
+    clipped (the result is never below ``x``), at most a quarter of the range is left empty, and the legend
+    and axis end on a round number. A symmetric scale stays symmetric: ``b = nice_bound(max |v|)``, domain
+    ``[-b, b]``. An ``x`` ≤ 0 (nothing to show) gets 1."""
+    x = float(x)
+    if not np.isfinite(x):
+        raise ValueError(f"a bound must be a finite number, not {x}")
+    if x <= 0:
+        return 1.0
+    k = int(np.floor(np.log10(x)))
+    for e in (k - 1, k, k + 1):  # log10 may be off by one next to a power of ten
+        for rung in NICE_RUNGS:
+            v = float(f"{rung}e{e}")  # the decimal itself (1.2e-1 is 0.12, not 0.12000000000000001)
+            if v >= x:
+                return v
+    raise AssertionError("unreachable: 10^(k+1) ≥ x")
+
+
 def _key(x: Any) -> Any:
     if isinstance(x, np.ndarray) or isinstance(x, (pa.Array, pa.Table, pd.DataFrame, pd.Series)):
         raise TypeError("a layout takes structure, not data: pass arrays to figure(…) by name")
@@ -245,22 +272,54 @@ def series_scale(names: Sequence[str], colours: Sequence[str] = SERIES) -> alt.S
     return alt.Scale(domain=list(names), range=list(series_colours(names, colours).values()))
 
 
-def series(field_: str, names: Sequence[str], *, title: str | None = None, legend: bool = True,
-           colours: Sequence[str] = SERIES) -> dict:
+def series(field_: str, names: Sequence[str] | int, *, title: str | None = None, legend: bool = True,
+           colours: Sequence[str] = SERIES, order: str | None = None) -> dict:
     """Encodings that tell the series ``names`` apart twice: colour and dash (lines), colour and shape
-    (points). Spread into ``.encode(**series(...))``; a mark ignores the channels it has no use for."""
-    names = list(names)
-    if len(names) > len(colours):
-        raise ValueError(f"at most {len(colours)} series on one chart; got {len(names)}")
+    (points). Spread into ``.encode(**series(...))``; a mark ignores the channels it has no use for.
+
+    When a series' name carries a value (“k = 3 (yours)”), pass instead how many series there can be (an int)
+    and ``order``, a numeric field: the names then come from the data, in the order of that field (the row
+    with the smallest ``order`` gets the first colour, dash and shape), so a new value is new data, not a new
+    layout."""
+    if isinstance(names, int):
+        if order is None:
+            raise ValueError("series named by the data need an order field")
+        n, domain, sort = names, alt.Undefined, alt.EncodingSortField(field=order, op="min")
+    else:
+        names = list(names)
+        n, domain, sort = len(names), names, names
+    if n > len(colours):
+        raise ValueError(f"at most {len(colours)} series on one chart; got {n}")
     leg = alt.Legend(title=title) if legend else None
     return {
-        "color": alt.Color(field=field_, type="nominal", sort=names, legend=leg,
-                           scale=series_scale(names, colours)),
-        "strokeDash": alt.StrokeDash(field=field_, type="nominal", sort=names, legend=leg,
-                                     scale=alt.Scale(domain=names, range=[list(d) for d in DASHES[: len(names)]])),
-        "shape": alt.Shape(field=field_, type="nominal", sort=names, legend=leg,
-                           scale=alt.Scale(domain=names, range=list(SHAPES[: len(names)]))),
+        "color": alt.Color(field=field_, type="nominal", sort=sort, legend=leg,
+                           scale=alt.Scale(domain=domain, range=list(colours[:n]))),
+        "strokeDash": alt.StrokeDash(field=field_, type="nominal", sort=sort, legend=leg,
+                                     scale=alt.Scale(domain=domain, range=[list(d) for d in DASHES[:n]])),
+        "shape": alt.Shape(field=field_, type="nominal", sort=sort, legend=leg,
+                           scale=alt.Scale(domain=domain, range=list(SHAPES[:n]))),
     }
+
+
+def text_from(dataset: str, field_: str) -> alt.ExprRef:
+    """A title's text read from the first row of the named ``dataset`` (its column ``field_``): a value the title
+    names (a position, a shift k) travels with the data, so the layout stays the same for every value and the
+    browser swaps the new text in with the data. For ``alt.TitleParams(text=…)``; the dataset must be one a mark
+    of the chart draws (Vega-Lite compiles only those); its first row's text is the title (one row, or a
+    ``categories`` column of one text)."""
+    rows = f"data({json.dumps(dataset)})"
+    return alt.expr(f"length({rows}) ? {rows}[0][{json.dumps(field_)}] : ''")
+
+
+def bar_edges(x: np.ndarray, *, bar_px: float, plot_px: float) -> dict[str, np.ndarray]:
+    """Bars on whole-number slots ``x`` (one per coordinate, say) whose number is data (d): ``left``/``right``,
+    the bar as wide as ``bar_px`` pixels on a plot ``plot_px`` wide (never wider than its slot), and
+    ``lo``/``hi``, the whole slot (x ± ½: an invisible hover layer over them keeps the axis' ends, and gives a
+    thin bar a target a pointer can hit). A bar width in pixels, or an axis end at d − ½, would make every d
+    a new layout; as data they reuse it. Spread into ``columns(…)``; draw with ``x="left", x2="right"``."""
+    x = np.asarray(x, dtype=float)
+    half = min(0.5, bar_px * max(x.size, 1) / plot_px / 2)
+    return {"left": x - half, "right": x + half, "lo": x - 0.5, "hi": x + 0.5}
 
 
 def word_labels(tokens: Sequence[str], start: int = 1) -> list[str]:
