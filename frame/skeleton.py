@@ -75,6 +75,8 @@ def table(cols: Mapping[str, Any] | pa.Table, *, column_config: dict | None = No
     ``wrap``: a short table whose every cell must be read whole (a summary of verdicts): drawn static, its text
     wrapped to the page's width, instead of the scrolling grid."""
     data = cols if isinstance(cols, pa.Table) else columns(**cols)
+    if wrap and column_config:
+        raise ValueError("a wrapped table is static: format its cells before, column_config is for the grid")
     if wrap:
         st.table(data, hide_index=True)
     else:

@@ -194,6 +194,8 @@ class Shift:
     toeplitz_error: float  # max |S[a, b] − Σ_i cos(ω_i (b − a))|
 
 
+
+COMPARED_SHIFTS = (1, 5, 20)  # the shifts every dot-product chart shows beside the student's k
 def shift_rule(k: int, d: int, base: float = 10000.0, length: int = 100, shown: int = 16,
                sim_size: int = 60) -> Shift:
     """PE(p + k) = M_k PE(p) with M_k = blockdiag([[cos ω_i k, sin ω_i k], [−sin ω_i k, cos ω_i k]]), checked for
@@ -208,7 +210,7 @@ def shift_rule(k: int, d: int, base: float = 10000.0, length: int = 100, shown: 
         raise ValueError(f"Check between 1 and {MAX_LENGTH:,} positions; got {length:,}.")
     w = frequencies(d, base)
     h = w.size
-    ks = tuple(sorted({1, 5, 20, k}))
+    ks = tuple(sorted({*COMPARED_SHIFTS, k}))
     small_ks = [kk for kk in ks if kk <= 20]
     p = np.arange(1, length + 1)
     pe_all = sinusoidal(np.arange(1, length + 21), d, base)  # PE(1 … length + 20): serves the small shifts

@@ -230,6 +230,11 @@ def layout_of(fig_or_spec, *, slider_ranges: bool = True) -> dict:
     return spec
 
 
+def layouts(at: AppTest, *, slider_ranges: bool = True) -> list[dict]:
+    """The layout of every chart on the page, in order (``layout_of``): equal lists = every layout reused."""
+    return [layout_of(c, slider_ranges=slider_ranges) for c in chart_specs(at)]
+
+
 def chart_tables(chart) -> dict[str, pa.Table]:
     """A chart's datasets, decoded from the Arrow IPC streams Streamlit sends."""
     return {ds.name: pa.ipc.open_stream(ds.data.data).read_all() for ds in chart.proto.datasets}

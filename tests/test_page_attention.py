@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_ok, chart_specs, charts_of, layout_of, open_page, page_text
+from conftest import assert_ok, charts_of, layouts, open_page, page_text
 
 import frame
 from posenc import chapter
@@ -162,9 +162,9 @@ def test_a_glossary_link_opens_its_anchor_in_the_browser():
 
 def test_the_width_d_changes_data_not_the_layout():
     """The five panels are the costliest layout of the app: d is in the caption, not in the chart."""
-    base = [layout_of(c) for c in chart_specs(open_page(PAGE))]
+    base = layouts(open_page(PAGE))
     for d in (16, 256):
         at = open_page(PAGE, d=d)
         assert_ok(at)
-        assert [layout_of(c) for c in chart_specs(at)] == base, d
+        assert layouts(at) == base, d
         assert f"of d = {d} coordinates" in page_text(at)

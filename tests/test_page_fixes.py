@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import assert_ok, chart_specs, charts_of, layout_of, open_page, page_text
+from conftest import assert_ok, charts_of, layouts, open_page, page_text
 
 import posenc
 from posenc import chapter
@@ -180,8 +180,8 @@ def test_student_text_is_never_markdown():
 def test_a_position_or_length_changes_data_not_layouts(control, values):
     """The three sliders take a thousand values or more: each is data (labels, titles, the end label, the
     axes' ends), so a press reuses every chart's layout and the browser swaps the numbers in."""
-    base = [layout_of(c) for c in chart_specs(open_page(PAGE))]
+    base = layouts(open_page(PAGE))
     for v in values:
         at = open_page(PAGE, query={control: v})
         assert_ok(at)
-        assert [layout_of(c) for c in chart_specs(at)] == base, (control, v)
+        assert layouts(at) == base, (control, v)

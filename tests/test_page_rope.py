@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pyarrow as pa
 import pytest
-from conftest import assert_ok, chart_bytes, chart_specs, charts_of, open_page, page_text
+from conftest import assert_ok, chart_bytes, chart_specs, chart_tables, charts_of, open_page, page_text
 
 from posenc import chapter
 from posenc.charts.spec import nice_bound
@@ -19,11 +18,6 @@ from posenc.rope_demo import WINDOW, length_demo, rope_demo, score_window
 PAGE = "lessons/rope.py"
 SENT = tokenize(chapter.SENTENCE)
 QI, KI = chapter.query_index(SENT), chapter.key_index(SENT)
-
-
-def dataset(chart, name: str) -> pa.Table:
-    ds = next(d for d in chart.proto.datasets if d.name == name)
-    return pa.ipc.open_stream(ds.data.data).read_all()
 
 
 def score_table(at):
@@ -64,7 +58,7 @@ def test_key_chart_sends_both_matrices_and_picks_in_the_chart():
     assert param["name"] == "scheme" and param["bind"]["input"] == "radio"
     assert param["bind"]["options"] == ["RoPE", "adding sinusoids"] and param["value"] == "RoPE"
     assert "width" not in spec  # fills its column
-    table = dataset(chart, "main").to_pydict()
+    table = chart_tables(chart)["main"].to_pydict()
     assert len(table["score"]) == 2 * WINDOW * WINDOW
     # the RoPE rows are constant along every diagonal; the additive rows are not
     w = score_window(SENT, QI, KI, 64, 0, 1)
@@ -138,7 +132,7 @@ def test_circle_chart_follows_the_words():
     assert_ok(at)
     assert "query word: mouse" in page_text(at)
     circle = next(c for c in charts_of(at) if "pair" in {p["name"] for p in json.loads(c.proto.spec).get("params", [])})
-    pairs = dataset(circle, "pairs").to_pydict()
+    pairs = chart_tables(circle)["pairs"].to_pydict()
     r = rope_demo(SENT, 4, KI, 64, 0)
     qx = [x for v, x in zip(pairs["vector"], pairs["x"]) if v == "q"]
     assert np.allclose(qx, r.q_turned[:, 0])
@@ -151,10 +145,10 @@ def test_bounds_are_nice_symmetric_and_hold_every_value(seed):
     at = assert_ok(open_page(PAGE, seed=seed))
     window, circles = charts_of(at)[:2]
     low, high = json.loads(window.proto.spec)["encoding"]["color"]["scale"]["domain"]
-    scores = np.abs(dataset(window, "main").column("score").to_numpy())
+    scores = np.abs(chart_tables(window)["main"].column("score").to_numpy())
     assert low == -high and nice_bound(high) == high and high >= scores.max()
     low, R = json.loads(circles.proto.spec)["layer"][0]["encoding"]["y"]["scale"]["domain"]
-    radii = dataset(circles, "radii").column("radius").to_numpy()
+    radii = chart_tables(circles)["radii"].column("radius").to_numpy()
     assert low == -R and nice_bound(R) == R and R >= radii.max()
 
 

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import (assert_ok, chart_bytes, chart_spec, chart_specs, chart_tables, charts_of, layout_of,
+from conftest import (assert_ok, chart_bytes, chart_spec, chart_tables, charts_of, layouts,
                       open_page, page_text)
 
 from posenc import chapter
@@ -16,6 +16,7 @@ from posenc.charts import spec as house
 from posenc.charts.sinusoids import FIRST_GAP
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION
+from posenc.sinusoid_demo import COMPARED_SHIFTS
 
 PAGE = "lessons/sinusoids.py"
 
@@ -195,11 +196,11 @@ def test_gap_slider_lives_inside_the_similarity_chart():
 def test_a_position_shift_or_length_changes_data_not_layouts(control, values):
     """k, p and the positions shown take thousands of values: each is data (titles included), so a press reuses
     every chart's layout and the browser swaps the numbers in."""
-    base = [layout_of(c) for c in chart_specs(open_page(PAGE))]
+    base = layouts(open_page(PAGE))
     for v in values:
         at = open_page(PAGE, query={control: v})
         assert_ok(at)
-        assert [layout_of(c) for c in chart_specs(at)] == base, (control, v)
+        assert layouts(at) == base, (control, v)
 
 
 def test_your_k_is_named_by_the_data_first_in_the_focus_colour():
@@ -207,15 +208,17 @@ def test_your_k_is_named_by_the_data_first_in_the_focus_colour():
     chart = next(c for c in charts_of(at) if chart_spec(c)["description"].startswith("The dot product"))
     rows = chart_tables(chart)["dots"].to_pylist()
     names = {r["slot"]: r["shift"] for r in rows}
-    assert names == {0: "k = 7 (yours)", 1: "k = 1", 2: "k = 5", 3: "k = 20"}  # yours first, then the others
+    others = [f"k = {k}" for k in COMPARED_SHIFTS]
+    assert names == dict(enumerate(["k = 7 (yours)", *others]))  # yours first, then the others in order
     colour = chart_spec(chart)["encoding"]["color"]
     assert colour["scale"]["range"][0] == house.FOCUS and colour["sort"] == {"field": "slot", "op": "min"}
     dash = chart_spec(chart)["encoding"]["strokeDash"]
     assert dash["sort"] == colour["sort"]  # and a dash of its own: never colour alone
-    at = open_page(PAGE, query={"sn_k": "5"})  # a k the chart draws anyway: one line, still yours
+    shared = COMPARED_SHIFTS[1]
+    at = open_page(PAGE, query={"sn_k": str(shared)})  # a k the chart draws anyway: one line, still yours
     chart = next(c for c in charts_of(at) if chart_spec(c)["description"].startswith("The dot product"))
     names = {r["slot"]: r["shift"] for r in chart_tables(chart)["dots"].to_pylist()}
-    assert names == {0: "k = 5 (yours)", 1: "k = 1", 2: "k = 20"}
+    assert names == dict(enumerate([f"k = {shared} (yours)", *(x for x in others if x != f"k = {shared}")]))
 
 
 def test_the_titles_that_name_p_and_k_read_them_from_the_data():

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_ok, chart_bytes, chart_specs, charts_of, layout_of, open_page, page_text
+from conftest import assert_ok, chart_bytes, chart_specs, charts_of, layouts, open_page, page_text
 
 from posenc import beyond, chapter
 from posenc.beyond import (
@@ -263,8 +263,8 @@ def test_typical_constants_are_the_yarn_reference_values():
 
 
 def test_the_trained_length_changes_data_not_layouts():
-    base = [layout_of(c) for c in chart_specs(open_page(PAGE))]
+    base = layouts(open_page(PAGE))
     for L in ("4097", "123456"):
         at = open_page(PAGE, query={"st_L": L})
         assert_ok(at)
-        assert [layout_of(c) for c in chart_specs(at)] == base, L
+        assert layouts(at) == base, L

@@ -4,6 +4,7 @@ One test per property, parametrised over ``frame.existing_pages()``; each page i
 (AppTest), at its defaults unless the property needs otherwise:
 
 - every chart has a non-empty ``description`` (its accessible name), the house config, and ≤ 5,000 data rows;
+- every table is an Arrow table built from its columns (frame.table / frame.strip), never a pandas DataFrame;
 - student text never goes through Markdown (a hostile sentence appears only in text, code, dataframes, charts);
 - a Predict question comes before the chart that answers it (at least one chart after it, in document order),
   and the answer is not behind a reveal toggle;

@@ -120,7 +120,8 @@ def loss_figure(record: dict) -> Figure:
         mean += list(m)
         lo += list(a)
         hi += list(b)
-    top = nice_bound(float(np.nanmax(hi)) * 1.05)
+    finite = np.asarray(hi, float)[np.isfinite(hi)]
+    top = nice_bound(float(finite.max()) * 1.05) if finite.size else 1.0  # no finite loss: an empty 0 … 1 axis
     last = len(steps) - 1
     ends = columns(scheme=categories(np.arange(len(NAMES)), NAMES), step=[steps[-1]] * len(NAMES),
                    loss=dodge([mean[i * len(steps) + last] for i in range(len(NAMES))], 0.06 * top), label=NAMES)

@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 
 from posenc import chapter
-from posenc.sinusoid_demo import COLOUR_STOPS
+from posenc.sinusoid_demo import COLOUR_STOPS, COMPARED_SHIFTS
 
 from . import spec
 from .spec import MAX_MARKS
@@ -236,7 +236,7 @@ def _shift_layout(n: int) -> alt.Chart:
     return heat.properties(title=alt.TitleParams(spec.text_from("M", "title")), height=260)
 
 
-DOT_SHIFTS = 4  # the dot-product chart's lines at most: the shifts 1, 5, 20 and yours
+DOT_SHIFTS = len(COMPARED_SHIFTS) + 1  # the dot-product chart's lines at most: the compared shifts and yours
 DOT_COLOURS = (spec.FOCUS, *spec.SERIES[:DOT_SHIFTS - 1])  # yours in the focus colour, first in the legend
 
 
