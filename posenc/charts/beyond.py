@@ -250,7 +250,7 @@ def _ratio_layout(ticks: Sequence[float], height: int) -> alt.LayerChart:
               axis=alt.Axis(values=list(ticks), format=".3~g"))
     shade = alt.Chart(spec.named("band")).mark_rect(color=REFERENCE, opacity=0.1).encode(
         x=alt.X("start:Q"), x2=alt.X2("end"), tooltip=[_tip("label", "band", "nominal")])
-    ends = alt.Chart(spec.named("extent")).mark_point(opacity=0).encode(y=alt.Y("y:Q"))
+    ends = spec.axis_ends(y=alt.Y("y:Q"))
     return alt.layer(shade, ends, *_method_layers(y, "ratio", pick, -9),
                      title="Slow-down per pair (1 = untouched)", height=height)
 

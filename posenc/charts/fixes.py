@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..core import block_average
-from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, SERIES, Figure, categories, check_marks, columns, figure,
-                   layout, named, series, text_from, word_labels, bar_edges)
+from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, SERIES, Figure, axis_ends, bar_edges, categories, check_marks,
+                   columns, figure, layout, named, series, text_from, word_labels)
 
 TERMS = ["content score q·k (spread)", "index × a query coordinate ≈ 1", "index in q and k: p × p"]
 SCORES = ["words only", "with the index"]  # the weights heat map's two score matrices (a radio in the chart)
@@ -98,7 +98,7 @@ def _score_terms_layout() -> alt.LayerChart:
         x=x, x2="base:Q", y=y, color=colour, tooltip=[alt.Tooltip("part:N"), alt.Tooltip("size:Q", format=",.4g")])
     text = alt.Chart(named("terms")).mark_text(align="left", dx=5, fontSize=13).encode(
         x=x, y=y, text="text:N", color=colour)
-    ends = alt.Chart(named("extent")).mark_point(opacity=0).encode(x=x)
+    ends = axis_ends(x=x)
     return alt.layer(bars, text, ends).properties(height=120, title=alt.TitleParams(text_from("extent", "title")))
 
 
@@ -251,7 +251,7 @@ def _previous_gap_layout() -> alt.LayerChart:
         x=x, y=y, tooltip=tip + [alt.Tooltip("which:N")])
     text = alt.Chart(named("marked")).mark_text(align="left", dx=8, dy=-8, color=FOCUS, fontSize=13).encode(
         x=x, y=y, text=alt.Text("gap:Q", format=".3g"))
-    ends = alt.Chart(named("extent")).mark_point(opacity=0).encode(x=x)
+    ends = axis_ends(x=x)
     return alt.layer(line, pts, text, ends).properties(height=220, title="The step to the previous word, 1/N")
 
 

@@ -322,6 +322,13 @@ def bar_edges(x: np.ndarray, *, bar_px: float, plot_px: float) -> dict[str, np.n
     return {"left": x - half, "right": x + half, "lo": x - 0.5, "hi": x + 0.5}
 
 
+def axis_ends(**encoding: Any) -> alt.Chart:
+    """An invisible layer over the "extent" dataset (a column per axis: its two ends, as data): the axis spans
+    them whatever the marks reach, so an axis end computed from the numbers (past the largest size, room for a
+    label) changes the data, not the layout. ``axis_ends(x=x)`` with the chart's own x encoding."""
+    return alt.Chart(named("extent")).mark_point(opacity=0).encode(**encoding)
+
+
 def word_labels(tokens: Sequence[str], start: int = 1) -> list[str]:
     """'1 the', '2 cat', … — position (1-based, as in the chapter) and word: two copies stay two marks."""
     return [f"{i + start} {w}" for i, w in enumerate(tokens)]
