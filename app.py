@@ -20,7 +20,7 @@ st.set_page_config(page_title=f"{page.title} · posenc")  # every page its own b
 frame.sidebar_example()
 frame.toggle("Presentation mode", "present", False, where=st.sidebar,
              help="For a projector: sidebar folded away, large dark chart text, charts fit the screen.")
-frame.skeleton.share_link(st.sidebar)
+frame.share_link(st.sidebar)
 frame.style()
 page.run()
 frame.unknown_params_notice()

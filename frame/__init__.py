@@ -3,9 +3,15 @@
 - ``frame.pages``: the page list (section, title, script, URL path, blurb).
 - ``frame.urlstate``: controls bound to the URL (``slider``, ``number``, ``select``, ``toggle``, ``text``,
   ``tabs``, ``expander``), clamped with a notice when a link is bad; the one private Streamlit use, quarantined.
-- ``frame.skeleton``: the page skeleton — ``page`` (title, claim) → ``predict`` (before its chart) →
-  ``@section`` (h2, a fragment: its controls rerun only it) → ``chart`` (the one way to draw a
-  ``posenc.charts.spec.Figure``; ``table`` / ``strip`` the one way to show a table) → ``verdict`` (plain words) → ``deeper`` (asides) → ``show_code`` → ``bridge``.
+- ``frame.skeleton``: the question-first page — ``with page(PATH, lead)`` (title, a lead that poses the
+  question) → ``@section`` (h2, a fragment) holding ``predict`` (compact) → the key chart → ``Question.answer``
+  (once the student picked) → prose; ``verdict`` writes into the page's one folded Checks block (a one-line
+  summary stays on the main path) → ``deeper`` (asides) → ``show_code`` → ``bridge``.
+- ``frame.predict``: Predict questions and their answers (class mode hooks in here).
+- ``frame.live``: ``chart`` (the one way to draw a ``posenc.charts.spec.Figure``), in-chart controls in the
+  address, play buttons, tap to read.
+- ``frame.theme``: the one stylesheet (focus rings, presentation mode). ``table`` / ``strip``: the one way to
+  show a table.
 - ``frame.parts``: the running example (``example``), word pickers, formulas, show-the-code, the glossary
   (``term``), and the caching idiom (``@frame.cached``).
 
@@ -25,7 +31,6 @@ from .parts import (
     example,
     formula,
     require,
-    show_code,
     sidebar_example,
     term,
     tokens_or_stop,
@@ -33,6 +38,8 @@ from .parts import (
     word_pair,
 )
 from .skeleton import (
+    Page,
+    Question,
     bridge,
     chart,
     deeper,
@@ -40,6 +47,8 @@ from .skeleton import (
     predict,
     presenting,
     section,
+    share_link,
+    show_code,
     strip,
     style,
     table,

@@ -40,7 +40,11 @@ PAGES: list[PageInfo] = [
     PageInfo("Put it to the test", "lessons/lab.py", "Put it to the test", ":material/science:",
              "lab", "Train a tiny attention model with each scheme and see which one still works on longer text."),
     PageInfo("Beyond", "lessons/stretch.py", "Stretching the context", ":material/open_in_full:",
-             "stretch", "PI, NTK, YaRN, ALiBi, long-term decay and precision."),
+             "stretch", "Past the training length: RoPE's slow pairs meet angles they never saw; PI, NTK and YaRN."),
+    PageInfo("Beyond", "lessons/beyond.py", "Other ways to say where", ":material/straighten:",
+             "beyond", "ALiBi's distance penalty, RoPE's long-term decay, and what float precision does to positions."),
+    PageInfo("In class", "lessons/teach.py", "Teach with it", ":material/groups:",
+             "teach", "Class mode: every Predict becomes a live vote of the hall (join code, QR, reveal)."),
 ]
 
 

@@ -112,12 +112,10 @@ def _source(fn: Callable[..., Any]) -> str:
     return inspect.getsource(fn)
 
 
-def show_code(*functions: Callable[..., Any]) -> None:
-    """An expander with the source of the ``posenc`` functions that just ran."""
-    with st.expander("Show the code", icon=":material/code:"):
-        for fn in functions:
-            st.caption(f"{fn.__module__}.{fn.__qualname__}")
-            st.code(_source(fn), language="python")
+def code_block(fn: Callable[..., Any]) -> None:
+    """The source of one ``posenc`` function, under its dotted name."""
+    st.caption(f"{fn.__module__}.{fn.__qualname__}")
+    st.code(_source(fn), language="python")
 
 
 # ---------------------------------------------------------------- the glossary

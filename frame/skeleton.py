@@ -1,70 +1,179 @@
-"""The page skeleton every page follows, top to bottom:
+"""The page skeleton: question first, one idea per screen, the proof folded away.
 
-    info = frame.page(PATH, claim)          # h1 (from the page list), browser title, the claim
-    frame.predict(question, options, correct, explanation, key=...)   # before the chart that answers it
+    with frame.page(PATH, "One line that poses the page's question (never its answer)."):
+        ex = frame.example()
 
-    @frame.section("The key chart")         # h2; its controls and everything they move rerun alone
-    def key_chart():
-        x = frame.slider(...)               # controls right above the chart
-        res, figs = section_data(...)       # one @frame.cached posenc call (+ its figures)
-        frame.chart(figs.main)              # the one way to draw a chart
-        frame.verdict("the copies get equal weights", res.gap < TOL, f"largest gap {res.gap:.0e}")
-        st.markdown(prose)
+        @frame.section("The key chart")         # h2; an st.fragment: its controls rerun it alone
+        def key_chart():
+            q = frame.predict("Which cells share one colour?", options, correct, key="rp_predict")
+            x = frame.slider(...)                # the chart's server-side controls, beside or above it
+            res, fig = section_data(...)         # one @frame.cached posenc call (+ its figure)
+            frame.chart(fig)
+            q.answer(f"Each diagonal: along one the score moves by {res.spread:.0e} …")  # once the student picked
+            frame.verdict("the copies get equal weights", res.gap < TOL, f"largest gap {res.gap:.0e}")
+            st.markdown(prose)                   # two to four short paragraphs, in one call where possible
 
-    with frame.deeper("Why it works", key="..."):   # asides, bound to the URL
-        ...
-    frame.show_code(...)
-    frame.bridge(PATH, text)
+        with frame.deeper("Why it works", key="rp_deep_why"):   # asides, bound to the URL
+            ...
+        frame.show_code(...)
+        frame.bridge(PATH, text)
 
-Symbols mean one thing across the app: ✔ "holds" = the claim as worded on the page is true of the live
-numbers; ✘ "does not hold" = it is not. Pages word each claim so that the chapter's prediction is the claim.
+Inside ``with frame.page(...)`` everything the page writes goes into its body; after the body come, in this
+order, the one-line summary of the page's checks (“✔ 7 of 7 checks hold”), the folded **Checks** block that
+holds every verdict with its measurement and tolerance, then the code and the bridge. ``frame.verdict`` never
+draws on the main path: it writes into its section's slot of the Checks block, and a section's rerun (a
+fragment) redraws its slot and the summary (Streamlit ≥ 1.59 lets a fragment write into containers made outside
+it, clearing what it drew there on each rerun).
+
+Symbols mean one thing across the app: “Holds” = the claim as worded is true of the live numbers; “Does not
+hold” = it is not. Pages word each claim so that the chapter's prediction is the claim.
 """
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any, Callable, Mapping, Sequence
 
 import pyarrow as pa
 import streamlit as st
 
-from posenc.charts.spec import Figure, columns
+from posenc.charts.spec import columns
 
 from .pages import PageInfo, next_page, page_info
+from .live import PRESENT_MAX_HEIGHT, chart, presenting  # noqa: F401  (re-exported)
+from .predict import PREDICT_LABEL, Question, predict  # noqa: F401  (re-exported: frame.predict)
 
-PRESENT_MAX_HEIGHT = 250  # presentation mode: the claim and the key chart share one 1280×720 screen at 150 %
+CHECKS_KEY = "checks"  # the Checks block's URL key (?checks=true opens it)
+CHECKS_LABEL = "Checks: every claim on this page, measured"
+HOLDS_WORD, FAILS_WORD = "Holds", "Does not hold"
 
 
-def presenting() -> bool:
-    """Presentation mode (?present=1, or the sidebar's toggle)."""
-    return bool(st.session_state.get("present", False))
+# ---------------------------------------------------------------- the page and its Checks block
+class _Slot:
+    """Where one section's verdicts go: a container inside the Checks block, and their tally."""
+
+    def __init__(self, page: Page, where: Any, name: str) -> None:
+        self.page, self.where, self.name = page, where, name
+        self.lines: list[str] = []
+
+    def add(self, line: str, holds: bool) -> None:
+        self.lines.append(line)
+        self.page.tally[self.name] = self.page.tally.get(self.name, []) + [holds]
+        self.where.markdown(line)
 
 
-def page(path: str, claim: str) -> PageInfo:
-    """The page's title (h1, from the page list) and its one claim, in bold."""
+class Page:
+    """A page in the making: its title and lead are drawn; ``with`` it, the page writes into its body, and its
+    checks go into the folded block after the body (see the module's docstring)."""
+
+    def __init__(self, info: PageInfo, lead: str) -> None:
+        self.info, self.lead = info, lead
+        self.tally: dict[str, list[bool]] = {}
+        self._sections = 0
+        self._token: contextvars.Token | None = None
+
+    def __enter__(self) -> Page:
+        self._body = st.container()
+        end = st.container()
+        self._tail = st.container()
+        with end:
+            self._summary = st.empty()
+            from .urlstate import expander
+
+            self._checks = expander(CHECKS_LABEL, CHECKS_KEY, icon=":material/fact_check:")
+        self._page_slot = _Slot(self, self._checks.container(), "_page")
+        self._body.__enter__()
+        self._token = _PAGE.set(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._body.__exit__(*exc)
+        if self._token is not None:
+            _PAGE.reset(self._token)
+        self.summarise()
+        return None
+
+    def new_slot(self, name: str) -> _Slot:
+        self._sections += 1
+        return _Slot(self, self._checks.container(), f"{self._sections}:{name}")
+
+    def summarise(self) -> None:
+        """The one-line summary on the main path, from every section's latest tally."""
+        store = st.session_state.setdefault("_frame_checks", {})
+        store[self.info.path] = {**store.get(self.info.path, {}), **self.tally}
+        results = [h for name, hs in store[self.info.path].items() for h in hs]
+        if not results:
+            self._summary.empty()
+            return
+        held = sum(results)
+        n = len(results)
+        if held == n:
+            line = (f":material/check_circle: **{n} of {n} checks hold.**" if n > 1
+                    else ":material/check_circle: **The page's one check holds.**")
+        else:
+            line = (f":material/cancel: **{n - held} of {n} checks do not hold** — the claims they test are false at these "
+                    "settings, as the Checks block says.")
+        self._summary.markdown(f"{line} Each claim on this page, measured, is in *Checks* below.")
+
+    @property
+    def tail(self) -> Any:
+        return self._tail
+
+
+_PAGE: contextvars.ContextVar[Page | None] = contextvars.ContextVar("frame_page", default=None)
+_SLOT: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar("frame_slot", default=None)
+
+
+def page(path: str, lead: str) -> Page:
+    """The page's title (h1, from the page list) and its lead: one line that poses the page's question, never its
+    answer. Use as ``with frame.page(PATH, lead):`` so the page's checks gather into its Checks block."""
     info = page_info(path)
     st.title(info.title)
-    st.markdown(f"**{claim}**")
-    return info
+    st.markdown(lead)
+    return Page(info, lead)
 
 
 def section(title: str | None, *, fragment: bool = True, anchor: str | None = None) -> Callable:
     """Run the decorated function now, under an h2 heading, as an ``st.fragment``: a control inside it reruns
-    only this section (the rest of the page stays as drawn). Everything the section's controls move — charts,
-    verdicts, notices — must be drawn inside it. ``fragment=False`` for a section with no controls of its own."""
+    only this section (the rest of the page stays as drawn). Everything the section's controls move — its
+    Predict, chart, answer, verdicts, notices — is drawn inside it (its verdicts in its own slot of the Checks
+    block). ``fragment=False`` for a section whose only controls must rerun the page."""
     def run(fn: Callable[[], None]) -> Callable[[], None]:
         if title:
             st.header(title, anchor=anchor)
-        (st.fragment(fn) if fragment else fn)()
+        pg = _PAGE.get()
+        slot = pg.new_slot(title or fn.__name__) if pg is not None else None
+
+        def body() -> None:
+            if slot is not None:
+                slot.lines.clear()
+                pg.tally[slot.name] = []
+            token = _SLOT.set(slot)
+            try:
+                fn()
+            finally:
+                _SLOT.reset(token)
+                if slot is not None:
+                    pg.summarise()
+
+        (st.fragment(body) if fragment else body)()
         return fn
     return run
 
 
-def chart(fig: Figure) -> None:
-    """Draw a finished figure (``posenc.charts.spec.figure``): full width of its column, large text and a
-    capped height in presentation mode."""
-    present = presenting()
-    st.vega_lite_chart(fig.to_vega_lite(present=present, max_height=PRESENT_MAX_HEIGHT if present else None),
-                       width="stretch")
+def verdict(claim: str, holds: bool, measured: str) -> None:
+    """A check in plain words: “Holds — <claim>: <measured>” or “Does not hold — …”. The word carries the
+    meaning. Inside ``with frame.page(...)`` it goes into the page's folded Checks block (never the main path)."""
+    mark = f":material/check_circle: **{HOLDS_WORD}**" if holds else f":material/cancel: **{FAILS_WORD}**"
+    line = f"{mark} — {claim}: {measured}"
+    slot = _SLOT.get()
+    pg = _PAGE.get()
+    if slot is None and pg is not None:
+        slot = pg._page_slot
+    if slot is not None:
+        slot.add(line, bool(holds))
+    else:
+        st.markdown(line)
 
 
 def table(cols: Mapping[str, Any] | pa.Table, *, column_config: dict | None = None, wrap: bool = False) -> None:
@@ -93,39 +202,6 @@ def strip(rows: Mapping[str, Sequence[Any]], corner: str = "position") -> None:
     table(cols, column_config={corner: st.column_config.TextColumn(pinned=True)})  # row names stay in view
 
 
-def verdict(claim: str, holds: bool, measured: str) -> None:
-    """A check in plain words: “✔ Holds — <claim>: <measured>” or “✘ Does not hold — …”. The word carries the
-    meaning; the icon repeats it."""
-    mark = ":material/check_circle: **Holds**" if holds else ":material/cancel: **Does not hold**"
-    st.markdown(f"{mark} — {claim}: {measured}")
-
-
-PREDICT_LABEL = "Your prediction"  # the radio's label (hidden on screen; screen readers and the bench read it)
-
-
-def predict(question: str, options: list[str], correct: int, explanation: str, key: str) -> None:
-    """A Predict question, placed before the chart that answers it: the answer stays hidden until the
-    student picks. The question states its own settings and the explanation is computed at them."""
-    # Projected, the question is asked aloud: it folds to one line so the claim and the chart share the screen.
-    box = st.expander(f"Predict: {question}", icon=":material/quiz:") if presenting() else st.container(border=True)
-
-    def ask() -> None:  # a fragment: picking an answer reveals it without rerunning the page (or its section)
-        st.markdown(f"**Predict.** {question}")
-        choice = st.radio(PREDICT_LABEL, options, index=None, key=f"{key}_guess",
-                          label_visibility="collapsed")
-        if choice is None:
-            st.caption("Pick one: the answer appears once you have committed to a prediction.")
-        else:
-            if options.index(choice) == correct:
-                st.markdown(":material/check_circle: **Right.**")
-            else:
-                st.markdown(f":material/cancel: **Not quite** — the answer is “{options[correct]}”.")
-            st.markdown(explanation)
-
-    with box:
-        st.fragment(ask)()
-
-
 def deeper(title: str, key: str):
     """A “Deeper” aside: an expander bound to the URL, for what the main line can do without."""
     from .urlstate import expander
@@ -133,14 +209,30 @@ def deeper(title: str, key: str):
     return expander(f"Deeper: {title}", key, icon=":material/school:")
 
 
+def _tail() -> Any:
+    pg = _PAGE.get()
+    return pg.tail if pg is not None else st
+
+
+def show_code(*functions: Callable[..., Any]) -> None:
+    """An expander with the source of the ``posenc`` functions that just ran (after the page's Checks)."""
+    from .parts import code_block
+
+    with _tail().expander("Show the code", icon=":material/code:"):
+        for fn in functions:
+            code_block(fn)
+
+
 def bridge(path: str, text_: str) -> None:
-    """The bridge to the next page, and the link to this view."""
-    st.divider()
-    st.markdown(text_)
-    nxt = next_page(path)
-    if nxt:
-        st.page_link(nxt.path, label=f"Next: {nxt.title}", icon=":material/arrow_forward:")
-    share_link()
+    """The bridge to the next page, and the link to this view (the page's last lines)."""
+    where = _tail()
+    with where.container():
+        st.divider()
+        st.markdown(text_)
+        nxt = next_page(path)
+        if nxt:
+            st.page_link(nxt.path, label=f"Next: {nxt.title}", icon=":material/arrow_forward:")
+        share_link()
 
 
 _SHARE = """
@@ -170,40 +262,13 @@ if (!window.__peShare) {
 
 def share_link(where=None) -> None:
     """“Link to this view”: every control writes its value into the address bar as it moves (sections that rerun
-    alone included), so the link is read from the address bar when the button is pressed — it cannot go stale."""
+    alone and in-chart controls included), so the link is read from the address bar when the button is pressed —
+    it cannot go stale."""
     (where or st).html(_SHARE, unsafe_allow_javascript=True)
-
-
-STYLE = """
-<style>
-/* Columns stack below ~1,100 px (a projector at 100 %, a tablet), not only on phones. */
-@media (max-width: 1100px) {
-  [data-testid="stMain"] [data-testid="stHorizontalBlock"] { flex-direction: column; gap: 0.5rem; }
-  [data-testid="stMain"] [data-testid="stColumn"] { width: 100% !important; flex: 1 1 100% !important; min-width: 0; }
-}
-/* Long display formulas wrap at their operators instead of scrolling sideways. */
-.katex-display > .katex { white-space: normal; max-width: 100%; }
-.katex-display .base { margin: 0.15em 0; }
-[data-testid="stMain"] .stVegaLiteChart, [data-testid="stMain"] [data-testid="stVegaLiteChart"] { max-width: 100%; overflow: hidden; }
-.pe-share { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
-.pe-share-btn { font: inherit; padding: 0.35rem 0.8rem; border: 1px solid #1f5fbf; border-radius: 0.5rem;
-  background: #ffffff; color: #1f5fbf; cursor: pointer; }
-.pe-share-btn:focus-visible { outline: 3px solid #1f5fbf; outline-offset: 2px; }
-.pe-share-url { flex: 1 1 14rem; min-width: 0; font: inherit; font-size: 0.85rem; padding: 0.3rem 0.5rem;
-  border: 1px solid #595959; border-radius: 0.4rem; color: #222222; }
-</style>
-"""
-
-PRESENT_STYLE = """
-<style>
-[data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 1.15rem; }
-[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; max-width: 100%; }
-[data-testid="stMain"] h1 { font-size: 2rem; padding-top: 0; }
-[data-testid="stMain"] h2 { font-size: 1.5rem; padding-top: 0.5rem; }
-</style>
-"""
 
 
 def style() -> None:
     """The app's CSS (our own markup, never student text): called once per run by app.py."""
-    st.html(STYLE + (PRESENT_STYLE if presenting() else ""))
+    from .theme import css
+
+    st.html(css(presenting()))

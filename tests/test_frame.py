@@ -4,7 +4,7 @@ running example shared across pages, the page registry and the share link."""
 from __future__ import annotations
 
 import pytest
-from conftest import (VERDICT, assert_ok, chart_spec, charts_of, deep_link, notices, open_page, page_text,
+from conftest import (HOLDS, VERDICT, elements, kind, assert_ok, chart_spec, charts_of, deep_link, notices, open_page, page_text,
                       words_tables)
 from streamlit.testing.v1 import AppTest
 
@@ -367,10 +367,16 @@ def test_verdicts_say_holds_or_does_not_hold_with_claim_and_measurement():
 
 
 PREDICT = """
+import streamlit as st
 import frame
 
-frame.predict("At position 500, which word wins?", ["the first", "the last", "a tie"], 1,
-              "EXPLAINED: the index term is 500 times larger.", key="t_pred")
+with frame.page("lessons/rope.py", "LEAD: where does the score come from?"):
+    @frame.section("The key chart")
+    def key():
+        q = frame.predict("At position 500, which word wins?", ["the first", "the last", "a tie"], 1, key="t_pred")
+        st.markdown("CHART")
+        q.answer("EXPLAINED: the index term is 500 times larger.")
+        frame.verdict("the index term is larger", True, "500 against 8")
 """
 
 
@@ -381,19 +387,19 @@ def predict_text(at: AppTest) -> str:
 def test_predict_hides_the_answer_until_a_pick():
     at = assert_ok(AppTest.from_string(PREDICT, default_timeout=60).run())
     text = predict_text(at)
-    assert "**Predict.** At position 500, which word wins?" in text
+    assert at.radio(key="t_pred_guess").label == "**Predict.** At position 500, which word wins?"
     assert at.radio(key="t_pred_guess").value is None
     assert "EXPLAINED" not in text and "Right" not in text and "Not quite" not in text
-    assert "Pick one" in text
-    assert not at.toggle and not at.button  # no reveal toggle: picking is what reveals
+    assert [b.label for b in at.button] == ["Show me the answer"]
 
 
-def test_predict_right_pick_shows_the_explanation():
+def test_predict_right_pick_shows_the_answer_after_the_chart():
     at = assert_ok(AppTest.from_string(PREDICT, default_timeout=60).run())
     at.radio(key="t_pred_guess").set_value("the last").run()
     text = predict_text(at)
-    assert "**Right.**" in text and "EXPLAINED: the index term is 500 times larger." in text
-    assert "Pick one" not in text
+    assert "**Right.** EXPLAINED: the index term is 500 times larger." in text
+    assert text.index("CHART") < text.index("EXPLAINED")
+    assert not at.button
 
 
 def test_predict_wrong_pick_names_the_answer_and_explains():
@@ -402,6 +408,49 @@ def test_predict_wrong_pick_names_the_answer_and_explains():
     text = predict_text(at)
     assert "Not quite" in text and "“the last”" in text and "EXPLAINED" in text
     assert "**Right.**" not in text
+
+
+def test_show_me_reveals_the_answer_without_a_pick():
+    at = assert_ok(AppTest.from_string(PREDICT, default_timeout=60).run())
+    at.button(key="t_pred_show").click().run()
+    text = predict_text(at)
+    assert "**The answer:** “the last”. EXPLAINED" in text
+    assert at.radio(key="t_pred_guess").value is None
+
+
+def test_picking_announces_itself_in_a_live_region():
+    at = assert_ok(AppTest.from_string(PREDICT, default_timeout=60).run())
+    assert not [h for h in at.get("html") if 'role="status"' in h.proto.body]
+    at.radio(key="t_pred_guess").set_value("the first").run()
+    assert [h for h in at.get("html") if 'role="status"' in h.proto.body and 'aria-live="polite"' in h.proto.body]
+
+
+def test_verdicts_go_into_the_folded_checks_block_after_the_body():
+    at = assert_ok(AppTest.from_string(PREDICT, default_timeout=60).run())
+    order = [str(e.value) for e in elements(at) if kind(e) == "markdown"]
+    summary = next(i for i, v in enumerate(order) if "checks hold" in v or "check holds" in v)
+    line = next(i for i, v in enumerate(order) if v.startswith(HOLDS))
+    assert order.index("CHART") < summary < line
+    expander = next(e for e in at.expander if e.label == frame.skeleton.CHECKS_LABEL)
+    assert [m.value for m in expander.markdown] == [
+        ":material/check_circle: **Holds** — the index term is larger: 500 against 8"]
+
+
+SUMMARY = """
+import frame
+
+with frame.page("lessons/rope.py", "LEAD"):
+    @frame.section("One")
+    def one():
+        frame.verdict("a", True, "1")
+        frame.verdict("b", False, "2")
+    frame.verdict("c", True, "3")
+"""
+
+
+def test_the_summary_counts_every_check_in_words():
+    at = assert_ok(AppTest.from_string(SUMMARY, default_timeout=60).run())
+    assert any(m.value.startswith(":material/cancel: **1 of 3 checks do not hold**") for m in at.markdown)
 
 
 @pytest.mark.parametrize("word", sorted(frame.GLOSSARY))

@@ -1,0 +1,70 @@
+"""Predict: the question before the chart that answers it, and the answer after it.
+
+    q = frame.predict("Which cells share one colour?", options, correct, key="rp_predict")
+    frame.chart(fig)                          # the chart opens at the state the question asks about
+    q.answer(f"Each diagonal: … {live number} …")
+
+The question and its options are compact (one labelled radio group, named by the question for screen readers);
+the answer — which option was right, and the page's claim with its live number — appears under the chart once
+the student has picked, or after “Show me the answer”. Call ``predict`` inside a ``frame.section``: picking
+reruns that section only (its chart is unchanged, so the browser keeps it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+PREDICT_LABEL = "Predict"  # the word before every question (screen readers and the bench read it)
+
+
+@dataclass
+class Question:
+    """A Predict question drawn on the page; ``answer`` draws its answer after the chart."""
+
+    key: str
+    options: list[str]
+    correct: int
+
+    @property
+    def choice(self) -> str | None:
+        return st.session_state.get(f"{self.key}_guess")
+
+    def answered(self) -> bool:
+        return self.choice is not None or bool(st.session_state.get(f"{self.key}_shown"))
+
+    def answer(self, text: str) -> None:
+        """The answer (our own Markdown: the claim with its live number), once the student has committed."""
+        if not self.answered():
+            st.button("Show me the answer", key=f"{self.key}_show", icon=":material/visibility:",
+                      on_click=_show, args=(self.key,), help="Or pick an answer above first.")
+            return
+        right = self.options[self.correct]
+        if self.choice is None:
+            head = f"**The answer:** “{right}”."
+        elif self.options.index(self.choice) == self.correct:
+            head = ":material/check_circle: **Right.**"
+        else:
+            head = f":material/cancel: **Not quite** — the answer is “{right}”."
+        with st.container(border=True, key=f"pe_answer_{self.key}"):
+            st.markdown(f"{head} {text}")
+
+
+def _show(key: str) -> None:
+    st.session_state[f"{key}_shown"] = True
+
+
+def predict(question: str, options: list[str], correct: int, explanation: str | None = None, *,
+            key: str) -> Question:
+    """Ask ``question`` (our own Markdown) with ``options``; ``correct`` is the right option's index. The question
+    is asked at the state its chart opens in, and states any setting it needs. (``explanation``: the old page
+    skeleton's answer right under the question; pages on the new skeleton call ``answer`` after the chart.)"""
+    st.radio(f"**{PREDICT_LABEL}.** {question}", options, index=None, key=f"{key}_guess", horizontal=True)
+    q = Question(key, list(options), correct)
+    if q.choice is not None:
+        st.html('<p class="pe-feedback" role="status" aria-live="polite">Your prediction is in: the answer is under '
+                "the chart.</p>")
+    if explanation is not None:
+        q.answer(explanation)
+    return q

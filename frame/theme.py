@@ -1,0 +1,45 @@
+"""The app's one stylesheet (our own markup, never student text): layout, focus you can see, presentation mode."""
+
+from __future__ import annotations
+
+STYLE = """
+<style>
+/* Columns stack below ~1,100 px (a projector at 100 %, a tablet), not only on phones. */
+@media (max-width: 1100px) {
+  [data-testid="stMain"] [data-testid="stHorizontalBlock"] { flex-direction: column; gap: 0.5rem; }
+  [data-testid="stMain"] [data-testid="stColumn"] { width: 100% !important; flex: 1 1 100% !important; min-width: 0; }
+}
+/* Long display formulas wrap at their operators instead of scrolling sideways. */
+.katex-display > .katex { white-space: normal; max-width: 100%; }
+.katex-display .base { margin: 0.15em 0; }
+[data-testid="stMain"] .stVegaLiteChart, [data-testid="stMain"] [data-testid="stVegaLiteChart"] { max-width: 100%; overflow: hidden; }
+.pe-share { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
+.pe-share-btn { font: inherit; padding: 0.35rem 0.8rem; border: 1px solid #1f5fbf; border-radius: 0.5rem;
+  background: #ffffff; color: #1f5fbf; cursor: pointer; }
+.pe-share-btn:focus-visible { outline: 3px solid #1f5fbf; outline-offset: 2px; }
+.pe-share-url { flex: 1 1 14rem; min-width: 0; font: inherit; font-size: 0.85rem; padding: 0.3rem 0.5rem;
+  border: 1px solid #595959; border-radius: 0.4rem; color: #222222; }
+/* Focus you can see (WCAG 2.4.7, 1.4.11): a 3 px ring, ≥ 3:1 on white and on the sidebar. */
+a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, select:focus-visible,
+[role="radio"]:focus-visible, [role="tab"]:focus-visible, [role="slider"]:focus-visible, summary:focus-visible,
+[tabindex]:focus-visible, label:has(input:focus-visible) { outline: 3px solid #1f5fbf !important; outline-offset: 2px; }
+/* The page's lead: the question, a little larger than body text. */
+.pe-lead { font-size: 1.1rem; }
+</style>
+"""
+
+PRESENT_STYLE = """
+<style>
+[data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 1.15rem; }
+[data-testid="stMainBlockContainer"] { padding-top: 4.5rem; max-width: 100%; }  /* clear of the 64 px header */
+[data-testid="stMain"] h1 { font-size: 2rem; padding-top: 0; }
+[data-testid="stMain"] h2 { font-size: 1.5rem; padding-top: 0.5rem; }
+</style>
+"""
+
+
+
+
+def css(present: bool) -> str:
+    """The stylesheet for this run: the house style, plus presentation mode's when projecting."""
+    return STYLE + (PRESENT_STYLE if present else "")
