@@ -283,3 +283,35 @@ def data_refs(node):
     elif isinstance(node, list):
         for value in node:
             yield from data_refs(value)
+
+
+# ---------------------------------------------------------------- the question-first skeleton
+
+
+def checks_block(at: AppTest):
+    """The page's one folded Checks block (frame.skeleton.CHECKS_LABEL), or None."""
+    import frame
+
+    found = [e for e in at.expander if e.label == frame.skeleton.CHECKS_LABEL]
+    assert len(found) <= 1, "more than one Checks block"
+    return found[0] if found else None
+
+
+def main_path(at: AppTest) -> Iterator:
+    """The elements a student meets with every expander closed (every tab counted):
+    everything under the main area outside expanders, in document order."""
+    def walk(node):
+        for key in sorted(getattr(node, "children", {})):
+            child = node.children[key]
+            if kind(child) == "expander":
+                continue
+            yield child
+            yield from walk(child)
+    yield from walk(at.main)
+
+
+def predict_radios(at: AppTest) -> list:
+    """The Predict questions on the page (their radio is named by the question)."""
+    import frame
+
+    return [r for r in at.radio if str(r.label).startswith(f"**{frame.skeleton.PREDICT_LABEL}.**")]

@@ -6,14 +6,18 @@ One test per property, parametrised over ``frame.existing_pages()``; each page i
 - every chart has a non-empty ``description`` (its accessible name), the house config, and ≤ 5,000 data rows;
 - every table is an Arrow table built from its columns (frame.table / frame.strip), never a pandas DataFrame;
 - student text never goes through Markdown (a hostile sentence appears only in text, code, dataframes, charts);
-- a Predict question comes before the chart that answers it (at least one chart after it, in document order),
-  and the answer is not behind a reveal toggle;
+- the question comes first: a Predict before the chart that answers it, no verdict above it, the answer hidden
+  until the student picks (or presses Show me); every verdict folded into the one Checks block, a summary line
+  on the main path counting them in words;
+- prose never states a claim its own check refutes, at random reachable settings (sidebar and page controls);
 - checks are verdicts in plain words (“✔ Holds — claim: measured”), no old ✓/✗ check lines;
 - the h1 is the page list's title, headings go h1 → h2 → h3 without skipping;
 - no page opens on an exception or an error box at its defaults.
 """
 
 from __future__ import annotations
+
+import random
 
 import pyarrow as pa
 import pyarrow.ipc  # noqa: F401  (pa.ipc)
@@ -24,6 +28,9 @@ from conftest import (
     OLD_CHECK_MARKS,
     VERDICT,
     assert_ok,
+    checks_block,
+    main_path,
+    predict_radios,
     chart_rows,
     chart_spec,
     charts_of,
@@ -35,6 +42,7 @@ from conftest import (
 from streamlit.testing.v1 import AppTest
 
 import frame
+from posenc import chapter
 from posenc.charts import spec as chart_style
 
 PAGES = frame.existing_pages()
@@ -116,17 +124,91 @@ def test_student_text_never_reaches_markdown(info):
         assert not leaks, f"{part!r} reached Markdown: {leaks[:3]}"
 
 
-@pytest.mark.parametrize("info", PAGES, ids=IDS)
-def test_predict_comes_before_its_chart(info):
+LESSONS = [p for p in PAGES if p.url_path not in ("", "teach")]  # the chapter's pages (home and teach ask nothing)
+LESSON_IDS = [p.url_path for p in LESSONS]
+
+
+@pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)
+def test_the_question_comes_first(info):
+    """Title → lead → Predict → its chart → the answer: the page asks before it answers. No verdict and no
+    answer above the first Predict; a chart after every Predict; the answer hidden until the student picks
+    (a “Show me the answer” button stands in for it)."""
     at = assert_ok(at_defaults(info))
-    order = in_order(at)
-    predicts = [i for i, e in enumerate(order) if kind(e) == "markdown" and e.value.startswith("**Predict.**")]
-    for i in predicts:
-        assert any(kind(e) == "vega_lite_chart" for e in order[i + 1:]), \
-            f"no chart after the Predict question {order[i].value[:80]!r}"
-    # The answer is hidden until the student picks: no reveal toggle any more.
-    reveal = [w.key for w in (*at.toggle, *at.checkbox, *at.button) if str(w.key or "").endswith("_reveal")]
-    assert not reveal, reveal
+    order = list(main_path(at))
+    asks = [i for i, e in enumerate(order) if kind(e) == "radio" and e in predict_radios(at)]
+    assert asks, "the page asks no Predict question"
+    before = [e.value for e in order[:asks[0]] if kind(e) == "markdown" and str(e.value).startswith((HOLDS, FAILS))]
+    assert not before, f"a verdict above the first Predict: {before[:2]}"
+    for i in asks:
+        assert any(kind(e) == "vega_lite_chart" for e in order[i + 1:]), f"no chart after {order[i].label[:80]!r}"
+    text = "\n".join(str(getattr(e, "value", "")) for e in order)
+    assert "**Right.**" not in text and "**Not quite**" not in text, "an answer shows before any pick"
+    shows = [b for b in at.button if b.label == "Show me the answer"]
+    assert len(shows) == len(asks), f"{len(asks)} Predicts but {len(shows)} hidden answers"
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_every_verdict_is_folded_into_the_checks_block(info):
+    """Proof goes into the page's one folded Checks block, with a one-line summary on the main path."""
+    at = assert_ok(at_defaults(info))
+    outside = [str(e.value) for e in main_path(at) if kind(e) == "markdown" and str(e.value).startswith((HOLDS, FAILS))]
+    assert not outside, f"verdicts on the main path: {outside[:3]}"
+    block = checks_block(at)
+    inside = [m.value for m in block.markdown if m.value.startswith((HOLDS, FAILS))] if block else []
+    if inside:
+        summaries = [str(e.value) for e in main_path(at) if kind(e) == "markdown"
+                     and (" checks hold." in str(e.value) or "check holds." in str(e.value)
+                          or " checks do not hold" in str(e.value))]
+        assert len(summaries) == 1, summaries
+        n = len(inside)
+        held = sum(v.startswith(HOLDS) for v in inside)
+        assert (f"{n} of {n} checks hold" in summaries[0] if held == n and n > 1
+                else "one check holds" in summaries[0] if n == 1 and held == 1
+                else f"{n - held} of {n} checks do not hold" in summaries[0]), (summaries[0], held, n)
+
+
+# Settings a student can reach: sentences (with copies, without, short, long, another script), widths and seeds.
+SENTENCES = (chapter.SENTENCE, "the cat", "a b c d e f g h i j", "dog bites man and man bites dog",
+             "बिल्ली ने चूहे का पीछा किया बिल्ली", " ".join(["word"] * 12 + ["other"] * 12))
+WIDTHS = (2, 4, 6, 8, 64, 512)
+
+
+def reachable_settings(info, at: AppTest, draws: int, rnd: random.Random) -> list[dict[str, str]]:
+    """``draws`` random settings of the sidebar and of every number and slider the page shows (their range
+    read from the widgets themselves), as a link's query parameters."""
+    out = []
+    numeric = [w for w in (*at.number_input, *at.slider) if w.key and w.key not in ("d", "seed")
+               and isinstance(getattr(w, "min", None), (int, float)) and isinstance(getattr(w, "max", None), (int, float))]
+    for _ in range(draws):
+        q = {"sentence": rnd.choice(SENTENCES), "d": str(rnd.choice(WIDTHS)), "seed": str(rnd.randrange(0, 50))}
+        for w in numeric:
+            lo, hi = w.min, w.max
+            pick = rnd.choice([lo, hi, lo + (hi - lo) * rnd.random()])
+            q[w.key] = str(int(round(pick)) if isinstance(lo, int) and isinstance(hi, int) else round(float(pick), 3))
+        out.append(q)
+    return out
+
+
+@pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)
+def test_prose_never_states_a_claim_its_own_check_refutes(info):
+    """At random reachable settings (the sidebar's sentence, d and seed, and every number or slider on the
+    page): no exception, and when a check does not hold, its claim is not stated anywhere on the main path.
+    The mechanism: a page words each checked claim once, in its verdict, and conditions any prose that repeats
+    the claim on the same boolean — so a claim printed on the main path beside a failing check is a sentence that
+    is false at that setting."""
+    rnd = random.Random(f"prose-{info.url_path}")
+    base = at_defaults(info)
+    for q in reachable_settings(info, base, 3, rnd):
+        at = open_page(info.path, query=q)
+        assert not at.exception, (q, [e.value for e in at.exception])
+        block = checks_block(at)
+        if block is None:
+            continue
+        failing = [VERDICT.match(m.value)["claim"] for m in block.markdown if m.value.startswith(FAILS)]
+        said = "\n".join(str(e.value) for e in main_path(at) if kind(e) in ("markdown", "caption", "header",
+                                                                          "subheader", "info", "success"))
+        stated = [c for c in failing if len(c) > 12 and c in said]
+        assert not stated, f"at {q}: the main path states {stated[:2]} while its check does not hold"
 
 
 @pytest.mark.parametrize("info", PAGES, ids=IDS)
