@@ -42,8 +42,13 @@ import frame  # noqa: E402
 
 PAGES = frame.existing_pages()
 IDS = [p.url_path or "home" for p in PAGES]
+LESSONS = [p for p in PAGES if p.url_path not in ("", "teach")]  # the pages that ask a Predict question
+LESSON_IDS = [p.url_path for p in LESSONS]
 SIZES = [(1366, 768), (1024, 768), (390, 844)]
 FIRST_SCREEN = 768  # at 1366×768 the key chart starts on the first screen
+MAIN_PATH_BUDGET = {(1366, 768): 3000, (390, 844): 4500}  # px, every expander closed (issue: narrative economy)
+KEY_CHART_SHOWN = 300  # px of the key chart (or all of it) on the first laptop screen
+PROJECTOR = (1280, 720)  # presentation mode on a projector, drawn at 150 % (device scale factor 1.5)
 (ROOT / "artifacts").mkdir(exist_ok=True)
 expect.set_options(timeout=60_000)  # a loaded shared machine; no test asserts a time
 
@@ -146,6 +151,9 @@ def measure(server, browser, info, size) -> dict:
             out["h1"] = page.locator("h1").first.inner_text().strip() if page.locator("h1").count() else None
             out["katex_errors"] = page.locator(".katex-error").count()
             out["first_chart_top"] = first_chart_top(page)
+            out["key_chart"] = page.evaluate(KEY_CHART)
+            out["main_height"] = page.evaluate(
+                "() => document.querySelector('[data-testid=stMain]')?.scrollHeight || 0")
             if size == SIZES[0]:
                 out["axe"] = run_axe(page)
                 out["chart_names"] = chart_names(page)
@@ -198,6 +206,86 @@ def test_axe_finds_nothing_in_our_markup_and_every_chart_is_named(server, browse
                             + "; ".join(f"{n['target']} {n['html'][:80]}" for n in mine[:3]))
     unnamed = [f"chart {c['chart']} has no accessible name" for c in m["chart_names"] if c["drawn"] and not c["name"]]
     assert not problems + unnamed, problems + unnamed
+
+
+@pytest.mark.parametrize("size", list(MAIN_PATH_BUDGET), ids=[f"{w}x{h}" for w, h in MAIN_PATH_BUDGET])
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_the_main_path_fits_its_height_budget(server, browser, info, size):
+    """Narrative economy: with every expander closed (Checks, Deeper, the code), the page is at most 3,000 px
+    tall on a laptop and 4,500 px on a phone."""
+    m = measure(server, browser, info, size)
+    assert m["main_height"] <= MAIN_PATH_BUDGET[size], \
+        f"{m['main_height']} px tall at {size[0]}×{size[1]} (budget {MAIN_PATH_BUDGET[size]} px)"
+
+
+# The key chart: the first chart after the first Predict question (in document order), with how much of it the
+# first screen shows, and whether a verdict line stands above that Predict.
+KEY_CHART = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  if (main) main.scrollTop = 0;
+  const ask = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stRadio]')]
+    .find(r => (r.innerText || '').trim().indexOf('Predict.') === 0);
+  if (!ask) return null;
+  const after = (a, b) => !!(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+  const chart = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')]
+    .find(c => after(ask, c) && c.getClientRects().length && !c.closest('details:not([open])'));
+  const verdictAbove = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdown]')]
+    .some(m => after(m, ask) && /(^|\\s)(Holds|Does not hold) — /.test(m.innerText || ''));
+  const screen = window.innerHeight;
+  if (!chart) return {ask: ask.getBoundingClientRect().top, chart: null, verdictAbove};
+  const r = chart.getBoundingClientRect();
+  return {ask: ask.getBoundingClientRect().top, chart: true, top: r.top, bottom: r.bottom, height: r.height,
+          shown: Math.max(0, Math.min(r.bottom, screen) - Math.max(r.top, 0)), verdictAbove};
+}"""
+
+
+@pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)
+def test_the_predict_stands_above_a_key_chart_on_the_first_screen(server, browser, info):
+    """At 1366×768 the page's first Predict sits above its key chart, of which at least 300 px (or all of it)
+    is on the first screen, and no verdict stands above the Predict."""
+    k = measure(server, browser, info, SIZES[0])["key_chart"]
+    assert k and k.get("chart"), f"no Predict followed by a chart: {k}"
+    assert not k["verdictAbove"], "a verdict stands above the first Predict"
+    assert k["shown"] >= min(KEY_CHART_SHOWN, k["height"] - 1), \
+        f"only {k['shown']:.0f} px of the key chart ({k['top']:.0f}–{k['bottom']:.0f} px) is on the first screen"
+
+
+_projected: dict[str, dict] = {}
+
+
+def projected(server, browser, info) -> dict:
+    """The page in presentation mode on a 1280×720 projector at 150 %: where the header ends, where the title
+    and the lead sit, and where the key chart ends."""
+    if info.path not in _projected:
+        ctx = browser.new_context(viewport={"width": PROJECTOR[0], "height": PROJECTOR[1]}, device_scale_factor=1.5)
+        ctx.set_default_timeout(SLOW)
+        try:
+            page = ctx.new_page()
+            open_app(page, f"{server}/{info.url_path}?present=1")
+            no_exception(page)
+            _projected[info.path] = page.evaluate("""(key) => {
+              const box = (sel) => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect() : null; };
+              const header = box('[data-testid=stHeader]');
+              const h1 = box('[data-testid=stMain] h1');
+              return {header: header ? header.bottom : 0, h1: h1 ? h1.top : null, key: (new Function('return ' + key))()()};
+            }""", KEY_CHART)
+            full_screenshot(page, f"{info.url_path or 'home'}-present-1280x720")
+        finally:
+            ctx.close()
+    return _projected[info.path]
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_presentation_mode_shows_the_title_clear_of_the_header(server, browser, info):
+    m = projected(server, browser, info)
+    assert m["h1"] is not None and m["h1"] >= m["header"] - 1, f"the title's top {m['h1']} px is under the header ({m['header']} px)"
+
+
+@pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)
+def test_presentation_mode_puts_the_question_and_its_key_chart_on_one_screen(server, browser, info):
+    k = projected(server, browser, info)["key"]
+    assert k and k.get("chart"), f"no Predict followed by a chart: {k}"
+    assert k["bottom"] <= PROJECTOR[1] + 1, f"the key chart ends at {k['bottom']:.0f} px, below the projected screen"
 
 
 # ---------------------------------------------------------------- a section's control, the URL, the link
