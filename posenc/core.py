@@ -7,23 +7,58 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 
 import numpy as np
 
-WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_JOINERS = "'’\u200c\u200d"  # inside a word (between its letters) they stay: "don't", Persian's zero-width non-joiner
 MAX_TOKENS = 64
 MAX_D = 1024
+
+
+def _is_base(c: str) -> bool:
+    """A letter (Unicode L*) or a digit/number character: what starts or continues a word."""
+    return c.isalnum()
+
+
+def _is_mark(c: str) -> bool:
+    """A combining mark (Unicode M*: a vowel sign, a virama, an accent): part of the letter before it."""
+    return unicodedata.category(c)[0] == "M"
+
+
+def _words(text: str) -> list[str]:
+    """Runs of letters and digits with their combining marks; an apostrophe or zero-width (non-)joiner between
+    two such characters stays inside the word. Everything else separates words."""
+    words: list[str] = []
+    current: list[str] = []
+    pending = ""  # joiners seen after the current word, kept only if a letter follows
+    for c in text:
+        if _is_base(c) or (current and _is_mark(c) and not pending):
+            current.append(pending + c if pending else c)
+            pending = ""
+        elif current and c in _JOINERS and not pending:
+            pending = c
+        else:
+            if current:
+                words.append("".join(current))
+            current, pending = [], ""
+    if current:
+        words.append("".join(current))
+    return words
 
 
 def tokenize(text: str, max_tokens: int = MAX_TOKENS) -> list[str]:
     """Words of ``text``, lower-cased, punctuation dropped.
 
-    tokens = lower(text) split into runs of letters and digits
-    ("The cat, chased the mouse!" → the, cat, chased, the, mouse).
+    tokens = lower(NFC(text)) split into runs of letters (Unicode L*) and digits, each with its combining marks
+    (Unicode M*) — "The cat, chased the mouse!" → the, cat, chased, the, mouse; Hindi "बिल्ली ने" → 2 words,
+    Thai "กินข้าว" → 1, "café" keeps its accent however it is typed. Words are split at spaces and punctuation
+    only: a script written without spaces (Japanese, Chinese) gives one word per run between spaces
+    (``posenc.scramble.unspaced`` tells such a sentence).
     """
     if text is None or not str(text).strip():
         raise ValueError("The sentence is empty: type a few words.")
-    tokens = [w.lower() for w in WORD.findall(str(text))]
+    tokens = [w.lower() for w in _words(unicodedata.normalize("NFC", str(text)))]
     if not tokens:
         raise ValueError(
             "No words found: the sentence needs letters or digits "

@@ -103,6 +103,29 @@ def test_tokenize_splits_on_any_separator_and_lowercases(parts, sep):
     assert tokenize(sep.join(parts)) == [p.lower() for p in parts]
 
 
+@pytest.mark.parametrize("text,words", [
+    ("बिल्ली ने चूहे का पीछा किया बिल्ली", ["बिल्ली", "ने", "चूहे", "का", "पीछा", "किया", "बिल्ली"]),  # vowel signs, virama
+    ("กินข้าว กินข้าว", ["กินข้าว", "กินข้าว"]),  # Thai vowel and tone marks
+    ("Cafe\u0301 noir, café!", ["café", "noir", "café"]),  # a combining accent stays, and NFC makes one word
+    ("don't stop", ["don't", "stop"]),
+    ("می\u200cخواهم بروم", ["می\u200cخواهم", "بروم"]),  # Persian's zero-width non-joiner inside a word
+    ("x² + 3½", ["x²", "3½"]),  # numbers as before
+    ("\u0301abc", ["abc"]),  # a mark with no letter before it is dropped
+    ("a_b", ["a", "b"]),
+])
+def test_tokenize_a_word_is_letters_with_their_marks(text, words):
+    assert tokenize(text) == words
+
+
+def test_tokenize_every_word_keeps_every_mark():
+    """No mark is ever split off its letter: joined back with spaces, the words are the text's letters and marks."""
+    import unicodedata
+
+    text = "बिल्ली ने चूहे का पीछा किया बिल्ली กินข้าว café"
+    kept = "".join(c for c in unicodedata.normalize("NFC", text) if c.isalnum() or unicodedata.category(c)[0] == "M")
+    assert "".join(tokenize(text)) == kept
+
+
 # ---------------------------------------------------------------- check_d_model
 
 
