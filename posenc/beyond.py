@@ -17,7 +17,7 @@ import numpy as np
 from posenc import chapter
 from posenc.core import causal_mask, embed, projections, softmax, tokenize
 from posenc.core import whole as _whole
-from posenc.encodings import rope_score
+from posenc.encodings import frequencies, rope_score
 from posenc.precision import PairErrors, angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 from posenc.stretch import (
     alibi_bias,
@@ -27,7 +27,6 @@ from posenc.stretch import (
     mean_rope_score,
     ntk_frequencies,
     pi_frequencies,
-    rope_frequencies,
     rope_score_sum,
     rotations_within,
     yarn_attention_factor,
@@ -141,7 +140,7 @@ def stretch_demo(d: int, L_train: int, s: int, seq_len: int, base: float = 10000
     s = _whole(s, "the stretch factor s", 1, 1024)
     seq_len = _whole(seq_len, "seq_len (the current length)", 1, MAX_LENGTH * 1024)
     base = float(base)
-    theta = rope_frequencies(d, base)
+    theta = frequencies(d, base)
     yarn_theta, ramp = yarn_frequencies(d, float(s), L_train, base)
     freqs = {
         "RoPE as trained": theta,

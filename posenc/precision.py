@@ -1,6 +1,6 @@
 """Number formats and RoPE: what float32 and bfloat16 do to angles and positions.
 
-Pure numpy. θ_i = base^(−2i/d), i = 0 … d/2 − 1, as in ``posenc.stretch.rope_frequencies``.
+Pure numpy. θ_i = base^(−2i/d), i = 0 … d/2 − 1, as in ``posenc.encodings.frequencies``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from posenc.stretch import rope_frequencies
+from posenc.encodings import frequencies
 
 __all__ = ["angle_error_f32", "PairErrors", "angle_errors_f32", "to_bf16", "rope_offset_error"]
 
@@ -43,7 +43,7 @@ def angle_errors_f32(p: float, d: int, base: float = 10000.0) -> PairErrors:
     at most half of spacing_i, the float32 grid step at p·θ_i.  (For p < 2^24, fl32(p) = p.)
     """
     p64 = _check_positions(np.array([p], dtype=np.float64))
-    theta64 = rope_frequencies(d, base)
+    theta64 = frequencies(d, base)
     p32 = p64.astype(np.float32)
     theta32 = theta64.astype(np.float32)
     exact = p64[0] * theta64
@@ -64,7 +64,7 @@ def angle_error_f32(positions: ArrayLike, d: int, base: float = 10000.0) -> np.n
     error of every pair at one position.
     """
     p64 = _check_positions(positions)
-    theta64 = rope_frequencies(d, base)
+    theta64 = frequencies(d, base)
     flat = p64.reshape(-1)
     exact = flat[:, None] * theta64[None, :]
     approx = flat.astype(np.float32)[:, None] * theta64.astype(np.float32)[None, :]  # float32 product
@@ -131,7 +131,7 @@ def rope_offset_error(
     if isinstance(gap, bool) or not isinstance(gap, (int, np.integer)) or gap < 0:
         raise ValueError(f"gap must be a whole number of tokens ≥ 0, got {gap!r}")
     m_arr = _check_positions(m)
-    theta = rope_frequencies(d, base)
+    theta = frequencies(d, base)
     if dtype_name == "float16":
         biggest = float(np.finfo(np.float16).max)
         if m_arr.size and float(m_arr.max()) + int(gap) > biggest:

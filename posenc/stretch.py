@@ -16,10 +16,10 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .encodings import check_base
+from .core import MAX_D, check_d_model, whole
+from .encodings import check_base, frequencies
 
 __all__ = [
-    "rope_frequencies",
     "wavelengths",
     "rotations_within",
     "pi_frequencies",
@@ -43,19 +43,16 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------------
-# input checks (messages are meant for students)
+# input checks (messages are meant for students): core's ``whole`` and ``check_d_model``, the one idiom
 # ----------------------------------------------------------------------------------------------
 
+D_NAME = "d (the head dimension)"
+MAX_LENGTH = 10**12  # tokens: far past any context a model reads
 
-def _check_d(d: int, minimum: int = 2) -> int:
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-        raise ValueError(f"d (the head dimension) must be a whole number, got {d!r}")
-    d = int(d)
-    if d < minimum:
-        raise ValueError(f"d (the head dimension) must be at least {minimum}, got {d}")
-    if d % 2 != 0:
-        raise ValueError(f"d must be even: RoPE turns the dimensions in pairs, and {d} is odd")
-    return d
+
+def _head_dim(d: int, minimum: int = 2) -> int:
+    """An even head dimension of at least ``minimum`` (NTK's d/(d − 2) needs d ≥ 4)."""
+    return check_d_model(whole(d, D_NAME, minimum, MAX_D), even=True)
 
 
 def _check_s(s: float) -> float:
@@ -67,29 +64,13 @@ def _check_s(s: float) -> float:
     return s
 
 
-def _check_length(value: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be a whole number of tokens, got {value!r}")
-    value = int(value)
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1 token, got {value}")
-    return value
+def _length(value: int, name: str) -> int:
+    return whole(value, name, 1, MAX_LENGTH)
 
 
 # ----------------------------------------------------------------------------------------------
-# plain RoPE frequencies
+# plain RoPE frequencies: ``posenc.encodings.frequencies`` (θ_i = base^(−2i/d)), the one home
 # ----------------------------------------------------------------------------------------------
-
-
-def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
-    """RoPE angular frequencies, one per pair, fastest first.
-
-    θ_i = base^(−2i/d), i = 0 … d/2 − 1.  Shape (d/2,).
-    """
-    d = _check_d(d)
-    base = check_base(base)
-    i = np.arange(d // 2, dtype=np.float64)
-    return base ** (-2.0 * i / d)
 
 
 def wavelengths(theta: ArrayLike) -> np.ndarray:
@@ -108,7 +89,7 @@ def rotations_within(theta: ArrayLike, L_train: int) -> np.ndarray:
 
     r_i = L_train / λ_i = L_train · θ_i / (2π).
     """
-    L_train = _check_length(L_train, "L_train (the trained context length)")
+    L_train = _length(L_train, "L_train (the trained context length)")
     return L_train / wavelengths(theta)
 
 
@@ -122,8 +103,9 @@ def pi_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
 
     θ'_i = θ_i / s  (same as multiplying positions by L_train / L_new).
     """
+    d = _head_dim(d)
     s = _check_s(s)
-    return rope_frequencies(d, base) / s
+    return frequencies(d, base) / s
 
 
 def ntk_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
@@ -131,11 +113,11 @@ def ntk_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
 
     base' = base · s^(d/(d−2)),  θ'_i = base'^(−2i/d)  (bloc97, Reddit 2023; YaRN paper §3.1, Eq. 16).
     """
-    d = _check_d(d, minimum=4)  # d/(d−2) needs d > 2
+    d = _head_dim(d, minimum=4)  # d/(d−2) needs d > 2
     s = _check_s(s)
     base = check_base(base)
     new_base = base * s ** (d / (d - 2))
-    return rope_frequencies(d, new_base)
+    return frequencies(d, new_base)
 
 
 def dynamic_ntk_frequencies(
@@ -146,14 +128,14 @@ def dynamic_ntk_frequencies(
 
     base' = base · (s·L/L_train − (s − 1))^(d/(d−2)),  L = max(seq_len, L_train).
     """
-    d = _check_d(d, minimum=4)
+    d = _head_dim(d, minimum=4)
     s = _check_s(s)
     base = check_base(base)
-    seq_len = _check_length(seq_len, "seq_len (the current sequence length)")
-    L_train = _check_length(L_train, "L_train (the trained context length)")
+    seq_len = _length(seq_len, "seq_len (the current sequence length)")
+    L_train = _length(L_train, "L_train (the trained context length)")
     L = max(seq_len, L_train)
     new_base = base * (s * L / L_train - (s - 1.0)) ** (d / (d - 2))
-    return rope_frequencies(d, new_base)
+    return frequencies(d, new_base)
 
 
 def _yarn_correction_dim(num_rotations: float, d: int, L_train: int, base: float) -> float:
@@ -187,8 +169,8 @@ def yarn_correction_range(
     low = floor(c(β_fast)), high = ceil(c(β_slow)), c(r) = d·ln(L_train/(2πr)) / (2 ln base),
     clamped to [0, d − 1] (note: d − 1, not d/2 − 1, exactly as the HF code does).
     """
-    d = _check_d(d)
-    L_train = _check_length(L_train, "L_train (the trained context length)")
+    d = _head_dim(d)
+    L_train = _length(L_train, "L_train (the trained context length)")
     base = check_base(base)
     beta_fast, beta_slow = _check_betas(beta_fast, beta_slow)
     low = math.floor(_yarn_correction_dim(beta_fast, d, L_train, base))
@@ -209,10 +191,10 @@ def yarn_frequencies(
     ramp_i = clip((i − low)/(high − low), 0, 1) for pairs i = 0 … d/2 − 1 (high += 0.001 if low == high);
     θ'_i = θ_i·(1 − ramp_i) + (θ_i/s)·ramp_i.  Returns (theta_new, ramp), both shape (d/2,).
     """
-    d = _check_d(d)
+    d = _head_dim(d)
     s = _check_s(s)
     low, high = yarn_correction_range(d, L_train, base, beta_fast, beta_slow)
-    theta = rope_frequencies(d, base)
+    theta = frequencies(d, base)
     lo, hi = float(low), float(high)
     if lo == hi:
         hi += 0.001  # HF: "prevent singularity"
@@ -269,7 +251,7 @@ def alibi_bias(n: int, slope: float) -> np.ndarray:
     bias[i, j] = −slope · |i − j| for ALL i, j (symmetric).  In a causal model the mask removes
     j > i anyway, so below the diagonal this is the usual −slope·(i − j); callers apply the mask.
     """
-    n = _check_length(n, "n (the number of tokens)")
+    n = _length(n, "n (the number of tokens)")
     slope = float(slope)
     if not math.isfinite(slope) or slope < 0:
         raise ValueError(f"an ALiBi slope must be a number ≥ 0, got {slope}")
@@ -287,7 +269,7 @@ def decay_bound(deltas: ArrayLike, d: int, base: float = 10000.0) -> np.ndarray:
 
     B(Δ) = (2/d) · Σ_{j=1}^{d/2} |S_j(Δ)|,  S_j = Σ_{k=0}^{j−1} e^{iΔθ_k}.  Same shape as deltas; B(−Δ) = B(Δ).
     """
-    theta = rope_frequencies(d, base)
+    theta = frequencies(_head_dim(d), base)
     deltas_arr = np.asarray(deltas, dtype=np.float64)
     if np.any(~np.isfinite(deltas_arr)):
         raise ValueError("every distance Δ must be a finite number")
@@ -326,14 +308,14 @@ def pair_products(q: ArrayLike, k: ArrayLike) -> np.ndarray:
     k = np.asarray(k, dtype=np.float64)
     if q.shape != k.shape or q.ndim != 1:
         raise ValueError("q and k must be two vectors of the same length")
-    _check_d(q.size)
+    _head_dim(q.size)
     return (q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2])
 
 
 def rope_score_sum(q: ArrayLike, k: ArrayLike, delta: float, base: float = 10000.0) -> complex:
     """Σ_i h_i e^{iΔθ_i}: its real part is the RoPE score (R_m q)·(R_n k) with Δ = m − n (``DELTA``)."""
     h = pair_products(q, k)
-    theta = rope_frequencies(2 * h.size, base)
+    theta = frequencies(2 * h.size, base)
     return complex(np.sum(h * np.exp(1j * float(delta) * theta)))
 
 
@@ -343,7 +325,7 @@ def abel_bound(q: ArrayLike, k: ArrayLike, delta: float, base: float = 10000.0) 
     max_{0 ≤ i < d/2} |h_{i+1} − h_i| · Σ_{j=1}^{d/2} |S_j(Δ)|,  S_j(Δ) = Σ_{k<j} e^{iΔθ_k}.
     """
     h = np.append(pair_products(q, k), 0.0)  # h_{d/2} = 0
-    theta = rope_frequencies(2 * (h.size - 1), base)
+    theta = frequencies(2 * (h.size - 1), base)
     partial = np.cumsum(np.exp(1j * float(delta) * theta))  # S_1 … S_{d/2}
     return float(np.max(np.abs(np.diff(h))) * np.sum(np.abs(partial)))
 
@@ -373,8 +355,8 @@ def mean_rope_score(
     is ‖k‖² ≈ d; divide by the Δ = 0 mean to compare with ``decay_bound``.  With ρ = 0 the mean is 0:
     RoPE by itself gives no preference; the spread is the honest message — the decay is on average only.
     """
-    d = _check_d(d)
-    theta = rope_frequencies(d, base)
+    d = _head_dim(d)
+    theta = frequencies(d, base)
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"n_samples must be a whole number ≥ 1, got {n_samples!r}")
     rho = float(correlation)

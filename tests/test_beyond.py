@@ -24,7 +24,8 @@ from posenc.beyond import (
     unseen_angle_pairs,
 )
 from posenc.core import attention, causal_mask, embed, projections, softmax, tokenize
-from posenc.stretch import alibi_slopes, rope_frequencies
+from posenc.encodings import frequencies as rope_frequencies
+from posenc.stretch import alibi_slopes
 
 even_d = st.integers(min_value=2, max_value=128).map(lambda n: 2 * n)  # 4 … 256
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc.encodings import rope_score
+from posenc.encodings import frequencies as rope_frequencies
 from posenc.stretch import (
     DECAY_IDENTITY,
     DELTA,
@@ -22,7 +23,6 @@ from posenc.stretch import (
     ntk_frequencies,
     pair_products,
     pi_frequencies,
-    rope_frequencies,
     rope_score_sum,
     rotations_within,
     wavelengths,
@@ -60,8 +60,9 @@ def test_wavelengths_and_rotations():
 
 @pytest.mark.parametrize("bad_d", [0, -2, 7, 129, 2.0, "64"])
 def test_bad_d_rejected(bad_d):
+    """The stretch functions check d with core's idiom (whole, then even): 2.0 and "64" are not whole numbers."""
     with pytest.raises(ValueError):
-        rope_frequencies(bad_d)
+        pi_frequencies(bad_d, 2.0)
 
 
 def test_bad_inputs_rejected():
