@@ -1,0 +1,174 @@
+"""Every student can use it (WCAG 2.1 AA, measured in Chromium): one server for the module, every page.
+
+- axe-core (WCAG 2 A/AA) with every expander and every tab opened: no violation in the app's own markup;
+- a keyboard walk: Tab reaches every control of the main area, each focused control shows a focus indicator
+  of at least 3:1 against the background, and focus never lands on <body> after an action (a Predict pick);
+- picking a Predict answer updates a polite live region;
+- charts expose no individual marks to a screen reader (Vega-Lite ``aria: false``), only their name.
+"""
+
+from __future__ import annotations
+
+import pytest
+from browser import SLOW, launch, open_app, run_axe, streamlit_server, wait_charts, wait_done
+from playwright.sync_api import sync_playwright
+
+import frame
+
+PAGES = frame.existing_pages()
+IDS = [p.url_path or "home" for p in PAGES]
+LESSONS = [p for p in PAGES if p.url_path not in ("", "teach")]
+FOCUS_CONTRAST = 3.0
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    ctx.set_default_timeout(SLOW)
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+def open_everything(page) -> None:
+    """Open every closed expander of the main area, and visit every tab (ending on each tab list's first)."""
+    for _ in range(3):  # an expander can hold another
+        closed = page.locator("[data-testid=stMain] details:not([open]) > summary")
+        if not closed.count():
+            break
+        for i in range(closed.count()):
+            closed.nth(0).click()
+            wait_done(page)
+    tabs = page.locator("[data-testid=stMain] [role=tab]")
+    for i in range(tabs.count()):
+        tabs.nth(i).click()
+        wait_done(page)
+    wait_charts(page)
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_axe_finds_nothing_in_our_markup_with_everything_open(server, page, info):
+    open_app(page, f"{server}/{info.url_path}")
+    open_everything(page)
+    problems = []
+    for v in run_axe(page):
+        mine = [n for n in v["nodes"] if n["ours"]]
+        if mine:
+            problems.append(f"{v['id']} ({v['impact']}): {v['help']} — "
+                            + "; ".join(f"{n['target']} {n['html'][:80]}" for n in mine[:3]))
+    assert not problems, problems
+
+
+# The focused element, what draws its focus indicator (an outline on it or on an ancestor up to its label or
+# widget), and that indicator's contrast against the page's background.
+FOCUS = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return {body: true};
+  const lum = (c) => {
+    const m = (c || '').match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const [r, g, b, a] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+    if (a === 0) return null;
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (node) => {
+    for (let n = node; n; n = n.parentElement) {
+      const c = getComputedStyle(n).backgroundColor;
+      if (lum(c) !== null && !/rgba\\([^)]*,\\s*0\\)$/.test(c)) return lum(c);
+    }
+    return 1;
+  };
+  let best = 0, how = 'none';
+  for (let n = el, depth = 0; n && depth < 4; n = n.parentElement, depth++) {
+    const s = getComputedStyle(n);
+    const candidates = [];
+    if (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) candidates.push(['outline', s.outlineColor]);
+    if (s.boxShadow && s.boxShadow !== 'none') {
+      const m = s.boxShadow.match(/rgba?\\([^)]+\\)/g) || [];
+      m.forEach(c => candidates.push(['box-shadow', c]));
+    }
+    for (const [kind, c] of candidates) {
+      const l = lum(c);
+      if (l === null) continue;
+      const b = background(n.parentElement || n);
+      const ratio = (Math.max(l, b) + 0.05) / (Math.min(l, b) + 0.05);
+      if (ratio > best) { best = ratio; how = kind; }
+    }
+  }
+  const r = el.getBoundingClientRect();
+  return {body: false, tag: el.tagName.toLowerCase(), name: el.getAttribute('aria-label') || el.id || (el.innerText || '').slice(0, 40),
+          contrast: best, how, inMain: !!el.closest('[data-testid=stMain]'), visible: r.width > 0 && r.height > 0};
+}"""
+
+CONTROLS = """() => [...document.querySelectorAll('[data-testid=stMain] input, [data-testid=stMain] button, '
+  + '[data-testid=stMain] a[href], [data-testid=stMain] [role=slider], [data-testid=stMain] summary, '
+  + '[data-testid=stMain] select, [data-testid=stMain] textarea')]
+  .filter(e => e.getClientRects().length && !e.closest('details:not([open]) > :not(summary)')
+               && !e.disabled && e.tabIndex >= 0 && getComputedStyle(e).visibility !== 'hidden')
+  .map(e => { e.dataset.peControl = '1'; return e.outerHTML.slice(0, 80); })"""
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_a_keyboard_walk_reaches_every_control_with_a_visible_focus(server, page, info):
+    open_app(page, f"{server}/{info.url_path}")
+    controls = page.evaluate(CONTROLS)
+    page.locator("h1").first.click()  # start the walk from the page's content
+    reached, faint = 0, []
+    for _ in range(len(controls) * 3 + 60):
+        page.keyboard.press("Tab")
+        f = page.evaluate(FOCUS)
+        if f["body"]:
+            continue
+        if f["inMain"] and f["visible"]:
+            if page.evaluate("() => document.activeElement.dataset.peControl === '1'"):
+                reached += 1
+                page.evaluate("() => { delete document.activeElement.dataset.peControl; }")
+            if f["contrast"] < FOCUS_CONTRAST:
+                faint.append(f"{f['tag']} {f['name']!r}: focus {f['how']} {f['contrast']:.2f}:1")
+        if reached >= len(controls):
+            break
+    missed = page.evaluate("() => [...document.querySelectorAll('[data-pe-control]')].map(e => e.outerHTML.slice(0, 100))")
+    assert not missed, f"Tab never reached {len(missed)} of {len(controls)} controls: {missed[:4]}"
+    assert not faint, f"focus indicators under {FOCUS_CONTRAST}:1: {sorted(set(faint))[:6]}"
+
+
+@pytest.mark.parametrize("info", LESSONS, ids=[p.url_path for p in LESSONS])
+def test_picking_a_predict_answer_by_keyboard_announces_it_and_keeps_focus(server, page, info):
+    open_app(page, f"{server}/{info.url_path}")
+    ask = page.locator("[data-testid=stMain] [data-testid=stRadio]").filter(has_text="Predict.").first
+    assert ask.count(), "no Predict question"
+    name = ask.get_by_role("radiogroup").get_attribute("aria-label") or ask.get_by_role("radiogroup").evaluate(
+        "g => (document.getElementById(g.getAttribute('aria-labelledby')) || {}).textContent || ''")
+    assert "Predict." in (name or ""), f"the radio group is named {name!r}, not by its question"
+    assert not page.locator("[data-testid=stMain] [role=status]").filter(has_text="prediction").count()
+    ask.get_by_role("radio").first.focus()
+    page.keyboard.press("Space")
+    wait_done(page)
+    page.wait_for_timeout(500)
+    live = page.locator("[data-testid=stMain] [role=status][aria-live=polite]")
+    assert live.count() and "prediction" in live.first.inner_text().lower()
+    assert page.evaluate("() => document.activeElement !== document.body"), "focus fell to <body> after the pick"
+
+
+@pytest.mark.parametrize("info", LESSONS, ids=[p.url_path for p in LESSONS])
+def test_charts_expose_their_name_not_every_mark(server, page, info):
+    open_app(page, f"{server}/{info.url_path}")
+    labelled = page.evaluate("""() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')]
+      .map(c => c.querySelectorAll('svg.marks [aria-roledescription][aria-label]:not(.role-axis):not(.role-legend)'
+                                     + ':not(.role-title)').length)""")
+    assert sum(labelled) <= 3 * max(1, len(labelled)), f"marks exposed one by one: {labelled}"
