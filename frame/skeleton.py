@@ -32,15 +32,16 @@ hold” = it is not. Pages word each claim so that the chapter's prediction is t
 from __future__ import annotations
 
 import contextvars
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pyarrow as pa
 import streamlit as st
 
 from posenc.charts.spec import columns
 
-from .pages import PageInfo, next_page, page_info
 from .live import PRESENT_MAX_HEIGHT, chart, presenting  # noqa: F401  (re-exported)
+from .pages import PageInfo, next_page, page_info
 from .predict import PREDICT_LABEL, Question, predict  # noqa: F401  (re-exported: frame.predict)
 
 CHECKS_KEY = "checks"  # the Checks block's URL key (?checks=true opens it)

@@ -9,7 +9,8 @@ upgrade removes it).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import streamlit as st
 

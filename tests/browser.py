@@ -11,9 +11,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")

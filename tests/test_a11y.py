@@ -10,10 +10,10 @@
 from __future__ import annotations
 
 import pytest
-from browser import SLOW, launch, open_app, run_axe, streamlit_server, wait_charts, wait_done
 from playwright.sync_api import sync_playwright
 
 import frame
+from browser import SLOW, launch, open_app, run_axe, streamlit_server, wait_charts, wait_done
 
 PAGES = frame.existing_pages()
 IDS = [p.url_path or "home" for p in PAGES]

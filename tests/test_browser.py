@@ -18,6 +18,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
+from playwright.sync_api import expect, sync_playwright
+
 from browser import (
     SLOW,
     Frames,
@@ -34,7 +36,6 @@ from browser import (
     wait_charts,
     wait_done,
 )
-from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

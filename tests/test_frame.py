@@ -4,11 +4,23 @@ running example shared across pages, the page registry and the share link."""
 from __future__ import annotations
 
 import pytest
-from conftest import (HOLDS, VERDICT, elements, kind, assert_ok, chart_spec, charts_of, deep_link, notices, open_page, page_text,
-                      words_tables)
 from streamlit.testing.v1 import AppTest
 
 import frame
+from conftest import (
+    HOLDS,
+    VERDICT,
+    assert_ok,
+    chart_spec,
+    charts_of,
+    deep_link,
+    elements,
+    kind,
+    notices,
+    open_page,
+    page_text,
+    words_tables,
+)
 from posenc.core import tokenize
 
 PAGE = "lessons/scramble.py"

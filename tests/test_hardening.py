@@ -8,9 +8,9 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
-from conftest import assert_ok, deep_link, page_text
 
 import frame
+from conftest import assert_ok, deep_link, page_text
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "HARDENING.md"
 ROW = re.compile(r"^\|\s*(\S+)\s*\|\s*`([^`]*)`\s*\|\s*([^|]+?)\s*\|\s*`([^`]*)`\s*\|\s*$")

@@ -35,10 +35,10 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from conftest import assert_ok, chart_spec, charts_of, layout_of, open_page
 from streamlit.testing.v1 import AppTest
 
 import frame
+from conftest import assert_ok, chart_spec, charts_of, layout_of, open_page
 
 PAGES = frame.existing_pages()
 IDS = [p.url_path or "home" for p in PAGES]
@@ -151,5 +151,5 @@ def test_pressing_a_main_area_control_reuses_the_layouts(info):
             if all(a[i] != b[i] for a, b in zip(seen, seen[1:])):  # a new layout at every press
                 where = sorted(_differences(seen[0][i], seen[1][i]))
                 flagged.append(f"{key}: chart #{i} changes its layout at every press; {where[:3]}")
-    assert not flagged, f"pressing a control one step builds a new layout (structure? add it to STRUCTURAL " \
-                        f"with its reason): " + "; ".join(flagged)
+    assert not flagged, "pressing a control one step builds a new layout (structure? add it to STRUCTURAL " \
+                        "with its reason): " + "; ".join(flagged)

@@ -22,26 +22,26 @@ import random
 import pyarrow as pa
 import pyarrow.ipc  # noqa: F401  (pa.ipc)
 import pytest
+from streamlit.testing.v1 import AppTest
+
+import frame
 from conftest import (
     FAILS,
     HOLDS,
     OLD_CHECK_MARKS,
     VERDICT,
     assert_ok,
-    checks_block,
-    main_path,
-    predict_radios,
     chart_rows,
     chart_spec,
     charts_of,
+    checks_block,
     elements,
     kind,
+    main_path,
     markdown_values,
     open_page,
+    predict_radios,
 )
-from streamlit.testing.v1 import AppTest
-
-import frame
 from posenc import chapter
 from posenc.charts import spec as chart_style
 
