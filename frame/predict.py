@@ -12,7 +12,8 @@ reruns that section only (its chart is unchanged, so the browser keeps it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import streamlit as st
 
@@ -26,6 +27,7 @@ class Question:
     key: str
     options: list[str]
     correct: int
+    room: Any = field(default=None, repr=False, compare=False)  # frame.classroom.Room in class mode
 
     @property
     def choice(self) -> str | None:
@@ -35,11 +37,18 @@ class Question:
         return self.choice is not None or bool(st.session_state.get(f"{self.key}_shown"))
 
     def answer(self, text: str) -> None:
-        """The answer (our own Markdown: the claim with its live number), once the student has committed."""
+        """The answer (our own Markdown: the claim with its live number), once the student has committed (in
+        class mode: once the teacher has revealed it)."""
+        if self.room is not None:
+            self.room.answer(self.key, lambda: self._draw(text))
+            return
         if not self.answered():
             st.button("Show me the answer", key=f"{self.key}_show", icon=":material/visibility:",
                       on_click=_show, args=(self.key,), help="Or pick an answer above first.")
             return
+        self._draw(text)
+
+    def _draw(self, text: str) -> None:
         right = self.options[self.correct]
         if self.choice is None:
             head = f"**The answer:** “{right}”."
@@ -59,10 +68,24 @@ def predict(question: str, options: list[str], correct: int, explanation: str | 
             key: str) -> Question:
     """Ask ``question`` (our own Markdown) with ``options``; ``correct`` is the right option's index. The question
     is asked at the state its chart opens in, and states any setting it needs. (``explanation``: the old page
-    skeleton's answer right under the question; pages on the new skeleton call ``answer`` after the chart.)"""
-    st.radio(f"**{PREDICT_LABEL}.** {question}", options, index=None, key=f"{key}_guess", horizontal=True)
-    q = Question(key, list(options), correct)
-    if q.choice is not None:
+    skeleton's answer right under the question; pages on the new skeleton call ``answer`` after the chart.)
+
+    In class mode (``?class=<code>``, see ``frame.classroom``) the pick is the student's vote and the answer waits
+    for the teacher's Reveal; the teacher's page shows the hall's counts under the question."""
+    from . import classroom
+
+    room = classroom.current()
+    state = room.before_radio(key, question, list(options)) if room is not None else None
+    if state is None:
+        room = None  # not a live class (or the question could not be registered): the page works as usual
+    record = room.on_pick() if room is not None else None
+    args = (key, room.code, room.qid(key), list(options), room.student) if record is not None else None
+    st.radio(f"**{PREDICT_LABEL}.** {question}", options, index=None, key=f"{key}_guess", horizontal=True,
+             on_change=record, args=args)
+    q = Question(key, list(options), correct, room)
+    if room is not None:
+        room.drawn(key, list(options), correct, state)
+    elif q.choice is not None:
         st.html('<p class="pe-feedback" role="status" aria-live="polite">Your prediction is in: the answer is under '
                 "the chart.</p>")
     if explanation is not None:

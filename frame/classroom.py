@@ -1,0 +1,291 @@
+"""Class mode, the Streamlit side: every Predict becomes a live class vote (peer instruction).
+
+- The join code and the teacher's token ride in the address (``?class=K7Q2XM``, ``?teach=<token>``), are kept in
+  the session when a page switch drops them, and are put back into the address (so a reload stays in class).
+- A student is a random id per browser session (``posenc.class_store.new_student_id``); nothing else is kept.
+- ``frame.predict`` calls ``current()`` and, in a class, ``Room.before_radio`` / ``Room.drawn`` /
+  ``Room.answer``: the student's pick is recorded as their vote (validated by the store), their answer stays
+  hidden until the teacher reveals it, and their page polls every ``STUDENT_POLL`` s only while the round is
+  open; the teacher's page shows the counts per option under each Predict, polled every ``TEACHER_POLL`` s, with
+  Reveal / Vote again / Reset. A wrong or missing teacher token never shows teacher controls.
+
+The store is configured by POSENC_CLASS_DB_URL (environment or ``.streamlit/secrets.toml``: PostgreSQL) or
+POSENC_CLASS_DB (the SQLite file shared by every process on the host); see ``posenc.class_store``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import streamlit as st
+
+from posenc import class_store
+from posenc.charts import classroom as class_charts
+
+CLASS_PARAM, TEACH_PARAM = "class", "teach"
+TEACHER_POLL = 1.5  # s: the teacher's counts are fresh within 2 s
+STUDENT_POLL = 5.0  # s: a student's page asks at most this often, and only while a round is open
+_CODE, _TOKEN, _STUDENT = "_pe_class_code", "_pe_class_token", "_pe_class_student"
+_NOTICE = "_pe_class_notice_run"
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str | None, path: str | None) -> class_store.Store:
+    return class_store.open_store(url=url, path=path)
+
+
+def _secret_url() -> str | None:
+    try:
+        value = st.secrets.get(class_store.URL_ENV) or st.secrets.get("class_db_url")
+    except Exception:  # noqa: BLE001 — no secrets file: the environment decides
+        return None
+    return str(value) if value else None
+
+
+def store() -> class_store.Store:
+    """The configured class store (one per process)."""
+    url = os.environ.get(class_store.URL_ENV) or _secret_url()
+    return _store(url, os.environ.get(class_store.DB_ENV) or None)
+
+
+def _register() -> None:
+    """Make ``class`` and ``teach`` known URL parameters for this run (frame.urlstate's registry)."""
+    from .urlstate import _registry
+
+    reg = _registry()
+    reg.setdefault(CLASS_PARAM, "")
+    reg.setdefault(TEACH_PARAM, "")
+
+
+def _from_address(name: str, session_key: str) -> str | None:
+    raw = st.query_params.get_all(name)
+    if raw:
+        value = raw[-1].strip()[:200]
+        st.session_state[session_key] = value
+        return value
+    value = st.session_state.get(session_key)
+    if value:  # a page switch dropped it: put it back, so the address (and a reload) stays in class
+        st.query_params[name] = value
+    return value
+
+
+@dataclass
+class Room:
+    """This browser session in a live class: the code, whether it is the teacher's, the student id."""
+
+    code: str
+    teacher: bool
+    token: str
+    student: str
+
+    # ---------------------------------------------------------------- questions
+    def qid(self, key: str) -> str:
+        return f"{_page_path()}#{key}"
+
+    def before_radio(self, key: str, label: str, options: list[str]) -> class_store.QuestionState | None:
+        """Register the question in the class (round 1 opens the first time) and, for a student, forget the
+        pick of a round that is over (before the radio is drawn, so its state may still be set)."""
+        state = store().ensure_question(self.code, self.qid(key), label, list(options))
+        if state is None or self.teacher:
+            return state
+        seen = st.session_state.get(f"_pe_seen_{key}")
+        now = (state.round, state.revealed)
+        if seen is not None and seen[0] != state.round:
+            st.session_state.pop(f"{key}_guess", None)  # a new round (Vote again, Reset): pick again
+            st.session_state.pop(f"_pe_said_{key}", None)
+        st.session_state[f"_pe_seen_{key}"] = now
+        return state
+
+    def on_pick(self) -> Callable[..., None] | None:
+        return None if self.teacher else _record
+
+    def drawn(self, key: str, options: list[str], correct: int, state: class_store.QuestionState | None) -> None:
+        """Under the question: the teacher's live counts and controls, or the student's one-line status."""
+        if state is None:
+            return
+        if self.teacher:
+            _teacher_panel(self, key, list(options), correct)
+        else:
+            said = st.session_state.get(f"_pe_said_{key}")
+            if said:
+                st.caption(said)
+
+    def answer(self, key: str, draw: Callable[[], None]) -> None:
+        """The answer (``draw``) only once the teacher revealed it; a student's page polls while the round is open."""
+        if self.teacher:
+            state = store().state(self.code, self.qid(key))
+            if state is not None and state.revealed:
+                draw()
+            else:
+                st.caption("Class mode: the answer shows here, and on every student's page, once you press Reveal.")
+            return
+        open_ = bool((store().state(self.code, self.qid(key)) or _closed()).is_open)
+        st.fragment(_student_status, run_every=STUDENT_POLL if open_ else None)(self, key, draw)
+
+
+def _closed() -> Any:
+    return class_store.QuestionState("", "", [], 0, False, False)
+
+
+def _record(key: str, code: str, qid: str, options: list[str], student: str) -> None:
+    """The radio's on_change: send the pick to the store as this student's vote (the store validates it)."""
+    choice = st.session_state.get(f"{key}_guess")
+    if choice is None or choice not in options:
+        return
+    res = store().vote(code, qid, student, options.index(choice))
+    st.session_state[f"_pe_said_{key}"] = (
+        "Your vote is in (anonymous). You can change it until your teacher closes the round." if res.ok
+        else class_store.REASONS.get(res.reason, "Your vote was not recorded."))
+
+
+def _student_status(room: Room, key: str, draw: Callable[[], None]) -> None:
+    state = store().state(room.code, room.qid(key))
+    if state is None:
+        return
+    seen = st.session_state.get(f"_pe_seen_{key}")
+    if seen is not None and seen != (state.round, state.revealed):
+        st.rerun()  # revealed, or a new round: redraw the page once (the radio may need clearing)
+    if state.revealed:
+        draw()
+        return
+    mine = store().my_vote(room.code, room.qid(key), room.student)
+    if mine is None:
+        st.caption(f"Class vote (round {state.round}): pick an answer above. It counts anonymously; the answer shows "
+                   "here when your teacher reveals it.")
+    else:
+        st.info(f"Your vote in round {state.round}: “{state.options[mine]}”. The answer shows here when your "
+                "teacher reveals it.", icon=":material/how_to_vote:")
+
+
+def _teacher_panel(room: Room, key: str, options: list[str], correct: int) -> None:
+    @st.fragment(run_every=TEACHER_POLL)
+    def panel() -> None:
+        qid = room.qid(key)
+        state = store().state(room.code, qid)
+        if state is None:
+            return
+        counts = store().counts(room.code, qid)
+        n = sum(counts.get(state.round, []))
+        where = "open" if state.is_open else ("revealed" if state.revealed else "closed")
+        with st.container(border=True, key=f"pe_class_{key}"):
+            st.markdown(f"**Class {room.code}, round {state.round} ({where}):** {n} answered.")
+            from .live import chart
+
+            chart(class_charts.votes(options, counts, correct=correct if state.revealed else None,
+                                     question=state.label))
+            c1, c2, c3 = st.columns(3)
+            if c1.button("Reveal", key=f"pe_reveal_{key}", icon=":material/visibility:", disabled=state.revealed,
+                         help="Close the round and show the answer here and on every student's page."):
+                store().reveal(room.code, qid, room.token)
+                st.rerun()
+            if c2.button("Vote again", key=f"pe_again_{key}", icon=":material/replay:",
+                         help="Close this round and open the next; the rounds are shown side by side."):
+                store().vote_again(room.code, qid, room.token)
+                st.rerun()
+            if c3.button("Reset", key=f"pe_reset_{key}", icon=":material/restart_alt:",
+                         help="Forget this question's votes and rounds."):
+                store().reset(room.code, qid, room.token)
+                st.rerun()
+
+    panel()
+
+
+def _page_path() -> str:
+    """The page's script path (the question id's first half, e.g. "lessons/rope.py"): the page script that is
+    running, found on the call stack (every page, whichever skeleton it uses), else the page frame's."""
+    import inspect
+
+    from .pages import ROOT
+
+    lessons = ROOT / "lessons"
+    frame_ = inspect.currentframe()
+    while frame_ is not None:
+        f = frame_.f_globals.get("__file__")
+        if f:
+            try:
+                rel = Path(f).resolve().relative_to(ROOT)
+            except ValueError:
+                rel = None
+            if rel is not None and rel.parent == Path("lessons") and (lessons / rel.name).exists():
+                return rel.as_posix()
+        frame_ = frame_.f_back
+    try:
+        from .skeleton import _PAGE
+
+        pg = _PAGE.get()
+        if pg is not None:
+            return pg.info.path
+    except ImportError:  # pragma: no cover
+        pass
+    return "lessons/home.py"
+
+
+def current() -> Room | None:
+    """This session's class, or None (no code, or a code that is not a live class: then a notice once a run,
+    and the page works as usual). Also registers ``class`` and ``teach`` as known URL parameters."""
+    _register()
+    code = (_from_address(CLASS_PARAM, _CODE) or "").upper()
+    if not code:
+        return None
+    token = _from_address(TEACH_PARAM, _TOKEN) or ""
+    status = store().class_status(code)
+    if status != "ok":
+        _notice_once(code, status)
+        return None
+    student = st.session_state.get(_STUDENT)
+    if not student:
+        student = st.session_state[_STUDENT] = class_store.new_student_id()
+    teacher = bool(token) and store().is_teacher(code, token)
+    if token and not teacher:
+        _notice_once(code, "token")
+    return Room(code, teacher, token if teacher else "", student)
+
+
+def start_class() -> tuple[str, str]:
+    """A new class for this browser session, as its teacher: the code and token go into the address."""
+    code, token = store().create_class()
+    st.session_state[_CODE], st.session_state[_TOKEN] = code, token
+    st.query_params[CLASS_PARAM], st.query_params[TEACH_PARAM] = code, token
+    return code, token
+
+
+def leave_class() -> None:
+    for k in (_CODE, _TOKEN):
+        st.session_state.pop(k, None)
+    for k in (CLASS_PARAM, TEACH_PARAM):
+        st.query_params.pop(k, None)
+
+
+def base_url() -> str:
+    """The app's address as the browser sees it (scheme, host, port), for the links a teacher hands out."""
+    try:
+        url = st.context.url or ""
+    except Exception:  # noqa: BLE001
+        url = ""
+    if "://" not in url:
+        host = (st.context.headers or {}).get("Host", "localhost:8501")
+        return f"http://{host}"
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://{rest.split('/', 1)[0].split('?', 1)[0]}"
+
+
+def _notice_once(code: str, status: str) -> None:
+    from .urlstate import _registry
+
+    reg = _registry()
+    if reg.get(_NOTICE):
+        return
+    reg[_NOTICE] = True  # once per run (the registry is reset at each run's start)
+    shown = code.upper() if class_store.valid_code(code) else "in the link"
+    if status == "token":
+        st.warning("This teacher link's key is not valid for the class: you are in it as a student (no teacher "
+                   "controls).", icon=":material/key_off:")
+    elif status == "expired":
+        st.warning(f"Class {shown} has ended (classes last 24 hours): the page works as usual, on your own.",
+                   icon=":material/event_busy:")
+    else:
+        st.warning(f"No live class has the code {shown}: check it with your teacher. The page works as usual, "
+                   "on your own.", icon=":material/link_off:")

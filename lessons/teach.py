@@ -1,0 +1,91 @@
+"""Teach with it: start a class, hand out the join code, the student link and a QR code; the class summary."""
+
+import csv
+import io
+
+import segno
+import streamlit as st
+
+import frame
+from frame import classroom
+
+PATH = "lessons/teach.py"
+QR_MAX_PX = 560  # the QR code's width on the projected page: ~40 % of a 1280 px screen, scannable from far back
+
+
+def qr_svg(url: str) -> str:
+    """The link as a QR code (SVG, black on white, a 4-module quiet zone), scaled by CSS to the page."""
+    svg = segno.make(url, error="m").svg_inline(omitsize=True, border=4, dark="#000000", light="#ffffff")
+    return (f'<div class="pe-qr" style="width:min(100%, {QR_MAX_PX}px);" role="img" '
+            f'aria-label="QR code of the student link">{svg}</div>')
+
+
+def summary_csv(rows: list[dict]) -> str:
+    out = io.StringIO()
+    fields = ["question id", "question", "round", "option", "votes", "share", "revealed"]
+    w = csv.DictWriter(out, fieldnames=fields)
+    w.writeheader()
+    for r in rows:
+        w.writerow({**{k: r[k] for k in fields}, "share": f"{r['share']:.3f}"})
+    return out.getvalue()
+
+
+with frame.page(PATH, "What did the hall predict? Start a class, and every Predict on every page becomes a live, "
+                "anonymous vote that you reveal when the discussion is done."):
+    room = classroom.current()
+
+    if room is None:
+        st.markdown(
+            "A class lasts 24 hours. You get a short join code, a student link and a QR code for the projector, and "
+            "a **teacher link** that only you keep: it shows the hall's votes under each Predict, with *Reveal*, "
+            "*Vote again* and *Reset*. Students are anonymous (a random id per browser); no names, no free text.")
+        if st.button("Start a class", type="primary", icon=":material/groups:", key="pe_start_class"):
+            classroom.start_class()
+            st.rerun()
+    elif not room.teacher:
+        st.info(f"You are in class {room.code} as a student. Open any page and answer its Predict: your vote counts "
+                "anonymously, and the answer shows when your teacher reveals it.", icon=":material/how_to_vote:")
+    else:
+        base = classroom.base_url()
+        student_link = f"{base}/?{classroom.CLASS_PARAM}={room.code}"
+        teacher_link = f"{base}/?{classroom.CLASS_PARAM}={room.code}&{classroom.TEACH_PARAM}={room.token}"
+
+        @frame.section("Join the class")
+        def join() -> None:
+            left, right = st.columns([1, 1])
+            with left:
+                st.html(f'<p class="pe-join-label">Join code</p><p class="pe-join-code" '
+                        f'style="font-size:4rem;font-weight:700;letter-spacing:0.2em;margin:0;color:#222">'
+                        f"{room.code}</p>")
+                st.markdown("**Student link** (any page works; the code rides in the address):")
+                st.code(student_link, language=None, wrap_lines=True)
+                st.markdown("**Your teacher link** — keep it to yourself: it carries your key. Open it on the "
+                            "projected screen (full screen hides the address bar).")
+                st.code(teacher_link, language=None, wrap_lines=True)
+                st.page_link("lessons/home.py", label="Start the lesson on the first page",
+                             icon=":material/arrow_forward:")
+            with right:
+                st.html(qr_svg(student_link))
+
+        @frame.section("What the hall answered", fragment=True)
+        def summary() -> None:
+            rows = classroom.store().summary(room.code)
+            if not rows:
+                st.markdown("No votes yet. Each question appears here once a student has voted on it, with each "
+                            "round's counts.")
+                return
+            qs = {r["question id"] for r in rows}
+            rounds = len({(r["question id"], r["round"]) for r in rows})
+            st.markdown(f"{len(qs)} question{'s' if len(qs) != 1 else ''} answered so far, "
+                        f"{rounds} round{'s' if rounds != 1 else ''} in all.")
+            frame.table({"question": [r["question"] for r in rows], "round": [r["round"] for r in rows],
+                         "option": [r["option"] for r in rows],
+                         "votes": [f"{r['votes']} ({r['share']:.0%})" for r in rows]})
+            st.download_button("Download the summary (CSV)", summary_csv(rows), file_name=f"class-{room.code}.csv",
+                               mime="text/csv", icon=":material/download:", key="pe_class_csv",
+                               on_click="ignore")
+            if st.button("Refresh", key="pe_class_refresh", icon=":material/refresh:"):
+                pass
+
+    frame.bridge(PATH, "Class mode works on every page: open the student link's first page together, and each "
+                 "Predict shows the hall's votes on your screen.")
