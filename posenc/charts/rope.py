@@ -8,11 +8,13 @@ from __future__ import annotations
 import altair as alt
 import numpy as np
 
+from .. import chapter
 from . import spec
 
 SCHEMES = ("RoPE", "adding sinusoids")  # the window heatmap's two score matrices, picked in the chart
+SCHEME = "rp_scheme"  # that pick's param (frame.live keeps it in the address)
 VECTORS = ("q", "k")
-WINDOW_HEIGHT = 300  # the plot itself (autosize fit-x: title, axes and legend come on top of it)
+WINDOW_HEIGHT = 280  # the plot itself (autosize fit-x: title, axes and legend come on top of it)
 CIRCLE_HEIGHT = 320
 LENGTH_HEIGHT = 260
 LENGTH_SERIES = ["RoPE: ‖q turned by p‖", "raw index: ‖[x ; p]‖"]  # the lengths chart's two curves
@@ -27,7 +29,7 @@ def _ticks(count: int, channel: str, every: int = 5) -> alt.ExprRef:
 
 
 def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores: np.ndarray, *,
-                 scheme: str = SCHEMES[0], query_word: str = "", key_word: str = "") -> spec.Figure:
+                 scheme: str = SCHEMES[0], spreads: tuple[float, float, float] | None = None) -> spec.Figure:
     """The score of one query word at m against one key word at n, for every (m, n) of the window: RoPE's and the
     additive scheme's matrices are both sent (2 × 40 × 40 rows); a radio inside the chart picks which is drawn.
     RoPE's colours run along the diagonals (same gap n − m); the additive scheme's change along them."""
@@ -43,10 +45,23 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
                                  gap=np.tile((nn - mm).ravel(), 2), score=scores,
                                  scheme=spec.categories(codes, SCHEMES),
                                  title=spec.categories(np.zeros(codes.size, dtype=int), [title]))}
-    words = f" ({query_word!s} → {key_word!s})" if query_word and key_word else ""
+    where = f"positions {pos[0]:,} to {pos[-1]:,}" if w else "no positions"
+    if spreads is None:
+        spreads = (_diag(rope_scores), float(np.ptp(rope_scores, axis=1).max()) if w else 0.0,
+                   _diag(additive_scores))
+    diag, row, add = spreads
     return spec.figure(chart, data, description=(
-        f"Score window{words}, positions {pos[0]:,} to {pos[-1]:,}: with RoPE every diagonal (one gap n − m) has "
-        "one colour; adding sinusoids instead, the colour changes along the diagonals."))
+        f"Score of the query word at m against the key word at n, {where}. With RoPE the score changes by at most "
+        f"{diag:.1e} along any diagonal (one gap n − m) and by up to {row:.2f} along a row; adding sinusoids, it "
+        f"changes by up to {add:.2f} along a diagonal. A radio in the chart picks the scheme."))
+
+
+def _diag(S: np.ndarray) -> float:
+    """The largest change along a diagonal of S (same n − m)."""
+    S = np.asarray(S, float)
+    if not S.size:
+        return 0.0
+    return max(float(np.ptp(np.diagonal(S, offset=o))) for o in range(-(S.shape[0] - 1), S.shape[1]))
 
 
 @spec.layout
@@ -54,19 +69,20 @@ def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
     """The window's heatmap over ``count`` positions (which ones, and the title naming them, come with the data;
     axis labels at every 5th and the last), colours from −top to top, the scheme picked in the chart (``scheme``
     at first)."""
-    pick = alt.param(name="scheme", value=scheme,
+    pick = alt.param(name=SCHEME, value=scheme,
                      bind=alt.binding_radio(options=list(SCHEMES), name="Score with: "))
     axis_n = alt.Axis(values=_ticks(count, "x"), labelAngle=0, labelOverlap=True, format=",d")
     axis_m = alt.Axis(values=_ticks(count, "y"), labelOverlap=True, format=",d")
     return (
         alt.Chart(spec.named("main"))
-        .mark_rect()
+        .mark_rect(aria=False)
         .encode(
             x=alt.X(field="n", type="ordinal", title="key position n", axis=axis_n),
             y=alt.Y(field="m", type="ordinal", title="query position m", axis=axis_m),
             color=alt.Color(field="score", type="quantitative", title="score",
                             scale=alt.Scale(scheme=spec.DIVERGING, domain=[-top, top]),
-                            legend=alt.Legend(gradientLength=220, titleOrient="left")),
+                            legend=alt.Legend(orient="right", direction="vertical",
+                                              gradientLength=WINDOW_HEIGHT - 60)),
             tooltip=[alt.Tooltip(field="scheme", type="nominal"),
                      alt.Tooltip(field="m", type="quantitative", title="query position m", format=",d"),
                      alt.Tooltip(field="n", type="quantitative", title="key position n", format=",d"),
@@ -76,99 +92,148 @@ def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
         .add_params(pick)
         .transform_filter(alt.datum.scheme == pick)
         .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(
-            spec.text_from("main", "title"), subtitle="One colour per diagonal: the gap n − m sets it."))
+            spec.text_from("main", "title"), subtitle="Each cell: the query word at m against the key word at n."))
     )
 
 
-def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, q_turned: np.ndarray,
-                 k_turned: np.ndarray, gap_angles: np.ndarray, m: int, n: int, *,
-                 default_pair: int = 0) -> spec.Figure:
-    """Pair i of q and of k as points (x_{2i}, x_{2i+1}) on their circles: hollow before turning, filled after
-    q is turned by m·θ_i and k by n·θ_i. A slider inside the chart picks i (every pair is sent once: d rows).
+# ---------------------------------------------------------------- the pairs, turning in the browser
+# The circle chart's in-chart controls (names carry the page's prefix: frame.live keeps them in the address).
+KEY_POSITION, GAP, PAIR = "rp_n", "rp_gap", "rp_pair"
+N_MAX = 4000  # the key-position slider's end: the chapter's far pair (4000, 3997) is on it
+GAP_MIN = -20  # gap n − m from −20 to 0: the key sits at or before the query, so m = n − gap ≥ n ≥ 0
+READOUT_ANGLE = f"'gap n − m = ' + {GAP} + ' · angle q → k ' + format(datum.angle, '.3f') + ' rad'"
+READOUT_SCORE = "'score (all pairs) ' + format(datum.score, '.6f')"
 
-    The circles are one unit circle per vector, scaled in the browser by the chosen pair's length (a lookup). The
-    axes keep one unit = one unit on screen at any container width: the x domain follows the width/height ratio.
-    The axes reach ±R, R the ``nice_bound`` of 1.25 × the longest pair (room for the labels), so a new seed or word
-    reuses the layout.
-    """
+
+def turned_expressions() -> dict[str, str]:
+    """The closed forms the circle chart evaluates in the browser (Vega expressions over one row per pair:
+    ``theta`` θ_i, ``qa``/``qb`` and ``ka``/``kb`` the pair of q and of k before turning, ``root`` √d), with
+    m = n − gap: the query position, q turned by m·θ_i, k by n·θ_i, their dot product over √d (summed over the
+    pairs it is the score), and the angle from q's pair to k's, wrapped to (−π, π]. tests/
+    test_client_expressions_rope.py mirrors each in Python against ``posenc``."""
+    m = f"({KEY_POSITION} - {GAP})"
+    return {
+        "m": m,
+        "qx": f"datum.qa * cos({m} * datum.theta) - datum.qb * sin({m} * datum.theta)",
+        "qy": f"datum.qa * sin({m} * datum.theta) + datum.qb * cos({m} * datum.theta)",
+        "kx": f"datum.ka * cos({KEY_POSITION} * datum.theta) - datum.kb * sin({KEY_POSITION} * datum.theta)",
+        "ky": f"datum.ka * sin({KEY_POSITION} * datum.theta) + datum.kb * cos({KEY_POSITION} * datum.theta)",
+        "dot": "(datum.qx * datum.kx + datum.qy * datum.ky) / datum.root",
+        "angle": "PI - ((((PI - (atan2(datum.ky, datum.kx) - atan2(datum.qy, datum.qx))) % (2 * PI)) + 2 * PI)"
+                 " % (2 * PI))",
+    }
+
+
+def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *, n: int, gap: int,
+                 pair: int, score: float) -> spec.Figure:
+    """Pair i of q and of k on their circles, turned in the browser: three sliders inside the chart pick the
+    key position n, the gap n − m and the pair i; the turned points, the angle between them and the score (the
+    sum over every pair, ``turned_expressions``) are computed from the shipped pairs as the sliders move, so a
+    drag redraws with no rerun and the play button turns q and k together. Hollow points: the pairs before
+    turning. One row per pair is sent (d/2 rows) and a 73-point unit circle.
+
+    ``n``, ``gap``, ``pair``: where the sliders open; ``score`` the score there (from ``posenc``, for the
+    description). The axes keep one unit = one unit on screen at any width (the x domain follows the
+    width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, so a new seed or word
+    reuses the layout."""
     half = len(thetas)
-    i = np.arange(half)
-    q_len, k_len = np.hypot(*np.asarray(q_pairs).T), np.hypot(*np.asarray(k_pairs).T)
+    qp, kp = np.asarray(q_pairs, float), np.asarray(k_pairs, float)
+    q_len, k_len = np.hypot(*qp.T), np.hypot(*kp.T)
     R = spec.nice_bound(float(max(q_len.max(), k_len.max())) * 1.25)
-    codes = np.repeat([0, 1], half)
-    before = np.concatenate([q_pairs, k_pairs])
-    after = np.concatenate([q_turned, k_turned])
-    pos = np.repeat([m, n], half)
-    th = np.tile(thetas, 2)
-    labels = np.array([f"q at {m:,}", f"k at {n:,}"])
-    pairs = spec.columns(
-        pair=np.tile(i, 2), vector=spec.categories(codes, VECTORS), position=pos, theta=th,
-        length=np.concatenate([q_len, k_len]),
-        x0=before[:, 0], y0=before[:, 1], x=after[:, 0], y=after[:, 1],
-        turned=np.mod(pos * th, 2 * np.pi), gap_angle=np.tile(gap_angles, 2),
-        label=spec.categories(codes, labels), zero=np.zeros(2 * half),
-    )
+    pairs = spec.columns(pair=np.arange(half), theta=np.asarray(thetas, float), qa=qp[:, 0], qb=qp[:, 1],
+                         ka=kp[:, 0], kb=kp[:, 1], qlen=q_len, klen=k_len, root=np.full(half, np.sqrt(2 * half)),
+                         zero=np.zeros(half))
     t = np.linspace(0, 2 * np.pi, 73)
-    unit = spec.columns(vector=spec.categories(np.repeat([0, 1], t.size), VECTORS), t=np.tile(t, 2),
-                        order=np.tile(np.arange(t.size), 2))
-    radii = spec.columns(key=[f"{v}|{j}" for v in VECTORS for j in i],
-                         radius=np.concatenate([q_len, k_len]))
-    chart = _circles_layout(half, R, int(min(max(default_pair, 0), half - 1)))
-    return spec.figure(chart, {"pairs": pairs, "unit": unit, "radii": radii}, description=(
-        f"Pair circles, q at {m:,} and k at {n:,}: each pair of q turns by m·θ_i and each pair of k by n·θ_i, so "
-        "the angle between them changes by (n − m)·θ_i, the gap alone."))
+    unit = spec.columns(t=t, order=np.arange(t.size))
+    pair = int(min(max(pair, 0), half - 1))
+    chart = _circles_layout(half, R)
+    fig = spec.figure(chart, {"pairs": pairs, "unit": unit}, description=(
+        f"Pair {pair} of q and of k on their circles, the key at n = {n:,} and the query at m = {n - gap:,} "
+        f"(gap {gap}): q turns by m·θ_i and k by n·θ_i, so when both positions move together the angle between "
+        f"them stays the same and so does the score, {score:.6f}. Sliders in the chart move n, the gap and the "
+        "pair."))
+    return _seed(fig, {KEY_POSITION: int(n), GAP: int(gap), PAIR: pair})
+
+
+def _seed(fig: spec.Figure, values: dict) -> spec.Figure:
+    """The figure with its bound params opening at ``values`` (the layout is built with their first values;
+    the figure's spec is its own copy, so setting them here keeps one layout for every opening state)."""
+    for p in fig.spec.get("params", []) + [p for layer in fig.spec.get("layer", []) for p in layer.get("params", [])]:
+        if p.get("name") in values:
+            p["value"] = values[p["name"]]
+    return fig
 
 
 @spec.layout
-def _circles_layout(half: int, R: float, pair: int) -> alt.LayerChart:
-    """The circles, spokes and points of one pair of ``half`` (picked in the chart, ``pair`` at first), on axes
-    from −R to R (x widened by the width/height ratio)."""
-    pick = alt.param(name="pair", value=pair,
-                     bind=alt.binding_range(min=0, max=half - 1, step=1, name="pair i (0 = fastest) "))
+def _circles_layout(half: int, R: float) -> alt.LayerChart:
+    """The circles, spokes and points of the pair picked in the chart, on axes from −R to R (x widened by the
+    width/height ratio), with the readouts (positions, angle, score) in the plot's top-left corner."""
+    n_in = alt.param(name=KEY_POSITION, value=int(chapter.PAIRS[0][1]),
+                     bind=alt.binding_range(min=0, max=N_MAX, step=1, name="key position n "))
+    gap_in = alt.param(name=GAP, value=int(chapter.PAIRS[0][1] - chapter.PAIRS[0][0]), bind=alt.binding_range(min=GAP_MIN, max=0, step=1, name="gap n − m "))
+    pair_in = alt.param(name=PAIR, value=0,
+                        bind=alt.binding_range(min=0, max=max(half - 1, 0), step=1, name="pair i (0 = fastest) "))
     aspect = "(width / max(height, 1))"
     xs = alt.Scale(domain=[alt.ExprRef(f"-{R!r} * {aspect}"), alt.ExprRef(f"{R!r} * {aspect}")], nice=False,
                    zero=False)
     ys = alt.Scale(domain=[-R, R], nice=False, zero=False)
-    enc = spec.series("vector", VECTORS, title="vector")
-    colour, dash, shape = enc["color"], enc["strokeDash"], enc["shape"]
-    tips = [alt.Tooltip(field="vector", type="nominal"), alt.Tooltip(field="pair", type="quantitative",
-                                                                     title="pair i (0-based)"),
-            alt.Tooltip(field="position", type="quantitative", format=",d"),
-            alt.Tooltip(field="theta", type="quantitative", title="θ_i", format=".6g"),
-            alt.Tooltip(field="length", type="quantitative", title="|pair|", format=".4f"),
-            alt.Tooltip(field="turned", type="quantitative", title="turned by p·θ_i mod 2π", format=".4f"),
-            alt.Tooltip(field="gap_angle", type="quantitative", title="angle q → k after (rad)", format=".4f")]
-    x = alt.X(field="x", type="quantitative", scale=xs, title="first coordinate of the pair (x₂ᵢ)")
-    y = alt.Y(field="y", type="quantitative", scale=ys, title="second (x₂ᵢ₊₁)")
-    chosen = alt.datum.pair == pick
-    circles = (
-        alt.Chart(spec.named("unit"))
-        .transform_calculate(key=alt.datum.vector + "|" + alt.expr.toString(pick))
-        .transform_lookup(lookup="key", from_=alt.LookupData(data=spec.named("radii"), key="key",
-                                                             fields=["radius"]))
-        .transform_calculate(x=alt.datum.radius * alt.expr.cos(alt.datum.t),
-                             y=alt.datum.radius * alt.expr.sin(alt.datum.t))
-        .mark_line(strokeWidth=1.5)
-        .encode(x=x, y=y, order=alt.Order(field="order", type="quantitative"), color=colour, strokeDash=dash)
-        .add_params(pick)
-    )
-    base = alt.Chart(spec.named("pairs")).transform_filter(chosen)
-    spokes = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X(field="zero", type="quantitative", scale=xs), y=alt.Y(field="zero", type="quantitative", scale=ys),
-        x2=alt.X2(field="x"), y2=alt.Y2(field="y"), color=colour, strokeDash=dash)
-    hollow = base.mark_point(size=90, strokeWidth=2, filled=False).encode(
-        x=alt.X(field="x0", type="quantitative", scale=xs), y=alt.Y(field="y0", type="quantitative", scale=ys),
-        color=colour, shape=shape, tooltip=tips)
-    filled = base.mark_point(size=170, filled=True, opacity=1).encode(x=x, y=y, color=colour, shape=shape,
-                                                                      tooltip=tips)
-    text = base.mark_text(align="left", dx=9, dy=-9, fontSize=14, fontWeight="bold").encode(
-        x=x, y=y, text=alt.Text(field="label", type="nominal"), color=alt.Color(
-            field="vector", type="nominal", legend=None,
-            scale=alt.Scale(domain=list(VECTORS), range=list(spec.SERIES[:2]))))
-    return alt.layer(circles, spokes, hollow, filled, text).properties(
+    ex = turned_expressions()
+    blue, orange = spec.SERIES[0], spec.SERIES[1]
+
+    def X(f: str, title=None) -> alt.X:
+        return alt.X(field=f, type="quantitative", scale=xs, title=title)
+
+    def Y(f: str, title=None) -> alt.Y:
+        return alt.Y(field=f, type="quantitative", scale=ys, title=title)
+
+    unit = (alt.Chart(spec.named("unit"))
+            .transform_calculate(pair=PAIR)
+            .transform_lookup(lookup="pair", from_=alt.LookupData(data=spec.named("pairs"), key="pair",
+                                                                  fields=["qlen", "klen"])))
+    q_circle = unit.transform_calculate(cx="datum.qlen * cos(datum.t)", cy="datum.qlen * sin(datum.t)").mark_line(
+        strokeWidth=1.5, color=blue, aria=False).encode(
+        x=X("cx", "first coordinate of the pair (x₂ᵢ)"), y=Y("cy", "second (x₂ᵢ₊₁)"),
+        order=alt.Order(field="order", type="quantitative"))
+    k_circle = unit.transform_calculate(cx="datum.klen * cos(datum.t)", cy="datum.klen * sin(datum.t)").mark_line(
+        strokeWidth=1.5, color=orange, strokeDash=list(spec.DASHES[1]), aria=False).encode(
+        x=X("cx"), y=Y("cy"), order=alt.Order(field="order", type="quantitative"))
+    base = (alt.Chart(spec.named("pairs"))
+            .transform_calculate(m=ex["m"], qx=ex["qx"], qy=ex["qy"], kx=ex["kx"], ky=ex["ky"])
+            .transform_calculate(dot=ex["dot"])
+            .transform_joinaggregate(score="sum(dot)")
+            .transform_filter(f"datum.pair == {PAIR}")
+            .transform_calculate(angle=ex["angle"]))
+    tips = [alt.Tooltip(field="pair", type="quantitative", title="pair i (0-based)"),
+            alt.Tooltip(field="theta", type="quantitative", title="θ_i (rad per position)", format=".6g"),
+            alt.Tooltip(field="angle", type="quantitative", title="angle q → k (rad)", format=".4f"),
+            alt.Tooltip(field="score", type="quantitative", title="score (all pairs)", format=".6f")]
+    spoke_q = base.mark_rule(strokeWidth=2, color=blue, aria=False).encode(
+        x=X("zero"), y=Y("zero"), x2=alt.X2(field="qx"), y2=alt.Y2(field="qy"))
+    spoke_k = base.mark_rule(strokeWidth=2, color=orange, strokeDash=list(spec.DASHES[1]), aria=False).encode(
+        x=X("zero"), y=Y("zero"), x2=alt.X2(field="kx"), y2=alt.Y2(field="ky"))
+    before_q = base.mark_point(size=80, strokeWidth=2, filled=False, color=blue, shape="circle",
+                               aria=False).encode(x=X("qa"), y=Y("qb"), tooltip=tips)
+    before_k = base.mark_point(size=80, strokeWidth=2, filled=False, color=orange, shape="square",
+                               aria=False).encode(x=X("ka"), y=Y("kb"), tooltip=tips)
+    after_q = base.mark_point(size=170, filled=True, opacity=1, color=blue, shape="circle",
+                              aria=False).encode(x=X("qx"), y=Y("qy"), tooltip=tips)
+    after_k = base.mark_point(size=170, filled=True, opacity=1, color=orange, shape="square",
+                              aria=False).encode(x=X("kx"), y=Y("ky"), tooltip=tips)
+    label_q = base.transform_calculate(text="'q at m = ' + format(datum.m, ',d')").mark_text(
+        align="left", dx=9, dy=-9, fontWeight="bold", color=blue, aria=False).encode(
+        x=X("qx"), y=Y("qy"), text=alt.Text(field="text", type="nominal"))
+    label_k = base.transform_calculate(text=f"'k at n = ' + format({KEY_POSITION}, ',d')").mark_text(
+        align="left", dx=9, dy=12, fontWeight="bold", color=orange, aria=False).encode(
+        x=X("kx"), y=Y("ky"), text=alt.Text(field="text", type="nominal"))
+    readouts = [base.transform_calculate(text=text).mark_text(
+        align="left", baseline="top", fontWeight="bold", color=spec.TEXT, aria=False).encode(
+        x=alt.value(4), y=alt.value(y), text=alt.Text(field="text", type="nominal"))
+        for y, text in ((4, READOUT_ANGLE), (24, READOUT_SCORE))]
+    return alt.layer(q_circle, k_circle, spoke_q, spoke_k, before_q, before_k, after_q, after_k, label_q, label_k,
+                     *readouts).add_params(n_in, gap_in, pair_in).properties(
         height=CIRCLE_HEIGHT,
-        title=alt.TitleParams("Pair i of q and of k, turned",
-                              subtitle="Hollow: before. Filled: after (q by m·θᵢ, k by n·θᵢ)."))
+        title=alt.TitleParams("Pair i of q and of k, turned by their positions",
+                              subtitle="Hollow: before turning. Filled: q turned by m·θᵢ, k by n·θᵢ."))
 
 
 def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray, m: int) -> spec.Figure:
@@ -204,17 +269,21 @@ def _lengths_layout(last: int) -> alt.LayerChart:
     tips = [alt.Tooltip(field="scheme", type="nominal"),
             alt.Tooltip(field="position", type="quantitative", format=",d"),
             alt.Tooltip(field="length", type="quantitative", format=",.12g")]
-    enc = spec.series("scheme", names, title=None)
-    lines = alt.Chart(spec.named("main")).mark_line(strokeWidth=2.5).encode(
+    enc = spec.series("scheme", names, title=None, legend=False)
+    ends = alt.Chart(spec.named("main")).transform_filter(f"datum.position == {last}").mark_text(
+        align="right", baseline="bottom", dy=-6, fontWeight="bold", aria=False).encode(
+        x=x, y=y, text=alt.Text(field="scheme", type="nominal"), color=alt.Color(
+            field="scheme", type="nominal", legend=None, scale=spec.series_scale(names)))
+    lines = alt.Chart(spec.named("main")).mark_line(strokeWidth=2.5, aria=False).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], tooltip=tips)
-    focus = alt.Chart(spec.named("marks")).mark_rule(color=spec.FOCUS, strokeWidth=1.5).encode(
+    focus = alt.Chart(spec.named("marks")).mark_rule(color=spec.FOCUS, strokeWidth=1.5, aria=False).encode(
         x=alt.X(field="position", type="quantitative", scale=xs))
-    dots = alt.Chart(spec.named("marks")).mark_point(filled=True, size=90, opacity=1).encode(
+    dots = alt.Chart(spec.named("marks")).mark_point(filled=True, size=90, opacity=1, aria=False).encode(
         x=x, y=y, color=enc["color"], shape=enc["shape"], tooltip=tips)
     labels = alt.Chart(spec.named("marks")).mark_text(align="left", dx=8, dy=-8, fontWeight="bold",
-                                                      color=spec.FOCUS).encode(
+                                                      color=spec.FOCUS, aria=False).encode(
         x=x, y=y, text=alt.Text(field="text", type="nominal"))
-    subtitle = alt.Chart(spec.named("note")).mark_text(align="left", baseline="bottom", x=0, y=-9).encode(
+    subtitle = alt.Chart(spec.named("note")).mark_text(align="left", baseline="bottom", x=0, y=-9, aria=False).encode(
         text=alt.Text(field="text", type="nominal"))
-    return alt.layer(lines, focus, dots, labels, subtitle).properties(
+    return alt.layer(lines, ends, focus, dots, labels, subtitle).properties(
         height=LENGTH_HEIGHT, title=alt.TitleParams(f"Lengths, positions 1 to {last:,}", frame="group", offset=3))

@@ -1,0 +1,78 @@
+"""A control that feeds several sections: drawn once at page level, above the sections it feeds.
+
+    with frame.page(PATH, lead):
+        qi, ki = frame.shared.words(tokens, "rp")            # one row: query word, key word (page-wide)
+
+        @frame.section("…")
+        def key_chart():                                     # reads qi, ki
+            ...
+
+        @frame.section("…")
+        def circles():                                       # reads the same qi, ki
+            ...
+
+Why this shape. A section is an ``st.fragment``: a control inside it reruns that section alone, so a value it
+sets cannot reach the sections after it until the next full run. Pages used to bridge that gap by hand (a flag in
+``st.session_state`` marking a full run, the picks copied into a module-level dict, and ``st.rerun()`` when a
+section's pick changed) — three pieces of machinery that each page had to get right. Streamlit already has the
+rule we need: a widget drawn *outside* every fragment reruns the whole script. So a control that feeds several
+sections is drawn at page level, before them (``control``), and the sections read its value as an ordinary local
+variable. There is nothing to synchronise:
+
+- a change of the control reruns the page: every section runs again with the new value, in the same run;
+- a section's own control reruns only that section, and the shared value cannot have changed meanwhile (it
+  changes only by a full run), so the value its closure holds is the current one;
+- the value lives in the widget (bound to the address like every frame control), not in a flag or a global.
+
+``control`` refuses to run inside a section (where its widget would belong to that section's fragment and the
+other sections would not see it change). ``words`` is the case the chapter needs: the query and key words,
+picked by their place in the sentence, with the words themselves shown as plain text (never Markdown).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+import streamlit as st
+
+from posenc import chapter
+
+from .parts import word_choice
+
+T = TypeVar("T")
+
+HINT = "1 is the first word of the sidebar's sentence."
+
+
+def control(draw: Callable[[], T]) -> T:
+    """Draw a page-wide control (``draw`` makes its widgets and returns their value) at page level, in a row
+    of its own, and return the value for every section below to read. Inside a section it raises: call it
+    before the sections it feeds."""
+    from .skeleton import _SLOT  # the section running now, if any (frame's own bookkeeping)
+
+    if _SLOT.get() is not None:
+        raise RuntimeError("frame.shared.control feeds several sections: call it at page level, before them, "
+                           "not inside a section (its widget would rerun that section alone)")
+    with st.container(key="pe_shared"):
+        return draw()
+
+
+def words(tokens: list[str], prefix: str, *, query_help: str = "", key_help: str = "") -> tuple[int, int]:
+    """The query and key words (defaults: the chapter's “chased” and “cat”, else words 1 and 2), picked by
+    place in one row, each word shown as text beside its control; keys ``{prefix}_qw`` and ``{prefix}_kw``.
+    Returns the 0-based (query, key) indices."""
+    def draw() -> tuple[int, int]:
+        cols = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
+        picked = []
+        for (c_in, c_word), role, key, default, extra in (
+                ((cols[0], cols[1]), "Query", "qw", chapter.query_index(tokens), query_help),
+                ((cols[2], cols[3]), "Key", "kw", chapter.key_index(tokens), key_help)):
+            with c_in:
+                i = word_choice(f"{role} word (its place)", f"{prefix}_{key}", tokens, default,
+                                f"{HINT} {extra}".strip())
+            with c_word:
+                st.text(f"{role.lower()} word: {tokens[i]}")
+            picked.append(i)
+        return picked[0], picked[1]
+
+    return control(draw)
