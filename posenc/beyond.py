@@ -43,6 +43,9 @@ __all__ = [
     "alibi_attention",
     "DecayDemo",
     "decay_demo",
+    "ScoreCurves",
+    "score_curves",
+    "first_drift",
     "Bf16Positions",
     "bf16_positions",
     "bf16_bands",
@@ -267,6 +270,67 @@ def decay_demo(d: int, base: float, correlation: float, seed: int, max_gap: int 
                      rises=int(np.sum(np.diff(bound) > 0)), n_samples=n_samples,
                      largest_mean=float(np.max(np.abs(stats.mean))) / d,
                      late_mean=float(np.mean(stats.mean[-tail:])) / d, identity_error=float(identity))
+
+
+@dataclass(frozen=True)
+class ScoreCurves:
+    """The RoPE score ÷ d as closed forms in ρ (what the page's decay chart computes in the browser).
+
+    For k ~ N(0, I_d), q = ρk + √(1−ρ²)ε, pairs as complex numbers, φ_i = Δθ_i:
+    mean(Δ)/d = ρ·cos_mean(Δ),  cos_mean = (2/d)·Σ_i cos φ_i;
+    sd(Δ)/d = √(ρ²·cos_sq(Δ) + (1 − ρ²)/d),  cos_sq = (4/d²)·Σ_i cos² φ_i
+    (per pair: Var ρ|k_i|² cos φ_i = 4ρ² cos² φ_i, Var Re(ε_i k̄_i e^{iφ_i}) = 2, uncorrelated);
+    one draw: score/d = ρ·a(Δ) + √(1−ρ²)·b(Δ), a = Σ|k_i|² cos φ_i / d, b = Re Σ ε_i k̄_i e^{iφ_i} / d,
+    with k and ε drawn exactly as ``mean_rope_score(…, n_samples=1, seed)`` draws them."""
+
+    deltas: np.ndarray
+    cos_mean: np.ndarray
+    cos_sq: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    d: int
+
+    def mean(self, rho: float) -> np.ndarray:
+        return rho * self.cos_mean
+
+    def sd(self, rho: float) -> np.ndarray:
+        return np.sqrt(rho * rho * self.cos_sq + (1.0 - rho * rho) / self.d)
+
+    def one(self, rho: float) -> np.ndarray:
+        return rho * self.a + math.sqrt(max(0.0, 1.0 - rho * rho)) * self.b
+
+
+def score_curves(d: int, base: float, seed: int, max_gap: int = 1000, step: int = 2) -> ScoreCurves:
+    """The closed forms of ``ScoreCurves`` on the gaps Δ = 0, step, …, max_gap (see its docstring)."""
+    max_gap = _whole(max_gap, "the largest gap", 1, 10**6)
+    step = _whole(step, "the gap step", 1, max_gap)
+    theta = frequencies(d, base)
+    deltas = np.arange(0, max_gap + 1, step, dtype=np.float64)
+    phi = deltas[:, None] * theta[None, :]
+    c = np.cos(phi)
+    rng = np.random.default_rng(seed)
+    k = rng.standard_normal((1, d))[0]
+    eps = rng.standard_normal((1, d))[0]
+    kc, ec = k[0::2] + 1j * k[1::2], eps[0::2] + 1j * eps[1::2]
+    a = (c * np.abs(kc) ** 2).sum(axis=1) / d
+    b = np.real((ec * np.conj(kc))[None, :] * np.exp(1j * phi)).sum(axis=1) / d
+    return ScoreCurves(deltas=deltas, cos_mean=2.0 * c.sum(axis=1) / d, cos_sq=4.0 * (c * c).sum(axis=1) / d**2,
+                       a=a, b=b, d=int(d))
+
+
+def first_drift(dtype: str, tol: float, d: int = DECAY_D, base: float = chapter.BASE, seed: int = 0,
+                gap: int = OFFSET_GAP, upto: int = 10**6) -> int | None:
+    """The first start position m ≥ 1 (0-based, as code counts) at which the score of a pair ``gap`` apart, its
+    angles held in ``dtype``, drifts from that at m = 0 by at least ``tol`` (``rope_offset_error``); None if
+    none does up to ``upto``. Searched exhaustively up to 4,096, then on a log grid (the first hit found there)."""
+    near = np.arange(1, min(upto, 4096) + 1, dtype=np.float64)
+    far = np.unique(np.round(np.geomspace(4097, upto, 400))) if upto > 4096 else np.zeros(0)
+    for grid in (near, far):
+        if grid.size:
+            hit = np.flatnonzero(rope_offset_error(grid, gap, d, dtype, base, seed) >= tol)
+            if hit.size:
+                return int(grid[hit[0]])
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- precision

@@ -1,0 +1,169 @@
+"""Charts for "Stretching the context": the key chart's closed forms run in the browser; the rest are drawn from
+``posenc.beyond.stretch_demo``.
+
+The key chart ships one row per pair (i, d, L_train) and computes everything else in Vega expressions from three
+in-chart controls — the stretch factor ``st_s``, the base ``st_base`` and the method ``st_method`` — so dragging s
+redraws with no rerun. ``EXPR`` holds those expressions; ``tests/test_chart_expressions.py`` evaluates each one in
+Python at several settings and compares it with ``posenc.stretch``. Pair indices i are 0-based (as RoPE code
+counts them). Colours keep their one app-wide meaning (``spec.FOCUS``, ``spec.SERIES``, ``spec.REFERENCE``).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import altair as alt
+import numpy as np
+
+from posenc.beyond import METHODS, StretchDemo
+
+from . import spec
+from .spec import FOCUS, REFERENCE, SERIES, Figure, layout
+
+PAIR_AXIS = "pair i (0-based: fastest → slowest)"
+KEY_METHODS = ("RoPE as trained", "PI", "NTK-aware", "YaRN")  # the key chart's method picker
+S_MAX = 64
+BASES = (100, 1_000, 10_000, 100_000, 500_000, 1_000_000, 10_000_000)  # the base picker (10,000: RoPE; 500,000: Llama 3)
+METHOD_COLOURS = spec.series_colours(METHODS)
+ALL = "all methods"
+
+# The key chart's closed forms, in the order they run (each may use the ones before it). Params: st_s, st_base.
+EXPR: dict[str, str] = {
+    "th": "pow(st_base, -2 * datum.i / datum.d)",                                   # θ_i
+    "r": "datum.L * datum.th / (2 * PI)",                                            # turns within L_train
+    "th_pi": "datum.th / st_s",                                                      # PI
+    "th_ntk": "pow(st_base * pow(st_s, datum.d / (datum.d - 2)), -2 * datum.i / datum.d)",  # NTK-aware
+    "lo": "max(floor(datum.d * log(datum.L / (32 * 2 * PI)) / (2 * log(st_base))), 0)",     # YaRN's ramp ends
+    "hi0": "min(ceil(datum.d * log(datum.L / (1 * 2 * PI)) / (2 * log(st_base))), datum.d - 1)",
+    "hi": "datum.hi0 + (datum.hi0 == datum.lo ? 0.001 : 0)",
+    "g": "clamp((datum.i - datum.lo) / (datum.hi - datum.lo), 0, 1)",                # YaRN's ramp γ_i
+    "th_yarn": "datum.th * (1 - datum.g) + datum.th / st_s * datum.g",
+    "th_new": ("st_method == 'PI' ? datum.th_pi : st_method == 'NTK-aware' ? datum.th_ntk : "
+               "st_method == 'YaRN' ? datum.th_yarn : datum.th"),
+    "reach": "st_s * datum.L * datum.th_new / (2 * PI)",                             # turns within s·L_train
+    "slow": "datum.r < 1 ? 1 : 0",
+    "past": "datum.r < 1 && datum.reach > datum.r * (1 + 1e-9) ? 1 : 0",             # meets an angle never seen
+    "over": "datum.r < 1 ? datum.reach / datum.r : 0",                               # how far past, × its largest
+}
+ROT_KINDS = ("≥ 1 turn: has seen every angle", "< 1 turn: later angles never seen")
+TICK_KINDS = ("past the angles it saw", "within the angles it saw")
+SUMMARY = ("st_method + ' at s = ' + st_s + ': ' + (datum.n_slow == 0 ? 'no pair is slow' : "
+           "datum.n_past + ' of ' + datum.n_slow + ' slow ' + (datum.n_slow == 1 ? 'pair' : 'pairs') + "
+           "(datum.n_past == 0 ? ' goes past what it saw' : ' go past what they saw, by up to ' + "
+           "format(datum.worst, '.3g') + '×'))")
+
+
+def _calc(chart: alt.Chart) -> alt.Chart:
+    for name, expr in EXPR.items():
+        chart = chart.transform_calculate(**{name: expr})
+    return chart
+
+
+def turns_figure(d: int, L_train: int, res: StretchDemo) -> Figure:
+    """Bars: turns r_i each pair makes within L_train (log scale); ticks: the turns it reaches at s·L_train under
+    the picked method (FOCUS when that is past every angle training showed it); a rule at one full turn; a line
+    of text with the live count. ``res`` (at the chart's opening s and base) only words the description."""
+    n = d // 2
+    pairs = spec.columns(i=np.arange(n), d=np.full(n, d), L=np.full(n, L_train))
+    one = spec.columns(y=[1.0], label=["one full turn"],
+                       title=[f"Turns each pair makes in training (L_train = {L_train:,} tokens)"])
+    slow = int((res.rotations < 1).sum())
+    past = int(res.unseen["RoPE as trained"].sum())
+    take = (f"at s = {res.s} and base {res.base:,.0f}, {past} of {spec_count(slow, 'slow pair')} (those that never "
+            f"finish one turn in training) reach up to {res.overreach['RoPE as trained']:.3g}× the largest angle they "
+            "saw" if slow else "every pair finishes at least one turn in training, so no angle is new")
+    return spec.figure(_turns_layout(n), {"pairs": pairs, "one": one},
+                       description=f"Turns per pair within L_train = {L_train:,} tokens, and the turns each reaches "
+                                   f"at s·L_train: {take}. PI, NTK-aware and YaRN pull the ticks back down.")
+
+
+def spec_count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
+@layout
+def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
+    s = alt.param(name="st_s", value=16, bind=alt.binding_range(min=1, max=S_MAX, step=1, name="stretch factor s "))
+    base = alt.param(name="st_base", value=10_000,
+                     bind=alt.binding_select(options=list(BASES), labels=[f"{b:,}" for b in BASES], name="base "))
+    method = alt.param(name="st_method", value=KEY_METHODS[0],
+                       bind=alt.binding_radio(options=list(KEY_METHODS), name="method "))
+    src = _calc(alt.Chart(spec.named("pairs"))).transform_joinaggregate(rmin="min(r)").transform_calculate(
+        floor="min(datum.rmin, 1) / 2", kind=f"datum.r >= 1 ? '{ROT_KINDS[0]}' : '{ROT_KINDS[1]}'",
+        tk=f"datum.past ? '{TICK_KINDS[0]}' : '{TICK_KINDS[1]}'")
+    step = max(1, n // 16)
+    x = alt.X("i:O", title=PAIR_AXIS, axis=alt.Axis(labelAngle=0, values=list(range(0, n, step))))
+    tip = [alt.Tooltip("i:O", title="pair i (0-based)"), alt.Tooltip("th:Q", title="θ_i (rad per token)", format=".4g"),
+           alt.Tooltip("r:Q", title="turns within L_train", format=",.3g"),
+           alt.Tooltip("th_new:Q", title="θ'_i under the method", format=".4g"),
+           alt.Tooltip("reach:Q", title="turns within s·L_train", format=",.3g")]
+    bars = src.mark_bar(aria=False).encode(
+        x=x, y=alt.Y("r:Q", scale=alt.Scale(type="log"), title="turns (log)"), y2=alt.Y2("floor:Q"),
+        color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
+                        scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], SERIES[1]]),
+                        legend=alt.Legend(labelLimit=400, direction="vertical", orient="bottom")),
+        tooltip=tip).add_params(s, base, method)
+    ticks = src.mark_tick(aria=False, thickness=3).encode(
+        x=x, y=alt.Y("reach:Q"),
+        color=alt.Color("tk:N", scale=alt.Scale(domain=list(TICK_KINDS), range=[FOCUS, REFERENCE]), legend=None),
+        tooltip=tip)
+    rule = alt.Chart(spec.named("one")).mark_rule(aria=False, color=REFERENCE, strokeDash=[5, 3]).encode(y=alt.Y("y:Q"))
+    rule_text = alt.Chart(spec.named("one")).mark_text(aria=False, align="right", baseline="top", dy=4, dx=-2,
+                                                       color=REFERENCE).encode(
+        y=alt.Y("y:Q"), x=alt.value("width"), text=alt.Text("label:N"))
+    summary = src.transform_aggregate(n_slow="sum(slow)", n_past="sum(past)", worst="max(over)").transform_calculate(
+        text=SUMMARY).mark_text(aria=False, align="left", baseline="top", dx=4, dy=4, color=FOCUS,
+                                fontWeight="bold").encode(x=alt.value(0), y=alt.value(0), text=alt.Text("text:N"))
+    return alt.layer(bars, ticks, rule, rule_text, summary, title=alt.TitleParams(spec.text_from("one", "title")),
+                     height=height)
+
+
+# ---------------------------------------------------------------------------------------------- the Deeper chart
+def _method_table(res: StretchDemo):
+    n = res.theta.size
+    k = len(METHODS)
+    t = np.concatenate([np.asarray(res.frequencies[m], dtype=float) for m in METHODS])
+    t0 = np.tile(res.theta, k)
+    return spec.columns(m=spec.categories(np.repeat(np.arange(k), n), METHODS), i=np.tile(np.arange(n), k), t=t,
+                        wl=2 * np.pi / t, ratio=t / t0, g=np.tile(res.ramp, k))
+
+
+def _line_ends(res: StretchDemo, ratio: dict[str, np.ndarray]):
+    """Each method's name at the end of its line (the last pair), stacked so no two overlap: direct labels
+    instead of legend blobs, never over the line itself (they sit right of the plot's last pair)."""
+    order = sorted(METHODS, key=lambda m: -float(np.log(ratio[m][-1])))
+    return spec.columns(m=spec.categories(np.array([METHODS.index(m) for m in order]), METHODS),
+                        rank=np.arange(len(order)), y=np.array([float(ratio[m][-1]) for m in order]))
+
+
+def ratio_figure(res: StretchDemo, height: int = 260) -> Figure:
+    """θ'_i / θ_i per pair and method (log scale: 1 = untouched, 1/s = slowed by s); names at the lines' ends."""
+    ratio = {m: np.asarray(res.frequencies[m], dtype=float) / res.theta for m in METHODS}
+    return spec.figure(_ratio_layout(height), {"methods": _method_table(res), "ends": _line_ends(res, ratio)},
+                       description=f"New frequency over old per pair at s = {res.s}: PI divides every pair by s, "
+                                   "NTK-aware leaves the fastest pair alone and divides the slowest by s, YaRN keeps "
+                                   f"pairs up to {res.low} and divides pairs from {res.high} on by s; dynamic NTK "
+                                   f"follows seq_len = {res.seq_len:,}.")
+
+
+@layout
+def _ratio_layout(height: int) -> alt.LayerChart:
+    enc = spec.series("m", METHODS, legend=False)
+    x = alt.X("i:Q", title=PAIR_AXIS, axis=alt.Axis(format="d", tickMinStep=1))
+    y = alt.Y("ratio:Q", scale=alt.Scale(type="log"), title="new frequency ÷ old (log)", axis=alt.Axis(format=".2~g"))
+    lines = alt.Chart(spec.named("methods")).mark_line(aria=False, strokeWidth=2).encode(
+        x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"],
+        tooltip=[alt.Tooltip("m:N", title="method"), alt.Tooltip("i:Q", title="pair i"),
+                 alt.Tooltip("ratio:Q", title="new θ ÷ old θ", format=".4f"),
+                 alt.Tooltip("g:Q", title="YaRN ramp γ_i", format=".3f")])
+    # the names, one per row at the right edge, in the order the lines end (top to bottom), each in its colour
+    names = alt.Chart(spec.named("ends")).mark_text(aria=False, align="left", baseline="middle", dx=6,
+                                                    fontWeight="bold").encode(
+        x=alt.value("width"), y=alt.Y("rank:O", axis=None, scale=alt.Scale(paddingOuter=0.5)),
+        text=alt.Text("m:N"), color=alt.Color("m:N", scale=spec.series_scale(METHODS), legend=None))
+    return alt.layer(lines, names, title="Slow-down per pair (1 = untouched)", height=height).resolve_scale(
+        y="independent").properties(padding={"right": 130})
+
+
+def method_names() -> Sequence[str]:
+    return METHODS
