@@ -259,6 +259,19 @@ def leave_class() -> None:
         st.query_params.pop(k, None)
 
 
+QR_MAX_PX = 560  # the QR code's width on the projected page: ~40 % of a 1280 px screen, scannable from far back
+
+
+def qr_svg(url: str) -> str:
+    """``url`` as a QR code (SVG, black on white, error level M, a 4-module quiet zone), scaled by CSS to its
+    column, at most QR_MAX_PX wide."""
+    import segno
+
+    svg = segno.make(url, error="m").svg_inline(omitsize=True, border=4, dark="#000000", light="#ffffff")
+    return (f'<div class="pe-qr" style="width:min(100%, {QR_MAX_PX}px);" role="img" '
+            f'aria-label="QR code of the student link">{svg}</div>')
+
+
 def base_url() -> str:
     """The app's address as the browser sees it (scheme, host, port), for the links a teacher hands out."""
     try:

@@ -3,23 +3,12 @@
 import csv
 import io
 
-import segno
 import streamlit as st
 
 import frame
 from frame import classroom
 
 PATH = "lessons/teach.py"
-QR_MAX_PX = 560  # the QR code's width on the projected page: ~40 % of a 1280 px screen, scannable from far back
-
-
-def qr_svg(url: str) -> str:
-    """The link as a QR code (SVG, black on white, a 4-module quiet zone), scaled by CSS to the page."""
-    svg = segno.make(url, error="m").svg_inline(omitsize=True, border=4, dark="#000000", light="#ffffff")
-    return (f'<div class="pe-qr" style="width:min(100%, {QR_MAX_PX}px);" role="img" '
-            f'aria-label="QR code of the student link">{svg}</div>')
-
-
 def summary_csv(rows: list[dict]) -> str:
     out = io.StringIO()
     fields = ["question id", "question", "round", "option", "votes", "share", "revealed"]
@@ -65,7 +54,7 @@ with frame.page(PATH, "What did the hall predict? Start a class, and every Predi
                 st.page_link("lessons/home.py", label="Start the lesson on the first page",
                              icon=":material/arrow_forward:")
             with right:
-                st.html(qr_svg(student_link))
+                st.html(classroom.qr_svg(student_link))
 
         @frame.section("What the hall answered", fragment=True)
         def summary() -> None:

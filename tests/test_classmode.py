@@ -1,0 +1,189 @@
+"""Class mode through AppTest: the Teach page, a student's vote, the teacher's counts and controls, the notices
+for a bad code or token (docs/HARDENING.md, "Class mode")."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from conftest import assert_ok, open_page, page_text
+from posenc import class_store as cs
+
+PAGE, KEY = "lessons/rope.py", "rp_predict"
+QID = f"{PAGE}#{KEY}"
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.delenv(cs.URL_ENV, raising=False)
+    monkeypatch.setenv(cs.DB_ENV, str(tmp_path / "class.sqlite3"))
+    return cs.open_store()
+
+
+def student(code: str):
+    at = assert_ok(open_page(PAGE, query={"class": code}))
+    return at
+
+
+def pick(at, i: int):
+    r = at.radio(key=f"{KEY}_guess")
+    r.set_value(r.options[i]).run()
+    return assert_ok(at)
+
+
+def teacher_buttons(at) -> set[str]:
+    return {b.key for b in at.button if b.key and b.key.startswith(("pe_reveal_", "pe_again_", "pe_reset_"))}
+
+
+def answer_shown(at) -> bool:
+    return any("Right." in m.value or "Not quite" in m.value or "The answer:" in m.value for m in at.markdown)
+
+
+def test_teach_page_starts_a_class_with_code_links_and_qr(store):
+    at = assert_ok(open_page("lessons/teach.py"))
+    at.button(key="pe_start_class").click().run()
+    assert_ok(at)
+    code, token = at.query_params["class"], at.query_params["teach"]
+    code = code[0] if isinstance(code, list) else code
+    token = token[0] if isinstance(token, list) else token
+    assert store.class_status(code) == "ok" and store.is_teacher(code, token)
+    html = " ".join(h.proto.body for h in at.get("html"))
+    assert code in html and "<svg" in html and 'aria-label="QR code of the student link"' in html
+    links = [c.value for c in at.code]
+    assert any(link.endswith(f"/?class={code}") for link in links)
+    assert any(f"class={code}&teach={token}" in link for link in links)
+
+
+def test_qr_code_is_the_student_link_big_enough_for_a_hall():
+    import re
+
+    import segno
+
+    from frame import classroom
+
+    url = "http://192.0.2.1:8501/?class=K7Q2XM"
+    html = classroom.qr_svg(url)
+    qr = segno.make(url, error="m")
+    side = qr.symbol_size(border=4)[0]
+    assert f'viewBox="0 0 {side} {side}"' in html
+    assert re.search(r'<path[^>]*d="[^"]+"', html)
+    assert classroom.QR_MAX_PX >= 480  # ≈ 40 % of a projected 1280 px screen: ~25 cm modules-wide on a hall's wall
+    assert qr.designator.endswith("M")
+
+
+def test_a_students_pick_is_their_vote_and_the_answer_waits_for_reveal(store):
+    code, token = store.create_class()
+    s = student(code)
+    assert not teacher_buttons(s)
+    pick(s, 2)
+    assert store.counts(code, QID) == {1: [0, 0, 1, 0]}
+    assert "Your vote is in" in page_text(s) and not answer_shown(s)
+    assert store.reveal(code, QID, token)
+    s.run()
+    assert_ok(s)
+    assert answer_shown(s) and any("Right." in m.value for m in s.markdown)
+
+
+def test_the_teacher_sees_the_counts_and_controls(store):
+    code, token = store.create_class()
+    t = assert_ok(open_page(PAGE, query={"class": code, "teach": token}))
+    assert teacher_buttons(t) == {f"pe_reveal_{KEY}", f"pe_again_{KEY}", f"pe_reset_{KEY}"}
+    assert not answer_shown(t)
+    for i in (0, 2, 2):
+        assert store.vote(code, QID, cs.new_student_id(), i).ok
+    t.run()
+    assert "3 answered" in page_text(t)
+    votes = [c for c in t.get("vega_lite_chart") if "Class votes" in c.proto.spec]
+    assert votes and "round 1: 3 answered" in votes[0].proto.spec
+    t.button(key=f"pe_again_{KEY}").click().run()
+    assert_ok(t)
+    assert store.state(code, QID).round == 2 and "round 2" in page_text(t)
+    t.button(key=f"pe_reveal_{KEY}").click().run()
+    assert_ok(t)
+    assert store.state(code, QID).revealed and answer_shown(t)
+    t.button(key=f"pe_reset_{KEY}").click().run()
+    assert_ok(t)
+    assert store.counts(code, QID) == {1: [0, 0, 0, 0]}
+
+
+def test_vote_again_clears_the_students_pick(store):
+    code, token = store.create_class()
+    s = student(code)
+    pick(s, 0)
+    store.vote_again(code, QID, token)
+    s.run()
+    assert_ok(s)
+    assert s.radio(key=f"{KEY}_guess").value is None
+    time.sleep(1.05)
+    pick(s, 2)
+    assert store.counts(code, QID) == {1: [1, 0, 0, 0], 2: [0, 0, 1, 0]}
+
+
+# ---------------------------------------------------------------- docs/HARDENING.md, "Class mode"
+def test_unknown_code_gives_a_notice_and_the_page_works(store):
+    for code in ("ZZZZZZ", "<b>x</b>", "x" * 300):
+        at = student(code)
+        assert "No live class has the code" in page_text(at)
+        assert "<b>" not in page_text(at)
+        assert at.get("vega_lite_chart") and not teacher_buttons(at)
+        pick(at, 2)
+        assert answer_shown(at)  # on their own: the answer as usual
+        assert "does not use" not in " ".join(c.value for c in at.sidebar.caption)  # a known URL parameter
+
+
+def test_expired_code_gives_a_notice_and_the_page_works(store):
+    code, token = store.create_class(now=time.time() - cs.TTL - 1)
+    at = assert_ok(open_page(PAGE, query={"class": code, "teach": token}))
+    assert f"Class {code} has ended" in page_text(at)
+    assert not teacher_buttons(at)
+    pick(at, 1)
+    assert answer_shown(at)
+
+
+@pytest.mark.parametrize("token", ["", "wrong", "A" * 32, "x" * 500])
+def test_wrong_or_missing_teacher_token_never_shows_controls(store, token):
+    code, real = store.create_class()
+    query = {"class": code} | ({"teach": token} if token else {})
+    at = assert_ok(open_page(PAGE, query=query))
+    assert not teacher_buttons(at)
+    if token:
+        assert "not valid for the class" in page_text(at)
+    teach = assert_ok(open_page("lessons/teach.py", query=query))
+    assert real not in " ".join(c.value for c in teach.code)
+    assert not [b for b in teach.button if b.key == "pe_class_csv"]
+
+
+def test_vote_validation_is_server_side(store):
+    """A vote the page did not offer is refused by the store, whatever the client sends."""
+    code, token = store.create_class()
+    sid = cs.new_student_id()
+    assert store.vote(code, "lessons/rope.py#invented", sid, 0).reason == "question"
+    student(code)  # the page registers its question
+    assert store.vote(code, QID, sid, 4).reason == "option"
+    store.reveal(code, QID, token)
+    assert store.vote(code, QID, sid, 0).reason == "closed"
+
+
+def test_one_vote_a_second_per_student(store):
+    code, _ = store.create_class()
+    s = student(code)
+    pick(s, 0)
+    pick(s, 1)  # within a second
+    assert "One vote a second" in page_text(s)
+    assert store.counts(code, QID) == {1: [1, 0, 0, 0]}
+    time.sleep(1.05)
+    pick(s, 3)
+    assert store.counts(code, QID) == {1: [0, 0, 0, 1]}
+
+
+def test_a_page_switch_keeps_the_class_in_the_address(store):
+    code, _ = store.create_class()
+    at = assert_ok(open_page(None, query={"class": code}))
+    at.switch_page("lessons/scramble.py").run()
+    assert_ok(at)
+    at.query_params.pop("class", None)  # a page switch may drop it: the session puts it back
+    at.switch_page(PAGE).run()
+    assert_ok(at)
+    got = at.query_params.get("class")
+    assert (got[0] if isinstance(got, list) else got) == code
