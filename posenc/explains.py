@@ -1,4 +1,4 @@
-"""Page 7, what this finally explains: the two copies of a word and the scrambled sentence, with positions.
+"""What this finally explains: the two copies of a word and the scrambled sentence, with positions.
 
 Four schemes feed attention the word positions p = 1 … n (1-based, one per slot of the sentence):
 "none", "learned table" (a random table as at initialisation), "sinusoids" (added to X) and "RoPE"
@@ -21,6 +21,17 @@ NEEDS_EVEN: tuple[str, ...] = ("sinusoids", "RoPE")
 TINY = 1e-12  # "equal weights": floating-point noise only
 CLEAR = 1e-9  # "different weights": well above floating-point noise
 PAIRS = {"sinusoids": "sines and cosines come in (sin, cos) pairs", "RoPE": "RoPE turns coordinates in pairs"}
+
+
+def unavailable_note(d: int, unavailable: dict[str, str]) -> str:
+    """One sentence for the schemes an odd d rules out, naming d once: “d = 3 is odd: sines and cosines come
+    in (sin, cos) pairs and RoPE turns coordinates in pairs, so sinusoids and RoPE need an even d.”"""
+    if not unavailable:
+        return ""
+    names = list(unavailable)
+    why = " and ".join(unavailable.values())
+    verb = "needs" if len(names) == 1 else "need"
+    return f"d = {d} is odd: {why}, so {' and '.join(names)} {verb} an even d."
 
 
 def learned_table(positions, d_model: int, seed: int = 0, n_max: int = chapter.N_MAX) -> np.ndarray:
@@ -139,7 +150,7 @@ class Explains:
     scrambled: list[str] | None
     query_scrambled: int | None  # 0-based slot of the query word in PX
     runs: dict[str, SchemeRun]  # the schemes that could run, in SCHEMES order
-    unavailable: dict[str, str] = field(default_factory=dict)  # scheme → why it cannot run
+    unavailable: dict[str, str] = field(default_factory=dict)  # scheme → why it cannot run (``unavailable_note``)
 
 
 def explains_demo(tokens: list[str], d_model: int, seed: int = 0, query: int | None = None) -> Explains:
@@ -172,7 +183,7 @@ def explains_demo(tokens: list[str], d_model: int, seed: int = 0, query: int | N
     unavailable: dict[str, str] = {}
     for scheme in SCHEMES:
         if scheme in NEEDS_EVEN and d % 2:
-            unavailable[scheme] = f"d = {d} is odd: {PAIRS[scheme]}, so {scheme} needs an even d."
+            unavailable[scheme] = PAIRS[scheme]  # why it cannot run; ``unavailable_note`` words it once
             continue
         out, weights = attention_with_positions(X, W, scheme, positions, seed)
         w_scr = out_scr = permuted = row_err = err = None

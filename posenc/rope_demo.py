@@ -1,4 +1,4 @@
-"""Page 6, RoPE: rotate the query and the key by their positions; the score depends on the gap alone.
+"""RoPE: rotate the query and the key by their positions; the score depends on the gap alone.
 
 numpy only. θ_i = base^(−2i/d); ``posenc.encodings.rope`` turns the interleaved pairs (x_{2i}, x_{2i+1}) by p·θ_i.
 """

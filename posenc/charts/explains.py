@@ -11,7 +11,8 @@ import numpy as np
 
 from . import spec
 
-HEIGHT = 280  # the plot itself (autosize fit-x: title, axes and legend come on top of it)
+HEIGHT = 260  # the plot itself (autosize fit-x: title, axes and legend come on top of it)
+QUERY, SCHEME = "ex_query", "ex_scheme"  # the in-chart controls' params (frame.live keeps them in the address)
 
 
 def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copies: Sequence[int], query: int,
@@ -38,9 +39,11 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
     top = spec.nice_bound(float(w.max()) * 1.3 if rows else 0.0)  # room for the labels; few values over a class
     word = f"“{copy_word}”" if copy_word else "the repeated word"
     chart = _copy_weights_layout(names, n, copy_names, int(query) + 1, top, word)
+    at = "; ".join(f"{s_}: {' and '.join(f'{v:.3f}' for v in np.asarray(weights[s_], float)[int(query), copies])}"
+                   for s_ in names)
     return spec.figure(chart, {"main": main, "queries": queries}, description=(
-        f"Weights on the copies of {word} at positions {', '.join(copy_names)} for each scheme: equal with no "
-        "positions, different once positions are given."))
+        f"Weights on the copies of {word} at positions {', '.join(copy_names)}, from the query word at position "
+        f"{int(query) + 1}, scheme by scheme — {at}. Equal bars are a tie. A slider in the chart picks the query."))
 
 
 @spec.layout
@@ -48,7 +51,7 @@ def _copy_weights_layout(names: Sequence[str], n: int, copy_names: Sequence[str]
                          word: str) -> alt.LayerChart:
     """Per scheme, the bars of the copies ``copy_names`` for the query (1 … n) picked by the in-chart slider
     (``query`` at first), on a weight axis up to ``top``; the picked query written in the corner."""
-    pick = alt.param(name="query", value=query,
+    pick = alt.param(name=QUERY, value=query,
                      bind=alt.binding_range(min=1, max=n, step=1, name="query word (its position) "))
     x = alt.X(field="scheme", type="nominal", sort=names, title="positions given to attention",
               axis=alt.Axis(labelAngle=0, labelLimit=160))
@@ -59,17 +62,17 @@ def _copy_weights_layout(names: Sequence[str], n: int, copy_names: Sequence[str]
             alt.Tooltip(field="copy", type="nominal", title="copy at position"),
             alt.Tooltip(field="weight", type="quantitative", format=".6f")]
     chosen = alt.datum.query == pick
-    bars = (alt.Chart(spec.named("main")).mark_bar(color=spec.FOCUS)
+    bars = (alt.Chart(spec.named("main")).mark_bar(color=spec.FOCUS, aria=False)
             .encode(x=x, xOffset=off, y=y, opacity=alt.Opacity(field="copy", type="nominal", sort=copy_names,
                                                                legend=None,
                                                                scale=alt.Scale(range=[1.0, 0.55])),
                     tooltip=tips)
             .add_params(pick).transform_filter(chosen))
-    text = (alt.Chart(spec.named("main")).mark_text(baseline="bottom", dy=-16, fontSize=11, lineHeight=13, lineBreak="\n")
+    text = (alt.Chart(spec.named("main")).mark_text(baseline="bottom", dy=-16, lineHeight=13, lineBreak="\n", aria=False)
             .encode(x=x, xOffset=off, y=y, text=alt.Text(field="label", type="nominal"))
             .transform_filter(chosen))
     who = (alt.Chart(spec.named("queries")).mark_text(align="left", baseline="top", fontWeight="bold",
-                                                     fontSize=13, color=spec.TEXT)
+                                                     fontSize=13, color=spec.TEXT, aria=False)
            .encode(x=alt.value(4), y=alt.value(4), text=alt.Text(field="text", type="nominal"))
            .transform_filter(chosen))
     return alt.layer(bars, text, who).properties(height=HEIGHT, title=alt.TitleParams(
@@ -100,9 +103,13 @@ def scramble_weights(original: Mapping[str, np.ndarray], scrambled: Mapping[str,
         slot=np.tile(np.concatenate([np.arange(1, n + 1), slot_of + 1]), len(names)),
         weight=np.concatenate(w),
     )
+    moved = {s_: float(np.max(np.abs(np.asarray(original[s_], float) - np.asarray(scrambled[s_], float)[slot_of])))
+             for s_ in names}
+    told = "; ".join(f"{s_}: {v:.2g}" for s_, v in moved.items())
     return spec.figure(_scramble_weights_layout(names, labels, query_label, scheme), {"main": main}, description=(
-        f"Weights from {query_label} on every word, original and scrambled: equal pairs with no positions, "
-        "unequal once the words' positions count."))
+        f"Weights from {query_label} on every word, in the sentence X and in its scramble PX, each word's pair of "
+        f"bars side by side. The largest change of a word's weight after the swap — {told}. A radio in the chart "
+        "picks the scheme."))
 
 
 @spec.layout
@@ -111,10 +118,10 @@ def _scramble_weights_layout(names: Sequence[str], labels: Sequence[str], query_
     """Pairs of bars (X, PX) per key word ``labels``, for the scheme picked by the in-chart radio (``scheme`` at
     first)."""
     n = len(labels)
-    pick = alt.param(name="scheme", value=scheme, bind=alt.binding_radio(options=names, name="Positions: "))
+    pick = alt.param(name=SCHEME, value=scheme, bind=alt.binding_radio(options=names, name="Positions: "))
     enc = spec.series("sentence", SENTENCES, title=None)
     return (
-        alt.Chart(spec.named("main")).mark_bar()
+        alt.Chart(spec.named("main")).mark_bar(aria=False)
         .encode(
             x=alt.X(field="key", type="nominal", sort=labels, title="key word (its position in X)",
                     axis=alt.Axis(labelAngle=-40 if n > 8 else 0)),
