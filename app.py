@@ -3,6 +3,7 @@
 import streamlit as st
 
 import frame
+import frame.live
 
 present = st.query_params.get("present", "").lower() in frame.urlstate.TRUE or st.session_state.get("present")
 st.set_page_config(page_title="posenc", page_icon=":material/swap_horiz:", layout="wide",
@@ -21,6 +22,7 @@ frame.sidebar_example()
 frame.toggle("Presentation mode", "present", False, where=st.sidebar,
              help="For a projector: sidebar folded away, large dark chart text, charts fit the screen.")
 frame.share_link(st.sidebar)
+frame.live.mount()  # the in-page component: in-chart controls ↔ the address, play, tap to read, focus
 frame.style()
 page.run()
 frame.unknown_params_notice()
