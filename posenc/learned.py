@@ -298,12 +298,13 @@ def edge(n_max: int, d_model: int, seed: int, position: int, k: int = 16) -> Edg
 # ---------------------------------------------------------------- a pattern, not a magnitude
 @dataclass(frozen=True)
 class Pattern:
-    starts: np.ndarray  # the sentence placed at rows s … s + n − 1 of the table, for each s
+    starts: np.ndarray  # the sentence placed at rows s … s + n − 1 of the table: every s = 1 … N_max − n + 1
     content: float  # RMS of the content part of the scores, (E W_Q)(E W_K)ᵀ/√d
     learned: np.ndarray  # RMS of the position part with the table's rows, per start
     raw: np.ndarray  # RMS of the position part with the raw index (p_i p_j / √d), per start
     row_norm: np.ndarray  # ‖P[s]‖ per start: the size of the position vector
     d: int
+    n: int = 1  # the sentence's length
 
     @property
     def ratio(self) -> np.ndarray:
@@ -314,18 +315,20 @@ class Pattern:
     def raw_ratio(self) -> np.ndarray:
         return self.raw / self.content
 
-    def raw_ratio_at(self, start: float) -> float:
-        """The raw index's position part ÷ content part for the sentence starting at ``start`` (interpolated
-        between the starts computed)."""
-        return float(np.interp(start, self.starts, self.raw_ratio))
+    def raw_ratio_at(self, start: int) -> float:
+        """The raw index's position part ÷ content part for the sentence starting at ``start``, exactly (at any
+        start, inside the table or past it): RMS of p_i p_j/√d over the pairs = mean(p²)/√d."""
+        p = np.arange(int(start), int(start) + self.n, dtype=np.float64)
+        return float(np.mean(p ** 2) / np.sqrt(self.d) / self.content)
 
 
-def pattern_terms(tokens: list[str], n_max: int, d_model: int, seed: int = 0, points: int = 40) -> Pattern:
-    """How large the position part of a score is, wherever the sentence sits in the table.
+def pattern_terms(tokens: list[str], n_max: int, d_model: int, seed: int = 0) -> Pattern:
+    """How large the position part of a score is, wherever the sentence sits in the table: at every start.
 
     x_p = E[w_p] + P[p], q = x W_Q, k = x W_K, s_ij = q_i·k_j/√d. The content part uses E alone; the position part
-    is the rest, s − s_content (the cross terms E·P and the term P·P). With the raw index instead, the position part
-    is p_i p_j/√d. RMS over the sentence's n × n pairs, for starts s = 1 … N_max − n + 1 (``points`` of them).
+    is the rest, s − s_content = (E W_Q)(P W_K)ᵀ + (P W_Q)(E W_K)ᵀ + (P W_Q)(P W_K)ᵀ, all over √d. With the raw index
+    instead, the position part is p_i p_j/√d. RMS over the sentence's n × n pairs, for every start
+    s = 1 … N_max − n + 1: the three products are formed once against the whole table and sliced per start.
     """
     table = init_table(n_max, d_model, seed)
     n_rows, d = table.shape
@@ -336,17 +339,19 @@ def pattern_terms(tokens: list[str], n_max: int, d_model: int, seed: int = 0, po
         raise ValueError(f"The sentence has {n} words but the table only {n_rows} rows.")
     E = embed(list(tokens), d, seed)
     Wq, Wk, _ = projections(d, seed)
-    content = (E @ Wq) @ (E @ Wk).T / np.sqrt(d)
+    EQ, EK, PQ, PK = E @ Wq, E @ Wk, table @ Wq, table @ Wk
+    content = EQ @ EK.T / np.sqrt(d)
     top = n_rows - n + 1
-    starts = np.unique(np.rint(np.geomspace(1, top, min(points, top))).astype(np.int64))
-    learned, raw, norms = [], [], []
-    for s in starts:
-        P = lookup(table, np.arange(s, s + n))
-        X = E + P
-        part = (X @ Wq) @ (X @ Wk).T / np.sqrt(d) - content
-        learned.append(np.sqrt(np.mean(part ** 2)))
-        p = np.arange(s, s + n, dtype=np.float64)
-        raw.append(np.sqrt(np.mean((np.outer(p, p) / np.sqrt(d)) ** 2)))
-        norms.append(np.linalg.norm(P[0]))
-    return Pattern(starts, float(np.sqrt(np.mean(content ** 2))), np.array(learned), np.array(raw),
-                   np.array(norms), d)
+    starts = np.arange(1, top + 1, dtype=np.int64)
+    rows = (starts - 1)[:, None] + np.arange(n)[None, :]  # (starts, n): the table's rows under the sentence
+    cross_k = (EQ @ PK.T)  # (n, rows): query word i against key row r
+    cross_q = (PQ @ EK.T)  # (rows, n): query row r against key word j
+    pp = PQ @ PK.T  # (rows, rows)
+    i = np.arange(n)
+    part = (cross_k[i[None, :, None], rows[:, None, :]] + cross_q[rows[:, :, None], i[None, None, :]]
+            + pp[rows[:, :, None], rows[:, None, :]]) / np.sqrt(d)  # (starts, n, n)
+    learned = np.sqrt(np.mean(part ** 2, axis=(1, 2)))
+    p = rows.astype(np.float64) + 1.0
+    raw = np.mean(p ** 2, axis=1) / np.sqrt(d)  # RMS of p_i p_j/√d over the pairs
+    norms = np.linalg.norm(table[starts - 1], axis=1)
+    return Pattern(starts, float(np.sqrt(np.mean(content ** 2))), learned, raw, norms, d, n)

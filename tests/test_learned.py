@@ -216,7 +216,7 @@ def test_pattern_terms_by_hand():
     """The position part of a score is the score with x = E + P minus the score with E alone; the raw index's
     part is p_i p_j / √d. Recomputed here directly for one start."""
     words = ["the", "cat", "chased", "the", "mouse"]
-    pt = pattern_terms(words, 64, 16, 0, points=64)
+    pt = pattern_terms(words, 64, 16, 0)
     E, (Wq, Wk, _) = embed(words, 16, 0), projections(16, 0)
     P = init_table(64, 16, 0)
     s = 7
@@ -229,7 +229,10 @@ def test_pattern_terms_by_hand():
     p = np.arange(s, s + 5.0)
     assert pt.raw[i] == pytest.approx(np.sqrt(np.mean((np.outer(p, p) / 4.0) ** 2)))
     assert pt.row_norm[i] == pytest.approx(np.linalg.norm(P[s - 1]))
-    assert pt.starts[0] == 1 and pt.starts[-1] == 64 - 5 + 1
+    assert pt.starts.tolist() == list(range(1, 64 - 5 + 2))  # every start, none sampled
+    assert pt.raw_ratio_at(s) == pytest.approx(pt.raw_ratio[i])  # exact, not interpolated
+    p500 = np.arange(500, 505.0)
+    assert pt.raw_ratio_at(500) == pytest.approx(np.sqrt(np.mean((np.outer(p500, p500) / 4.0) ** 2)) / pt.content)
 
 
 def test_a_table_row_colours_a_score_while_the_raw_index_decides_it():

@@ -61,12 +61,12 @@ def _coordinate_bars_layout() -> alt.LayerChart:
                        scale=alt.Scale(range=[SERIES[0], FOCUS]),
                        legend=alt.Legend(labelLimit=320, direction="vertical"))
     tooltip = [alt.Tooltip("coordinate:Q"), alt.Tooltip("value:Q", format=",.3f"), alt.Tooltip("kind:N", title="what")]
-    bars = alt.Chart(named("coords")).mark_rect().encode(
+    bars = alt.Chart(named("coords")).mark_rect(aria=False).encode(
         x=alt.X("left:Q", **x_axis), x2="right:Q",
         y=enc_y, y2=alt.datum(0), color=colour, tooltip=tooltip)
-    slots = alt.Chart(named("coords")).mark_rect(opacity=0.001).encode(  # hover targets; the axis' ends
+    slots = alt.Chart(named("coords")).mark_rect(aria=False, opacity=0.001).encode(  # hover targets; the axis' ends
         x=alt.X("lo:Q"), x2="hi:Q", y=enc_y, y2=alt.datum(0), tooltip=tooltip)
-    text = alt.Chart(named("label")).mark_text(align="right", dx=-8, dy=10, color=FOCUS, fontSize=13,
+    text = alt.Chart(named("label")).mark_text(aria=False, align="right", dx=-8, dy=10, color=FOCUS, fontSize=13,
                                                fontWeight="bold").encode(x=enc_x, y=enc_y, text="text:N")
     return alt.layer(bars, slots, text).properties(height=190, title=alt.TitleParams(text_from("label", "title")))
 
@@ -94,11 +94,11 @@ def _score_terms_layout() -> alt.LayerChart:
     x = alt.X("size:Q", title="size in a score (log scale)", axis=alt.Axis(grid=False),
               scale=alt.Scale(type="log", nice=False))
     colour = series("part", names, legend=False)["color"]
-    bars = alt.Chart(named("terms")).mark_bar(height=20).encode(
+    bars = alt.Chart(named("terms")).mark_bar(aria=False, height=20).encode(
         x=x, x2="base:Q", y=y, color=colour, tooltip=[alt.Tooltip("part:N"), alt.Tooltip("size:Q", format=",.4g")])
-    text = alt.Chart(named("terms")).mark_text(align="left", dx=5, fontSize=13).encode(
+    text = alt.Chart(named("terms")).mark_text(aria=False, align="left", dx=5, fontSize=13).encode(
         x=x, y=y, text="text:N", color=colour)
-    ends = axis_ends(x=x)
+    ends = axis_ends(x=x).mark_point(opacity=0, aria=False)  # the invisible layer stays out of the reading order
     return alt.layer(bars, text, ends).properties(height=120, title=alt.TitleParams(text_from("extent", "title")))
 
 
@@ -120,9 +120,12 @@ def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[st
         weight=np.r_[a.ravel(), b.ravel()],
     )
     blocks = f" (blocks of {r} positions averaged)" if r > 1 else ""
+    last_with, last_without = float(np.mean(with_index[:, -1])), float(np.mean(without[:, -1]))
+    wins = int(np.sum(np.argmax(with_index, axis=1) == with_index.shape[1] - 1))
     return figure(_weights_heatmap_layout(n), {"weights": data}, description=(
         f"Attention weights of the sentence placed at positions {start:,} onward{blocks}, words only or with the "
-        f"raw index: with the index every query gives nearly all its weight to the last key."))
+        f"raw index: with the index, {wins} of {total} queries give their largest weight to the last key (on "
+        f"average {last_with:.3f} of it, against {last_without:.3f} from the words only)."))
 
 
 @layout
@@ -134,19 +137,20 @@ def _weights_heatmap_layout(n: int) -> alt.Chart:
                      bind=alt.binding_radio(options=which, name="scores: "))
     angle = -40 if n > 6 else 0
     return (
-        alt.Chart(named("weights")).mark_rect()
+        alt.Chart(named("weights")).mark_rect(aria=False)
         .encode(
             x=alt.X("key:N", sort=alt.EncodingSortField("ki", op="min"), title="key (position and word)",
                     axis=alt.Axis(labelAngle=angle, labelOverlap=True, labelLimit=90)),
             y=alt.Y("query:N", sort=alt.EncodingSortField("qi", op="min"), title="query",
                     axis=alt.Axis(labelOverlap=True)),
-            color=alt.Color("weight:Q", title="weight", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1])),
+            color=alt.Color("weight:Q", title="weight", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]),
+                            legend=alt.Legend(orient="right", direction="vertical", gradientLength=90)),
             tooltip=[alt.Tooltip("scores:N"), alt.Tooltip("query:N"), alt.Tooltip("key:N"),
                      alt.Tooltip("weight:Q", format=".4f")],
         )
         .add_params(pick)
         .transform_filter(alt.datum.scores == pick)
-        .properties(height=_heat_height(n), title="The weights (pick the scores below)")
+        .properties(height=_heat_height(n), title="The weights (scores: pick below)")
     )
 
 
@@ -158,8 +162,10 @@ def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: i
                    measure=categories(np.repeat([0, 1], s.size), MEASURES))
     return figure(_share_sweep_layout(),
                   {"sweep": data, "now": columns(first=[float(start)], label=[f"first word at {start:,}"])},
-                  description="Rank correlation and R² of the scores with the key positions, against the position "
-                              "of the first word: the further into the document, the more position decides.")
+                  description=(f"Rank correlation and R² of the scores with the key positions, against the position "
+                               f"of the first word (from {int(s[0]):,} to {int(s[-1]):,}): the further into the "
+                               f"document, the more position decides; R² goes from {float(share[0]):.3f} to "
+                               f"{float(share[-1]):.3f}."))
 
 
 @layout
@@ -167,12 +173,12 @@ def _share_sweep_layout() -> alt.LayerChart:
     """ρ and R² against the first position (log axis), a dashed rule at the current start ("now" dataset)."""
     names = MEASURES
     x = alt.X("first:Q", title="position of the first word (log scale)", scale=alt.Scale(type="log"))
-    lines = alt.Chart(named("sweep")).mark_line(point=True).encode(
+    lines = alt.Chart(named("sweep")).mark_line(aria=False, point=True).encode(
         x=x, y=alt.Y("value:Q", title="ρ or R²", scale=alt.Scale(domain=[-1, 1])),
         **series("measure", names),
         tooltip=[alt.Tooltip("first:Q", title="first position"), alt.Tooltip("measure:N"),
                  alt.Tooltip("value:Q", format=".4f")])
-    rule = alt.Chart(named("now")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
+    rule = alt.Chart(named("now")).mark_rule(aria=False, color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="now")])
     return alt.layer(lines, rule).properties(height=260, title="How much position explains, by the start").configure_legend(direction="vertical")
 
@@ -215,10 +221,10 @@ def _ratio_strip_layout(tracked: int) -> alt.LayerChart:
     x = alt.X("code:Q", scale=alt.Scale(domain=[0, 1]), title="code c(p) = p / N")
     tip = [alt.Tooltip("sentence:N"), alt.Tooltip("p:Q", title="position p"), alt.Tooltip("word:N"),
            alt.Tooltip("code:Q", format=".4f", title="p / N")]
-    ticks = alt.Chart(named("codes")).mark_tick(thickness=2, size=26).encode(
+    ticks = alt.Chart(named("codes")).mark_tick(aria=False, thickness=2, size=26).encode(
         x=x, y=y, tooltip=tip,
         color=alt.condition(alt.datum.tracked, alt.value(FOCUS), alt.value(SERIES[0])))
-    mark = alt.Chart(named("codes")).transform_filter(alt.datum.tracked).mark_text(
+    mark = alt.Chart(named("codes")).transform_filter(alt.datum.tracked).mark_text(aria=False, 
         dy=-22, color=FOCUS, fontSize=13, fontWeight="bold").encode(
         x=x, y=y, text=alt.Text("code:Q", format=".3g"))
     return alt.layer(ticks, mark).properties(height=160, title=f"Word {tracked}'s code p / N at two lengths")
@@ -246,12 +252,12 @@ def _previous_gap_layout() -> alt.LayerChart:
     x = alt.X("N:Q", scale=alt.Scale(type="log", nice=False), title="sentence length N (words, log scale)")
     y = alt.Y("gap:Q", title="c(p) − c(p−1)")
     tip = [alt.Tooltip("N:Q", title="length N"), alt.Tooltip("gap:Q", format=".4f", title="gap 1/N")]
-    line = alt.Chart(named("gap")).mark_line(color=SERIES[0]).encode(x=x, y=y, tooltip=tip)
-    pts = alt.Chart(named("marked")).mark_point(size=110, filled=True, color=FOCUS).encode(
+    line = alt.Chart(named("gap")).mark_line(aria=False, color=SERIES[0]).encode(x=x, y=y, tooltip=tip)
+    pts = alt.Chart(named("marked")).mark_point(aria=False, size=110, filled=True, color=FOCUS).encode(
         x=x, y=y, tooltip=tip + [alt.Tooltip("which:N")])
-    text = alt.Chart(named("marked")).mark_text(align="left", dx=8, dy=-8, color=FOCUS, fontSize=13).encode(
+    text = alt.Chart(named("marked")).mark_text(aria=False, align="left", dx=8, dy=-8, color=FOCUS, fontSize=13).encode(
         x=x, y=y, text=alt.Text("gap:Q", format=".3g"))
-    ends = axis_ends(x=x)
+    ends = axis_ends(x=x).mark_point(opacity=0, aria=False)  # the invisible layer stays out of the reading order
     return alt.layer(line, pts, text, ends).properties(height=220, title="The step to the previous word, 1/N")
 
 
@@ -269,8 +275,10 @@ def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str],
     data = columns(query=categories(np.repeat(np.arange(n), g.size), labels), p=np.tile(g, n), score=s.ravel())
     return figure(_multiply_lines_layout(labels, labels[query_index]),
                   {"lines": data, "m": columns(p=[float(position)], label=[f"m = {position}"])},
-                  description=("Scores of every query with the same key word placed at positions 1 onward: "
-                               "straight lines through zero, so the score grows with the position, not the meaning."))
+                  description=(f"Scores of every query with the same key word placed at positions 1 to "
+                               f"{int(g[-1]):,}: straight lines through zero, so the score grows with the position, "
+                               f"not the meaning; at the last position the scores run from {float(s[:, -1].min()):.3g} "
+                               f"to {float(s[:, -1].max()):.3g}."))
 
 
 @layout
@@ -284,15 +292,15 @@ def _multiply_lines_layout(labels: Sequence[str], picked: str) -> alt.LayerChart
     y = alt.Y("score:Q", title="score s(p)")
     tip = [alt.Tooltip("query:N"), alt.Tooltip("p:Q", title="key position p"),
            alt.Tooltip("score:Q", format=".4g")]
-    lines = alt.Chart(named("lines")).mark_line(strokeWidth=1.2, color=REFERENCE, opacity=0.6).encode(
+    lines = alt.Chart(named("lines")).mark_line(aria=False, strokeWidth=1.2, color=REFERENCE, opacity=0.6).encode(
         x=x, y=y, detail="query:N", tooltip=tip).add_params(pick)
-    focus = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).mark_line(
+    focus = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).mark_line(aria=False, 
         strokeWidth=4, color=FOCUS).encode(x=x, y=y, tooltip=tip)
     end = (alt.Chart(named("lines")).transform_filter(alt.datum.query == pick)
            .transform_joinaggregate(last="max(p)").transform_filter(alt.datum.p == alt.datum.last)
-           .mark_text(align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13, fontWeight="bold")
+           .mark_text(aria=False, align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13, fontWeight="bold")
            .encode(x=x, y=y, text="query:N"))
-    rule = alt.Chart(named("m")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
+    rule = alt.Chart(named("m")).mark_rule(aria=False, color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="position")])
     return alt.layer(lines, rule, focus, end).properties(height=300, title="Scores with the key word at position p")
 
@@ -334,7 +342,7 @@ def onehot_codes(codes: np.ndarray, tokens: list[str]) -> Figure:
 def _onehot_codes_layout(labels: Sequence[str], n: int) -> alt.Chart:
     """The word × column heat map of the one-hot codes (``n`` rows; the columns shown are the data's)."""
     labels = list(labels)
-    return alt.Chart(named("onehot")).mark_rect(stroke="white", strokeWidth=0.5).encode(
+    return alt.Chart(named("onehot")).mark_rect(aria=False, stroke="white", strokeWidth=0.5).encode(
         x=alt.X("column:O", title="column", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
         y=alt.Y("word:N", sort=labels, title=None),
         color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]), legend=None),
@@ -351,13 +359,13 @@ def distance_heatmap(distances: np.ndarray) -> Figure:
     data = columns(p=np.repeat(pos, k), q=np.tile(pos, k), distance=D.ravel())
     return figure(_distance_heatmap_layout(_heat_height(k)), {"dist": data}, description=(
         f"Distances between the one-hot codes of positions 1 to {k}: every pair of different positions is "
-        f"√2 apart, neighbours exactly as far as strangers."))
+        f"√2 ≈ 1.414 apart, neighbours exactly as far as strangers."))
 
 
 @layout
 def _distance_heatmap_layout(height: int) -> alt.Chart:
     """The p × q heat map of distances between the codes of positions 1 … k (the data's), ``height`` pixels."""
-    return alt.Chart(named("dist")).mark_rect().encode(
+    return alt.Chart(named("dist")).mark_rect(aria=False).encode(
         x=alt.X("q:O", title="position q", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
         y=alt.Y("p:O", title="position p", axis=alt.Axis(labelOverlap=True)),
         color=alt.Color("distance:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, math.sqrt(2)]),

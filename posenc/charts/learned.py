@@ -45,7 +45,7 @@ def two_lookups(word_rows: np.ndarray, position_rows: np.ndarray, labels: list[s
 @layout
 def _two_lookups_layout(labels: Sequence[str], limit: float, height: int) -> alt.Chart:
     """The three panels over these word rows, colour scale ±``limit``."""
-    return alt.Chart(named("rows")).mark_rect().encode(
+    return alt.Chart(named("rows")).mark_rect(aria=False).encode(
         x=alt.X("panel:N", sort=list(LOOKUP_PANELS), title=None, scale=alt.Scale(paddingInner=0.08),
                 axis=alt.Axis(orient="top", labelAngle=0, labelFontWeight="bold", labelLimit=400, ticks=False,
                               domain=False)),
@@ -76,8 +76,9 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
                    note=categories(np.repeat(np.arange(m), k), note),
                    title=categories(np.zeros(m * k, dtype=int), [f"Rows around row {position} (×: no such row)"]))
     return figure(_table_window_layout(m), {"window": data}, description=(
-        f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows: rows past {n_max} have nothing in them, "
-        f"drawn as ×."))
+        f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows, row {position} outlined"
+        + (" (found)" if position <= n_max else f" (it does not exist)") + f": rows past {n_max} have nothing in "
+        f"them, drawn as ×."))
 
 
 @layout
@@ -85,20 +86,21 @@ def _table_window_layout(n_rows: int) -> alt.LayerChart:
     """Cells, × for missing rows and the asked-for row outlined, ``n_rows`` rows in the order of their numbers
     (labels and title from the "window" data)."""
     x = alt.X("coordinate:O", title="coordinate of the row", axis=alt.Axis(labelAngle=0))
-    y = alt.Y("row:N", sort=alt.EncodingSortField("number", op="min"), title=None)
+    y = alt.Y("row:N", sort=alt.EncodingSortField("number", op="min"), title=None,
+              axis=alt.Axis(labelOverlap=False))
     tip = [alt.Tooltip("number:Q", title="row"), alt.Tooltip("coordinate:O"),
            alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("note:N")]
-    cells = alt.Chart(named("window")).transform_filter(alt.datum.exists).mark_rect().encode(
+    cells = alt.Chart(named("window")).transform_filter(alt.datum.exists).mark_rect(aria=False).encode(
         x=x, y=y, tooltip=tip,
         color=alt.Color("value:Q", title="value",
                         scale=alt.Scale(scheme=DIVERGING, domain=[-WINDOW_LIMIT, WINDOW_LIMIT], clamp=True),
-                        legend=alt.Legend(gradientLength=140)))
-    missing = alt.Chart(named("window")).transform_filter(~alt.datum.exists).mark_text(
+                        legend=alt.Legend(orient="right", direction="vertical", gradientLength=100)))
+    missing = alt.Chart(named("window")).transform_filter(~alt.datum.exists).mark_text(aria=False, 
         text="×", color=REFERENCE, fontSize=14).encode(x=x, y=y, tooltip=tip)
-    asked = alt.Chart(named("window")).transform_filter(alt.datum.asked).mark_rect(
+    asked = alt.Chart(named("window")).transform_filter(alt.datum.asked).mark_rect(aria=False, 
         filled=False, stroke=FOCUS, strokeWidth=2).encode(x=x, y=y, tooltip=tip)
     return alt.layer(cells, missing, asked).properties(
-        height=24 * n_rows, title=alt.TitleParams(text_from("window", "title")))
+        height=20 * n_rows, title=alt.TitleParams(text_from("window", "title")))
 
 
 # ---------------------------------------------------------------- a pattern, not a magnitude
@@ -116,8 +118,9 @@ def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, cont
     chart = _pattern_layout(names, n_max)
     return figure(chart, {"parts": data, "content": columns(size=[float(content)], label=["the content part"])},
                   description=(f"The position part of a score stays the size of the content part at every row of "
-                               f"the table (1 to {n_max}), while the raw index's part grows with the square of "
-                               f"the position."))
+                               f"the table (1 to {n_max}): {float(np.min(learned)) / content:.2g} to "
+                               f"{float(np.max(learned)) / content:.2g} times it, while the raw index's part grows "
+                               f"with the square of the position, to {float(np.max(raw)) / content:,.0f} times."))
 
 
 @layout
@@ -127,13 +130,13 @@ def _pattern_layout(names: Sequence[str], n_max: int) -> alt.LayerChart:
     x = alt.X("start:Q", title="row of the sentence's first word (log scale)",
               scale=alt.Scale(type="log", nice=False, domain=[1, n_max]))
     y = alt.Y("size:Q", title="size of the position part of a score (log)", scale=alt.Scale(type="log"))
-    lines = alt.Chart(named("parts")).mark_line(point=alt.OverlayMarkDef(size=30, filled=True)).encode(
+    lines = alt.Chart(named("parts")).mark_line(aria=False, point=alt.OverlayMarkDef(aria=False, size=30, filled=True)).encode(
         x=x, y=y, **series("code", names, title="position written as"),
         tooltip=[alt.Tooltip("code:N", title="position written as"), alt.Tooltip("start:Q", title="first row"),
                  alt.Tooltip("size:Q", format=",.3g")])
-    rule = alt.Chart(named("content")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(
+    rule = alt.Chart(named("content")).mark_rule(aria=False, color=REFERENCE, strokeDash=[4, 3]).encode(
         y=y, tooltip=[alt.Tooltip("label:N"), alt.Tooltip("size:Q", format=".3g")])
-    text = alt.Chart(named("content")).mark_text(align="right", x="width", dx=-4, dy=12, color=REFERENCE).encode(
+    text = alt.Chart(named("content")).mark_text(aria=False, align="right", x="width", dx=-4, dy=12, color=REFERENCE).encode(
         y=y, text="label:N")
     return alt.layer(lines, rule, text).properties(
         height=260, title="The position part of a score, row by row").configure_legend(
@@ -153,7 +156,7 @@ def length_histogram(labels: list[str], sums: np.ndarray) -> Figure:
 @layout
 def _lengths_layout(labels: Sequence[str]) -> alt.Chart:
     """Bars over the length bins ``labels``, in order."""
-    return alt.Chart(named("lengths")).mark_bar(color=SERIES[0]).encode(
+    return alt.Chart(named("lengths")).mark_bar(aria=False, color=SERIES[0]).encode(
         x=alt.X("bin:O", sort=list(labels), title="sentence length (words)", axis=alt.Axis(labelAngle=-50)),
         y=alt.Y("sentences:Q", title="sentences"),
         tooltip=[alt.Tooltip("bin:O", title="length"), alt.Tooltip("sentences:Q", format=","),
@@ -172,12 +175,13 @@ def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray, n_max: 
     data = columns(row=rows, updates=np.asarray(updates), moved=np.asarray(relative, dtype=float))
     top_n = max(int(np.max(updates)) if len(updates) else 1, 1)
     ticks = [0] + [10 ** e for e in range(1 if top_n >= 100 else 0, len(str(top_n)))]
+    u, r = np.asarray(updates), np.asarray(relative, dtype=float)
     return (figure(_updates_layout(ticks), {"rows": data}, description=(
-                f"Updates per row of a {n_max}-row table: every sentence updates row 1, only long ones reach the "
-                f"last rows.")),
+                f"Updates per row of a {n_max}-row table: every sentence updates row 1 ({int(u[0]):,} updates), "
+                f"only long ones reach the last rows (row {n_max}: {int(u[-1]):,}).")),
             figure(_moved_layout(), {"rows": data}, description=(
-                "How far each row moved from its random start, as a share of its starting length: the rows that "
-                "are rarely reached barely move.")))
+                f"How far each row moved from its random start, as a share of its starting length: row 1 moved "
+                f"{r[0]:.3f} times, row {n_max} {r[-1]:.3f} times; rows that are rarely reached barely move.")))
 
 
 def _row_axis() -> tuple[alt.X, list[alt.Tooltip]]:
@@ -193,7 +197,7 @@ def _row_axis() -> tuple[alt.X, list[alt.Tooltip]]:
 def _updates_layout(ticks: Sequence[int]) -> alt.Chart:
     """Updates per row as a step area, symlog y with the tick values ``ticks``."""
     x, tip = _row_axis()
-    return alt.Chart(named("rows")).mark_area(color=SERIES[0], opacity=0.8, interpolate="step-after").encode(
+    return alt.Chart(named("rows")).mark_area(aria=False, color=SERIES[0], opacity=0.8, interpolate="step-after").encode(
         x=x, y=alt.Y("updates:Q", title="updates (symlog)", scale=alt.Scale(type="symlog"),
                      axis=alt.Axis(values=list(ticks), labelExpr="format(datum.value, ',')")),
         tooltip=tip).properties(height=200, title="How many updates each row got")
@@ -203,13 +207,13 @@ def _updates_layout(ticks: Sequence[int]) -> alt.Chart:
 def _moved_layout() -> alt.Chart:
     """Distance moved ÷ starting length, per row."""
     x, tip = _row_axis()
-    return alt.Chart(named("rows")).mark_line(color=FOCUS, strokeWidth=1.5).encode(
+    return alt.Chart(named("rows")).mark_line(aria=False, color=FOCUS, strokeWidth=1.5).encode(
         x=x, y=alt.Y("moved:Q", title="moved ÷ starting length"), tooltip=tip).properties(
         height=200, title="How far each row moved")
 
 
 # ---------------------------------------------------------------- independence and the trained table
-def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: str) -> Figure:
+def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: str, height: int = 240) -> Figure:
     """Mean cosine between rows k apart, one line per table (``curves``: name → values at ``offsets``)."""
     names = list(curves)
     k = np.asarray(offsets, dtype=float)
@@ -217,19 +221,20 @@ def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: st
     data = columns(offset=np.tile(k, len(names)),
                    cosine=np.concatenate([np.asarray(curves[c], dtype=float) for c in names]),
                    table=categories(np.repeat(np.arange(len(names)), k.size), names))
-    return figure(_offsets_layout(names, title), {"offsets": data}, description=(
-        f"{title}: the mean cosine between rows k apart, for every offset k."))
+    near = ", ".join(f"{c}: {float(np.asarray(curves[c])[1]):+.3f}" for c in names if np.asarray(curves[c]).size > 1)
+    return figure(_offsets_layout(names, title, height), {"offsets": data}, description=(
+        f"{title}: the mean cosine between rows k apart, for every offset k. Rows 1 apart — {near}."))
 
 
 @layout
-def _offsets_layout(names: Sequence[str], title: str) -> alt.Chart:
-    """One line per table ``names`` over the offset k."""
-    return alt.Chart(named("offsets")).mark_line(strokeWidth=1.8).encode(
+def _offsets_layout(names: Sequence[str], title: str, height: int) -> alt.Chart:
+    """One line per table ``names`` over the offset k (a legend only when there are two or more)."""
+    return alt.Chart(named("offsets")).mark_line(aria=False, strokeWidth=1.8).encode(
         x=alt.X("offset:Q", title="offset k (rows apart)", axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("cosine:Q", title="mean cosine", scale=alt.Scale(domain=[-0.3, 1])),
-        **series("table", names, title=None),
+        **series("table", names, title=None, legend=len(names) > 1),
         tooltip=[alt.Tooltip("table:N"), alt.Tooltip("offset:Q"), alt.Tooltip("cosine:Q", format=".3f")],
-    ).properties(height=240, title=title).configure_legend(direction="vertical")
+    ).properties(height=height, title=title).configure_legend(direction="vertical")
 
 
 def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
@@ -239,7 +244,8 @@ def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
     chart = _norms_layout(n_rows, float(np.min(norms)) * 0.8, float(np.max(norms)) * 1.25)
     return figure(chart, {"norms": columns(row=np.asarray(rows), length=norms),
                           "end": columns(row=[n_rows + 0.5], label=[f"no row {n_rows + 1}: the table ends"])},
-                  description=f"The length of each row of the trained table, rows 1 to {n_rows}; there is no row "
+                  description=f"The length of each row of the trained table, rows 1 to {n_rows} "
+                              f"({float(np.min(norms)):.2f} to {float(np.max(norms)):.2f}); there is no row "
                               f"{n_rows + 1}.")
 
 
@@ -247,11 +253,11 @@ def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
 def _norms_layout(n_rows: int, low: float, high: float) -> alt.LayerChart:
     """‖P[p]‖ on a log y from ``low`` to ``high``, x past the table's end, the end as a rule."""
     x = alt.X("row:Q", title="row p", scale=alt.Scale(domain=[1, n_rows + 40], nice=False))
-    line = alt.Chart(named("norms")).mark_line(color=SERIES[0]).encode(
+    line = alt.Chart(named("norms")).mark_line(aria=False, color=SERIES[0]).encode(
         x=x, y=alt.Y("length:Q", title="‖P[p]‖ (log)",
                      scale=alt.Scale(type="log", nice=False, domain=[low, high])),
         tooltip=[alt.Tooltip("row:Q"), alt.Tooltip("length:Q", format=".3f", title="‖P[p]‖")])
-    edge = alt.Chart(named("end")).mark_rule(color=REFERENCE, strokeWidth=2, strokeDash=[4, 3]).encode(
+    edge = alt.Chart(named("end")).mark_rule(aria=False, color=REFERENCE, strokeWidth=2, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N")])
     return alt.layer(line, edge).properties(
         height=240, title="Length of each trained row")
@@ -263,13 +269,15 @@ def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> Figure:
     check_marks(n * n)
     data = columns(a=np.repeat(rows, n), b=np.tile(rows, n), cosine=np.asarray(matrix, dtype=float).ravel())
     return figure(_grid_layout(list(rows[::4]), title), {"grid": data},
-                  description=f"{title}: the cosine between every two of the rows shown.")
+                  description=f"{title}: the cosine between every two of the {n} rows shown; neighbours in the "
+                              f"grid (rows {rows[1] - rows[0] if n > 1 else 0} apart) have a mean cosine of "
+                              f"{float(np.mean(np.diag(np.asarray(matrix, dtype=float), 1))) if n > 1 else 1.0:+.3f}.")
 
 
 @layout
 def _grid_layout(ticks: Sequence[int], title: str) -> alt.Chart:
     """The square cosine heatmap, axis labels at the rows ``ticks``."""
-    return alt.Chart(named("grid")).mark_rect().encode(
+    return alt.Chart(named("grid")).mark_rect(aria=False).encode(
         x=alt.X("b:O", title="row", axis=alt.Axis(labelAngle=-90, values=list(ticks))),
         y=alt.Y("a:O", title="row", axis=alt.Axis(values=list(ticks))),
         color=alt.Color("cosine:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-1, 1]),
