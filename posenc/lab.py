@@ -3,11 +3,17 @@
 numpy only, float64, hand-written backprop (no autograd library). Each formula has one home:
 
     model     h⁰ = E[token] (+ P[position] for ``learned``, + PE(position) for ``sinusoidal``)
-              for each layer l:  q = hW_q, k = hW_k, v = hW_v            (one head, width d)
-                                 q, k ← R_p q, R_p k                      (``rope`` only)
-                                 s_ij = q_i·k_j / √d − m|i − j| + mask_ij  (the m term for ``alibi`` only)
-                                 a = softmax_j(s),  h ← h + a v           (residual)
+              for each layer l:  q = hW_q, k = hW_k, v = hW_v            (H heads of width d/H; H = 1 by default)
+                                 q, k ← R_p q, R_p k                      (``rope`` only, per head)
+                                 s_ij = q_i·k_j / √(d/H) − m_h|i − j| + mask_ij  (the m term for ``alibi`` only)
+                                 a = softmax_j(s),  h ← h + [a v]_heads   (residual; heads concatenated)
+                                 h ← h + W_2 relu(W_1 h + b_1) + b_2      (only with ``mlp=True``)
               logits = h W_out + b_out
+    options   (keyword arguments; their defaults are the original model exactly)
+              start token: ``bos=True`` puts one extra token (its own embedding row) at position 0 of every
+              sequence; it is never scored. MLP: ``mlp=True`` adds the block above (hidden width 4d) to each layer.
+              Heads: ``heads=H`` splits the width into H heads; ALiBi's head h gets slope 2^−h (h = 1 … H): the
+              steepest H slopes of the paper's 8-head geometric set, so H = 1 is the single slope 1/2.
     loss      mean over scored entries (target ≠ −1) of −log softmax(logits)[target]
     optimiser Adam, the same settings and the same step budget for every scheme
 
@@ -29,8 +35,9 @@ from .encodings import rope, sinusoidal
 from .stretch import alibi_bias
 
 SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi")
-TASKS = ("copy", "first")
-TASK_TITLES = {"copy": "copy the token k places back", "first": "repeat the first token"}
+TASKS = ("copy", "first", "induction")
+TASK_TITLES = {"copy": "copy the token k places back", "first": "repeat the first token",
+               "induction": "recall what followed this token last time"}
 
 BASE = chapter.BASE  # sinusoid and RoPE base, as in Vaswani et al. and Su et al.
 # One head gets one ALiBi slope. The paper's rule for a single head gives m = 2^(−8) = 1/256, a bias of at
@@ -45,6 +52,8 @@ MAX_LAYERS = 2
 MAX_LENGTH = 1024
 MAX_STEPS = 5000
 MAX_BATCH = 256
+MAX_HEADS = 8
+MLP_WIDTH = 4  # the MLP's hidden width, as a multiple of d
 
 
 @dataclass(frozen=True)
@@ -58,13 +67,16 @@ class Settings:
     k: int = 2  # copy task: the token k places back (1 … 3); ignored by ``first``
     n_layers: int = 2
     L_train: int = 16
-    steps: int = 400
+    steps: int = 2000
     vocab: int = 10
     d_model: int = 16
     batch: int = 32
     lr: float = 0.01
     n_max_factor: int = 2  # the learned table has n_max = n_max_factor × L_train rows
     n_test: int = 100  # test sequences per test length
+    heads: int = 1  # attention heads per layer (the width is split among them)
+    bos: bool = False  # a start token at position 0 of every sequence
+    mlp: bool = False  # an MLP block after each attention layer
 
     @property
     def n_max(self) -> int:
@@ -78,8 +90,13 @@ class Settings:
 
     @property
     def map_length(self) -> int:
-        """Length of the sequence whose attention maps are kept: 2 × L_train (past training, within n_max)."""
-        return 2 * self.L_train
+        """Length of the sequence whose attention maps are kept: 4 × L_train, the headline's length."""
+        return 4 * self.L_train
+
+    @property
+    def options(self) -> dict:
+        """The model options, as keyword arguments of ``init_params`` / ``loss_and_grads``."""
+        return {"heads": self.heads, "bos": self.bos, "mlp": self.mlp}
 
     def check(self) -> Settings:
         check_task(self.task)
@@ -92,6 +109,10 @@ class Settings:
         _whole(self.batch, "batch", 1, MAX_BATCH)
         _whole(self.n_max_factor, "n_max_factor", 1, 4)
         _whole(self.n_test, "n_test", 1, 10_000)
+        _heads(self.heads, self.d_model, "rope")
+        for name in ("bos", "mlp"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}.")
         lr = self.lr
         if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr) or not 0 < lr <= 1:
             raise ValueError(f"lr (the learning rate) must be a number in (0, 1]; got {lr!r}.")
@@ -109,6 +130,22 @@ def _width(d_model, scheme: str) -> int:
     if d % 2 and scheme in ("sinusoidal", "rope"):
         raise ValueError(f"d_model = {d} is odd: {scheme} works on pairs of coordinates, so d_model must be even.")
     return d
+
+
+def _heads(heads, d_model: int, scheme: str) -> int:
+    """heads in 1 … MAX_HEADS, dividing d_model, with an even head width for the pair-based schemes."""
+    H = _whole(heads, "heads", 1, MAX_HEADS)
+    if d_model % H:
+        raise ValueError(f"heads = {H} does not divide d_model = {d_model}: each head gets d_model / heads coordinates.")
+    if (d_model // H) % 2 and scheme in ("sinusoidal", "rope"):
+        raise ValueError(f"each head gets {d_model // H} coordinates, an odd number: {scheme} needs pairs.")
+    return H
+
+
+def alibi_head_slopes(heads: int) -> np.ndarray:
+    """m_h = 2^−h for h = 1 … heads: the steepest slopes of Press et al.'s geometric 8-head set (1/2 … 1/256);
+    one head gets ALIBI_SLOPE = 1/2, as before."""
+    return ALIBI_SLOPE ** np.arange(1, _whole(heads, "heads", 1, MAX_HEADS) + 1)
 
 
 def check_scheme(scheme) -> str:
@@ -141,16 +178,29 @@ def n_layers_of(params: dict[str, np.ndarray]) -> int:
     return sum(1 for name in params if name.startswith("W_q."))
 
 
-def init_params(scheme: str, vocab: int, d_model: int, n_max: int, seed: int, n_layers: int = 1) -> dict[str, np.ndarray]:
+def has_mlp(params: dict[str, np.ndarray]) -> bool:
+    return "W_1.0" in params
+
+
+def has_bos(params: dict[str, np.ndarray]) -> bool:
+    """A start token: E has one row more than the vocabulary the readout predicts."""
+    return params["E"].shape[0] == params["W_out"].shape[1] + 1
+
+
+def init_params(scheme: str, vocab: int, d_model: int, n_max: int, seed: int, n_layers: int = 1, *,
+                heads: int = 1, bos: bool = False, mlp: bool = False) -> dict[str, np.ndarray]:
     """Initial parameters, float64 and C-contiguous. Each array is drawn from a digest of (its name, its shape,
     seed), so the same seed gives the same arrays in every process, and every scheme starts from the same
-    token embedding and weights; ``learned`` only adds its table.
+    token embedding and weights; ``learned`` only adds its table, the options only add their own arrays.
 
-    E, P ~ N(0, 1) (like an embedding layer);  W_q, W_k, W_v, W_out ~ N(0, 1/d);  b_out = 0.
+    E, P ~ N(0, 1) (like an embedding layer);  W_q, W_k, W_v, W_out, W_1 ~ N(0, 1/d);  W_2 ~ N(0, 1/(4d));
+    biases 0. ``bos``: one more row of E (the start token, index ``vocab``) and of P (its position 0).
+    ``heads`` changes no array (the width is split at run time); it is checked against d_model here.
     """
     check_scheme(scheme)
     V = _whole(vocab, "vocab", 2, MAX_VOCAB)
     d = _width(d_model, scheme)
+    _heads(heads, d, scheme)
     n_max = _whole(n_max, "n_max", 1, MAX_LENGTH)
     seed = _whole(seed, "seed", 0, MAX_SEED)
     L = _whole(n_layers, "n_layers", 1, MAX_LAYERS)
@@ -159,11 +209,20 @@ def init_params(scheme: str, vocab: int, d_model: int, n_max: int, seed: int, n_
         return np.ascontiguousarray(_rng("lab", name, *shape, seed).standard_normal(shape) * scale)
 
     params = {"E": draw("E", (V, d), 1.0)}
+    if bos:
+        params["E"] = np.ascontiguousarray(np.vstack([params["E"], draw("E_bos", (1, d), 1.0)]))
     if scheme == "learned":
         params["P"] = draw("P", (n_max, d), 1.0)
+        if bos:
+            params["P"] = np.ascontiguousarray(np.vstack([draw("P_bos", (1, d), 1.0), params["P"]]))
     for layer in range(L):
         for w in ("W_q", "W_k", "W_v"):
             params[f"{w}.{layer}"] = draw(f"{w}.{layer}", (d, d), 1 / math.sqrt(d))
+        if mlp:
+            params[f"W_1.{layer}"] = draw(f"W_1.{layer}", (d, MLP_WIDTH * d), 1 / math.sqrt(d))
+            params[f"b_1.{layer}"] = np.zeros(MLP_WIDTH * d)
+            params[f"W_2.{layer}"] = draw(f"W_2.{layer}", (MLP_WIDTH * d, d), 1 / math.sqrt(MLP_WIDTH * d))
+            params[f"b_2.{layer}"] = np.zeros(d)
     params["W_out"] = draw("W_out", (d, V), 1 / math.sqrt(d))
     params["b_out"] = np.zeros(V)
     return params
@@ -173,9 +232,14 @@ def _check_params(params: dict[str, np.ndarray], scheme: str) -> tuple[int, int,
     """(vocab, d, n_layers) of a parameter dict, or a ValueError saying what is missing."""
     if not isinstance(params, dict) or "E" not in params or "W_out" not in params or "b_out" not in params:
         raise ValueError("params must be a dict from init_params (keys E, W_q.0, …, W_out, b_out).")
-    V, d = params["E"].shape
+    d, V = params["W_out"].shape
+    if params["E"].shape[0] not in (V, V + 1) or params["E"].shape[1] != d:
+        raise ValueError(f"E has shape {params['E'].shape}; the readout W_out {params['W_out'].shape} needs "
+                         f"({V}, {d}), or ({V + 1}, {d}) with a start token.")
     L = n_layers_of(params)
     needed = ["E", "W_out", "b_out"] + [f"{w}.{i}" for i in range(L) for w in ("W_q", "W_k", "W_v")]
+    if has_mlp(params):
+        needed += [f"{w}.{i}" for i in range(L) for w in ("W_1", "b_1", "W_2", "b_2")]
     if scheme == "learned":
         needed.append("P")
     missing = [n for n in needed if n not in params]
@@ -191,25 +255,36 @@ def _check_params(params: dict[str, np.ndarray], scheme: str) -> tuple[int, int,
 # ----------------------------------------------------------------------------------------------
 
 
-def _score_bias(n: int, scheme: str, causal: bool) -> np.ndarray:
-    """The part of the scores that does not depend on content, shape (n, n):
-    −m|i − j| for ``alibi`` (else 0), and −∞ where j > i when ``causal``."""
-    bias = alibi_bias(n, ALIBI_SLOPE) if scheme == "alibi" else np.zeros((n, n))
-    if causal:
-        bias = np.where(causal_mask(n), bias, -np.inf)
-    return bias
+def _score_bias(n: int, scheme: str, causal: bool, heads: int = 1, max_gap: int | None = None,
+                keep_first: bool = False) -> np.ndarray:
+    """The part of the scores that does not depend on content, shape (heads, n, n):
+    −m_h|i − j| for ``alibi`` (else 0), −∞ where j > i when ``causal``, and −∞ where i − j > ``max_gap``
+    (a test-time restriction to the gaps seen in training; ``keep_first`` leaves the start token readable)."""
+    if scheme == "alibi":
+        bias = np.stack([alibi_bias(n, m) for m in alibi_head_slopes(heads)])
+    else:
+        bias = np.zeros((heads, n, n))
+    allowed = causal_mask(n) if causal else np.ones((n, n), dtype=bool)
+    if max_gap is not None:
+        i, j = np.indices((n, n))
+        near = (i - j) <= max_gap
+        if keep_first:
+            near[:, 0] = True
+        allowed = allowed & near
+    return np.where(allowed, bias, -np.inf)
 
 
 def _embed(params, tokens: np.ndarray, scheme: str) -> np.ndarray:
-    """h⁰ = E[token] (+ P[p] or + PE(p))."""
+    """h⁰ = E[token] (+ P[p] or + PE(p)); ``tokens`` already carry the start token when there is one."""
     n = tokens.shape[1]
     h = params["E"][tokens]
     if scheme == "learned":
-        n_max = params["P"].shape[0]
-        if n > n_max:
+        rows = params["P"].shape[0]
+        if n > rows:
+            bos = has_bos(params)
             raise ValueError(
-                f"The learned table has n_max = {n_max} rows; a sequence of length {n} needs row {n} "
-                f"(1-based), and there is no row to look up."
+                f"The learned table has n_max = {rows - bos} rows; a sequence of length {n - bos} needs row "
+                f"{n - bos} (1-based), and there is no row to look up."
             )
         h = h + params["P"][:n]
     elif scheme == "sinusoidal":
@@ -217,47 +292,90 @@ def _embed(params, tokens: np.ndarray, scheme: str) -> np.ndarray:
     return h
 
 
-def forward(params, tokens: np.ndarray, scheme: str, causal: bool = True):
-    """logits (B, n, V) and the cache the backward pass needs (per layer: h, v, rotated q, k, weights)."""
+def _split(x: np.ndarray, heads: int) -> np.ndarray:
+    """(B, n, d) → (B, H, n, d/H)."""
+    B, n, d = x.shape
+    return x.reshape(B, n, heads, d // heads).transpose(0, 2, 1, 3)
+
+
+def _merge(x: np.ndarray) -> np.ndarray:
+    """(B, H, n, d/H) → (B, n, d)."""
+    B, H, n, dh = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(B, n, H * dh)
+
+
+def _with_bos(params, tokens: np.ndarray) -> np.ndarray:
+    if not has_bos(params):
+        return tokens
+    start = np.full((tokens.shape[0], 1), params["E"].shape[0] - 1, dtype=tokens.dtype)
+    return np.hstack([start, tokens])
+
+
+def forward(params, tokens: np.ndarray, scheme: str, causal: bool = True, *, heads: int = 1,
+            max_gap: int | None = None, states: bool = False):
+    """logits (B, n, V) and the cache the backward pass needs (per layer: h, v, rotated q, k, weights, mlp).
+
+    ``max_gap`` (evaluation only): no query reads a key more than ``max_gap`` places back (the start token stays
+    readable). ``states``: also return the residual stream after each layer (content positions only)."""
     check_scheme(scheme)
-    V, _, _ = _check_params(params, scheme)
+    V, d, _ = _check_params(params, scheme)
+    H = _heads(heads, d, scheme)
     tokens = _int_array(tokens, "tokens")
     if tokens.min() < 0 or tokens.max() >= V:
         raise ValueError(f"tokens must lie in 0 … {V - 1} (the vocabulary); got {tokens.min()} … {tokens.max()}.")
-    n = tokens.shape[1]
-    d = params["E"].shape[1]
+    bos = has_bos(params)
+    full = _with_bos(params, tokens)
+    n = full.shape[1]
+    dh = d // H
     pos = np.arange(n)
-    bias = _score_bias(n, scheme, causal)
-    h = _embed(params, tokens, scheme)
-    cache = []
+    bias = _score_bias(n, scheme, causal, H, max_gap, keep_first=bos)
+    h = _embed(params, full, scheme)
+    cache, kept = [], []
     for layer in range(n_layers_of(params)):
-        q, k, v = h @ params[f"W_q.{layer}"], h @ params[f"W_k.{layer}"], h @ params[f"W_v.{layer}"]
+        q, k, v = (_split(h @ params[f"{w}.{layer}"], H) for w in ("W_q", "W_k", "W_v"))
         qr, kr = (rope(q, pos, BASE), rope(k, pos, BASE)) if scheme == "rope" else (q, k)
-        s = qr @ kr.swapaxes(-1, -2) / math.sqrt(d) + bias  # s_ij = q_i·k_j/√d + bias_ij
+        s = qr @ kr.swapaxes(-1, -2) / math.sqrt(dh) + bias  # s_ij = q_i·k_j/√(d/H) + bias_ij, per head
         a = softmax(s, axis=-1)
-        cache.append((h, v, qr, kr, a))
-        h = h + a @ v  # residual: h ← h + Σ_j a_ij v_j
-    logits = h @ params["W_out"] + params["b_out"]
+        h_in = h
+        h = h + _merge(a @ v)  # residual: h ← h + Σ_j a_ij v_j, heads side by side
+        mlp = None
+        if has_mlp(params):
+            u = h @ params[f"W_1.{layer}"] + params[f"b_1.{layer}"]
+            z = np.maximum(u, 0.0)
+            mlp = (h, u, z)
+            h = h + z @ params[f"W_2.{layer}"] + params[f"b_2.{layer}"]
+        cache.append((h_in, v, qr, kr, a, mlp))
+        if states:
+            kept.append(h[:, bos:])
+    logits = h[:, bos:] @ params["W_out"] + params["b_out"]
+    if states:
+        return logits, (h, cache), kept
     return logits, (h, cache)
 
 
-def attention_maps(params, tokens, scheme: str, causal: bool = True) -> list[np.ndarray]:
-    """The attention weights a_ij of every layer for one sequence ``tokens`` (1-D): a list of (n, n)."""
+def attention_maps(params, tokens, scheme: str, causal: bool = True, *, heads: int = 1) -> list[np.ndarray]:
+    """The attention weights a_ij of every layer for one sequence ``tokens`` (1-D): a list of (H, n, n) arrays
+    for several heads, (n, n) for one. With a start token, row and column 0 are the start token's."""
     tokens = _int_array(np.asarray(tokens)[None, :], "tokens")
-    _, (_, cache) = forward(params, tokens, check_scheme(scheme), causal)
-    return [c[-1][0] for c in cache]
+    _, (_, cache) = forward(params, tokens, check_scheme(scheme), causal, heads=heads)
+    return [c[4][0, 0] if heads == 1 else c[4][0] for c in cache]
 
 
-def loss_and_grads(params, tokens, targets, scheme: str, causal: bool = True) -> tuple[float, dict[str, np.ndarray]]:
+def loss_and_grads(params, tokens, targets, scheme: str, causal: bool = True, *,
+                   heads: int = 1) -> tuple[float, dict[str, np.ndarray]]:
     """Mean cross-entropy over the entries with target ≠ −1, and its gradient for every parameter.
 
     Backward, one layer (g = ∂loss/∂h after the layer; ⊙ elementwise):
-        ∂a = g vᵀ,  ∂v = aᵀ g,  ∂s = a ⊙ (∂a − Σ_j a_ij ∂a_ij)   (softmax),
-        ∂q = ∂s k / √d,  ∂k = ∂sᵀ q / √d,  then R_pᵀ = R_{−p} for ``rope``,
+        MLP:   ∂W_2 = zᵀg, ∂b_2 = Σg, ∂u = (g W_2ᵀ) ⊙ [u > 0], ∂W_1 = hᵀ∂u, ∂b_1 = Σ∂u, g ← g + ∂u W_1ᵀ
+        per head: ∂a = g vᵀ,  ∂v = aᵀ g,  ∂s = a ⊙ (∂a − Σ_j a_ij ∂a_ij)   (softmax),
+        ∂q = ∂s k / √(d/H),  ∂k = ∂sᵀ q / √(d/H),  then R_pᵀ = R_{−p} for ``rope``,
         ∂W_q = hᵀ ∂q (and so on),  ∂h = g + ∂q W_qᵀ + ∂k W_kᵀ + ∂v W_vᵀ  (the g is the residual).
+    The start token (when there is one) is never scored; its embedding gets the gradient that reaches it.
     """
     check_scheme(scheme)
     V, d, L = _check_params(params, scheme)
+    H = _heads(heads, d, scheme)
+    dh = d // H
     tokens = _int_array(tokens, "tokens")
     targets = _int_array(targets, "targets")
     if targets.shape != tokens.shape:
@@ -271,7 +389,9 @@ def loss_and_grads(params, tokens, targets, scheme: str, causal: bool = True) ->
     if count == 0:
         raise ValueError("Every target is −1: there is nothing to score.")
 
-    logits, (h_last, cache) = forward(params, tokens, scheme, bool(causal))
+    logits, (h_last, cache) = forward(params, tokens, scheme, bool(causal), heads=H)
+    bos = has_bos(params)
+    full = _with_bos(params, tokens)
     # log p = logits − logsumexp(logits)
     top = logits.max(axis=-1, keepdims=True)
     logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
@@ -285,27 +405,39 @@ def loss_and_grads(params, tokens, targets, scheme: str, causal: bool = True) ->
     g_logits *= scored[..., None] / count
 
     grads: dict[str, np.ndarray] = {}
-    grads["W_out"] = h_last.reshape(-1, d).T @ g_logits.reshape(-1, V)
+    grads["W_out"] = h_last[:, bos:].reshape(-1, d).T @ g_logits.reshape(-1, V)
     grads["b_out"] = g_logits.sum(axis=(0, 1))
     g = g_logits @ params["W_out"].T
-    pos = np.arange(tokens.shape[1])
+    if bos:
+        g = np.concatenate([np.zeros_like(g[:, :1]), g], axis=1)
+    pos = np.arange(full.shape[1])
     for layer in reversed(range(L)):
-        h, v, qr, kr, a = cache[layer]
-        g_a = g @ v.swapaxes(-1, -2)
-        g_v = a.swapaxes(-1, -2) @ g
-        g_s = a * (g_a - (g_a * a).sum(axis=-1, keepdims=True)) / math.sqrt(d)
+        h, v, qr, kr, a, mlp = cache[layer]
+        if mlp is not None:
+            h_mid, u, z = mlp
+            grads[f"W_2.{layer}"] = z.reshape(-1, z.shape[-1]).T @ g.reshape(-1, d)
+            grads[f"b_2.{layer}"] = g.sum(axis=(0, 1))
+            g_u = (g @ params[f"W_2.{layer}"].T) * (u > 0)
+            grads[f"W_1.{layer}"] = h_mid.reshape(-1, d).T @ g_u.reshape(-1, g_u.shape[-1])
+            grads[f"b_1.{layer}"] = g_u.sum(axis=(0, 1))
+            g = g + g_u @ params[f"W_1.{layer}"].T
+        g_o = _split(g, H)
+        g_a = g_o @ v.swapaxes(-1, -2)
+        g_v = a.swapaxes(-1, -2) @ g_o
+        g_s = a * (g_a - (g_a * a).sum(axis=-1, keepdims=True)) / math.sqrt(dh)
         g_q, g_k = g_s @ kr, g_s.swapaxes(-1, -2) @ qr
         if scheme == "rope":
             g_q, g_k = rope(g_q, -pos, BASE), rope(g_k, -pos, BASE)
+        g_q, g_k, g_v = _merge(g_q), _merge(g_k), _merge(g_v)
         flat = h.reshape(-1, d).T
         for name, gw in (("W_q", g_q), ("W_k", g_k), ("W_v", g_v)):
             grads[f"{name}.{layer}"] = flat @ gw.reshape(-1, d)
         g = g + g_q @ params[f"W_q.{layer}"].T + g_k @ params[f"W_k.{layer}"].T + g_v @ params[f"W_v.{layer}"].T
     grads["E"] = np.zeros_like(params["E"])
-    np.add.at(grads["E"], tokens.ravel(), g.reshape(-1, d))
+    np.add.at(grads["E"], full.ravel(), g.reshape(-1, d))
     if scheme == "learned":
         grads["P"] = np.zeros_like(params["P"])
-        grads["P"][: tokens.shape[1]] = g.sum(axis=0)
+        grads["P"][: full.shape[1]] = g.sum(axis=0)
     return loss, {name: grads[name] for name in params}
 
 
@@ -317,8 +449,11 @@ def loss_and_grads(params, tokens, targets, scheme: str, causal: bool = True) ->
 def targets_for(tokens: np.ndarray, task: str, k: int = 1) -> np.ndarray:
     """The targets of a task, −1 where there is nothing to predict.
 
-    copy:  target_i = token_{i−k} for i ≥ k (needs relative order: "k places back").
-    first: target_i = token_0 for i ≥ 1 (needs absolute position: "the first one").
+    copy:       target_i = token_{i−k} for i ≥ k ("k places back": relative order).
+    first:      target_i = token_0 for i ≥ 1. It needs position 1 only — and the causal mask marks position 1
+                for every scheme (the only query that reads nothing but itself), so it favours ``none``.
+    induction:  target_i = token_{j+1} for the latest j < i with token_j = token_i ("… A B … A → B", the
+                associative recall of Olsson et al.'s induction heads); −1 where token_i has not occurred before.
     """
     check_task(task)
     tokens = _int_array(tokens, "tokens")
@@ -326,9 +461,36 @@ def targets_for(tokens: np.ndarray, task: str, k: int = 1) -> np.ndarray:
     if task == "copy":
         k = _whole(k, "k", 1, 3)
         targets[:, k:] = tokens[:, :-k]
-    else:
+    elif task == "first":
         targets[:, 1:] = tokens[:, :1]
+    else:
+        B, n = tokens.shape
+        last = np.full((B, int(tokens.max()) + 1), -1)  # last[b, t]: latest position of token t so far
+        rows = np.arange(B)
+        for i in range(n):
+            j = last[rows, tokens[:, i]]
+            seen = j >= 0
+            targets[seen, i] = tokens[rows[seen], j[seen] + 1]
+            last[rows, tokens[:, i]] = i
     return targets
+
+
+def answer_keys(tokens, task: str, k: int = 1) -> list[tuple[int, int]]:
+    """(query, key) 0-based pairs for one sequence: the key that holds each scored query's answer — k back for
+    copy, 0 for first, and for induction the token after the latest earlier occurrence (j + 1)."""
+    t = _int_array(np.asarray(tokens)[None, :], "tokens")[0]
+    check_task(task)
+    if task == "copy":
+        k = _whole(k, "k", 1, 3)
+        return [(i, i - k) for i in range(k, len(t))]
+    if task == "first":
+        return [(i, 0) for i in range(1, len(t))]
+    out, last = [], {}
+    for i, tok in enumerate(t.tolist()):
+        if tok in last:
+            out.append((i, last[tok] + 1))
+        last[tok] = i
+    return out
 
 
 def sample(rng: np.random.Generator, task: str, k: int, batch: int, length: int, vocab: int) -> tuple[np.ndarray, np.ndarray]:
@@ -346,13 +508,43 @@ def test_set(settings: Settings, length: int) -> tuple[np.ndarray, np.ndarray]:
     return sample(_rng("lab-test", s.task, s.k, length, s.vocab), s.task, s.k, s.n_test, length, s.vocab)
 
 
-def accuracy(params, tokens: np.ndarray, targets: np.ndarray, scheme: str) -> float:
-    """Fraction of scored entries where the most likely token is the target."""
-    logits, _ = forward(params, tokens, scheme)
-    scored = targets >= 0
+def hits(params, tokens: np.ndarray, targets: np.ndarray, scheme: str, *, heads: int = 1,
+         max_gap: int | None = None) -> np.ndarray:
+    """(B, n): 1.0 where the most likely token is the target, 0.0 where it is not, NaN where nothing is scored."""
+    logits, _ = forward(params, tokens, scheme, heads=heads, max_gap=max_gap)
+    right = (logits.argmax(axis=-1) == targets).astype(float)
+    return np.where(targets >= 0, right, np.nan)
+
+
+def _share(h: np.ndarray) -> float:
+    scored = ~np.isnan(h)
     if not scored.any():
         raise ValueError("Every target is −1: there is nothing to score.")
-    return float((logits.argmax(axis=-1) == targets)[scored].mean())
+    return float(np.nanmean(h))
+
+
+def accuracy(params, tokens: np.ndarray, targets: np.ndarray, scheme: str, *, heads: int = 1) -> float:
+    """Fraction of scored entries where the most likely token is the target."""
+    return _share(hits(params, tokens, targets, scheme, heads=heads))
+
+
+def position_probe(params, settings: Settings, scheme: str, causal: bool = True) -> float:
+    """How much of the position a read-out recovers from layer 1's output h: a least-squares fit of log(position)
+    on the features (h, h ⊙ h) — linear in h and in its squares, so a vector's length counts — on half of the training-length test sequences, scored as R² on the other half
+    (1: the position can be read off exactly; 0: no better than guessing the average). log, because what the
+    causal mask leaks is how many tokens a position averages over, and that shrinks like 1/i."""
+    s = settings
+    tokens, _ = test_set(s, s.L_train)
+    _, _, kept = forward(params, tokens, scheme, causal, heads=s.heads, states=True)
+    x = kept[0]  # (B, n, d) after layer 1
+    B, n, d = x.shape
+    X = np.concatenate([x, x * x, np.ones((B, n, 1))], axis=-1)
+    y = np.broadcast_to(np.log(np.arange(1, n + 1, dtype=float)), (B, n))
+    half = B // 2
+    f = X.shape[-1]
+    w, *_ = np.linalg.lstsq(X[:half].reshape(-1, f), y[:half].ravel(), rcond=None)
+    err = X[half:].reshape(-1, f) @ w - y[half:].ravel()
+    return float(1 - (err**2).mean() / y[half:].var())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -369,7 +561,11 @@ class TrainResult:
     test_lengths: tuple[int, ...]
     accuracy: tuple[float | None, ...]  # per test length; None where the model has no row (learned past n_max)
     map_tokens: np.ndarray  # the test sequence whose attention maps are kept (length settings.map_length)
-    maps: list[np.ndarray] = field(default_factory=list)  # per layer, (n, n) attention weights on map_tokens
+    maps: list[np.ndarray] = field(default_factory=list)  # per layer, (n, n) (or (H, n, n)) weights on map_tokens
+    past: tuple[float | None, ...] = ()  # per test length: accuracy on positions past L_train only (None: none)
+    by_position: tuple[float | None, ...] = ()  # at 4 × L_train, accuracy at each position (None: nothing scored)
+    seen_gaps: tuple[float | None, float | None] = (None, None)  # at 4 × L_train, keys < L_train back only: all, past
+    probe: float | None = None  # position_probe on layer 1 (R² of log position)
 
 
 def adam_step(params, grads, m, v, t: int, lr: float, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8):
@@ -384,17 +580,23 @@ def adam_step(params, grads, m, v, t: int, lr: float, beta1: float = 0.9, beta2:
         params[name] -= lr * (m[name] / c1) / (np.sqrt(v[name] / c2) + eps)
 
 
+def _mean_or_none(h: np.ndarray) -> float | None:
+    return None if np.isnan(h).all() else float(np.nanmean(h))
+
+
 def train(scheme: str, settings: Settings = Settings(), seed: int = 0,
-          progress: Callable[[int, int], None] | None = None) -> TrainResult:
+          progress: Callable[[int, int], None] | None = None, losses_out: list | None = None) -> TrainResult:
     """Train one scheme on ``settings`` from ``seed``; evaluate at every test length.
 
     Each step draws a fresh batch of random sequences of length L_train (seeded, so a run is reproducible).
-    ``progress(done, total)`` is called now and then with the number of steps done.
+    ``progress(done, total)`` is called now and then with the number of steps done; ``losses_out`` (a list)
+    receives the loss of every step as it comes (a live loss curve).
     """
     check_scheme(scheme)
     s = settings.check()
     seed = _whole(seed, "seed", 0, MAX_SEED)
-    params = init_params(scheme, s.vocab, s.d_model, s.n_max, seed, s.n_layers)
+    opts = s.options
+    params = init_params(scheme, s.vocab, s.d_model, s.n_max, seed, s.n_layers, **opts)
     m = {n: np.zeros_like(p) for n, p in params.items()}
     v = {n: np.zeros_like(p) for n, p in params.items()}
     rng = _rng("lab-train", s.task, s.k, s.L_train, s.vocab, seed)
@@ -402,19 +604,42 @@ def train(scheme: str, settings: Settings = Settings(), seed: int = 0,
     every = max(1, s.steps // 50)
     for step in range(s.steps):
         tokens, targets = sample(rng, s.task, s.k, s.batch, s.L_train, s.vocab)
-        losses[step], grads = loss_and_grads(params, tokens, targets, scheme)
+        losses[step], grads = loss_and_grads(params, tokens, targets, scheme, heads=s.heads)
         adam_step(params, grads, m, v, step + 1, s.lr)
+        if losses_out is not None:
+            losses_out.append(float(losses[step]))
         if progress is not None and (step + 1) % every == 0:
             progress(step + 1, s.steps)
-    acc = []
+    acc, past = [], []
+    by_position: tuple = ()
     for length in s.test_lengths:
         if scheme == "learned" and length > s.n_max:
             acc.append(None)  # no row to look up: not zero, not drawn
+            past.append(None)
             continue
-        acc.append(accuracy(params, *test_set(s, length), scheme))
+        tokens, targets = test_set(s, length)
+        h = hits(params, tokens, targets, scheme, heads=s.heads)
+        acc.append(_share(h))
+        past.append(_mean_or_none(h[:, s.L_train:]) if length > s.L_train else None)
+    n4 = 4 * s.L_train
+    if not (scheme == "learned" and n4 > s.n_max):
+        tokens, targets = test_set(s, n4)
+        h = hits(params, tokens, targets, scheme, heads=s.heads)
+        by_position = tuple(None if np.isnan(col).all() else float(np.nanmean(col)) for col in h.T)
+        g = hits(params, tokens, targets, scheme, heads=s.heads, max_gap=s.L_train - 1)
+        seen = (_share(g), _mean_or_none(g[:, s.L_train:]))
+    else:
+        h = hits(params, *test_set(s, s.n_max), scheme, heads=s.heads)
+        by_position = tuple(None if np.isnan(col).all() else float(np.nanmean(col)) for col in h.T) + \
+            (None,) * (n4 - s.n_max)
+        seen = (None, None)
     map_tokens = test_set(s, s.map_length)[0][0]
+    # learned has no row past n_max: its map covers the sequence's first n_max tokens only
+    reach = s.n_max if scheme == "learned" else s.map_length
+    maps = attention_maps(params, map_tokens[:reach], scheme, heads=s.heads)
     return TrainResult(scheme=scheme, seed=seed, settings=s, losses=losses, test_lengths=s.test_lengths,
-                       accuracy=tuple(acc), map_tokens=map_tokens, maps=attention_maps(params, map_tokens, scheme))
+                       accuracy=tuple(acc), map_tokens=map_tokens, maps=maps, past=tuple(past),
+                       by_position=by_position, seen_gaps=seen, probe=position_probe(params, s, scheme))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -422,38 +647,53 @@ def train(scheme: str, settings: Settings = Settings(), seed: int = 0,
 # (the precompute script and the page's live training build exactly the same records)
 # ----------------------------------------------------------------------------------------------
 
-SEEDS = (0, 1, 2)
-# How the page reads the results (thresholds on mean accuracy over the seeds, or on the final training loss):
-STILL_WORKS = 0.9  # "still works at 4×": at least this share of the scheme's own accuracy at L_train
-LEARNS = 0.9  # a scheme "learns the task" when it gets at least this share right at L_train
-FITS = 0.95  # "answers almost every test right" at L_train
+SEEDS = tuple(range(10))  # the precomputed defaults
+LIVE_SEEDS = tuple(range(5))  # a live training
+MAP_SEEDS = 5  # attention maps are kept for the first 5 seeds
+MAP_FLOOR = 0.05  # map cells below this weight are not kept (the map draws them as 0)
+# How the page reads the results:
+LEARNS = 0.9  # a scheme "learned the task" when its mean accuracy at L_train is at least this …
+FLAT = 0.02  # … and its loss is flat: the mean loss fell by at most this over the last tenth of the steps
+STILL_WORKS = 0.9  # a scheme that learned "still works" at 4 × L_train when its mean accuracy on the positions
+#                    past L_train alone is at least this (absolute, not a share of its own accuracy)
 LOW_LOSS = 0.05  # a final training loss below this fits the training data almost perfectly
 LOSS_EVERY = 5  # keep the loss at step 1 and every 5th step
 
 
 def loss_steps(steps: int) -> list[int]:
     """The 1-based step numbers whose loss a record keeps."""
-    return sorted({1, *range(LOSS_EVERY, steps + 1, LOSS_EVERY), steps})
+    every = max(LOSS_EVERY, steps // 200 // LOSS_EVERY * LOSS_EVERY)  # at most ~200 points per curve
+    return sorted({1, *range(every, steps + 1, every), steps})
 
 
 def _rounded(values, digits: int) -> list:
     return [None if x is None else round(float(x), digits) for x in values]
 
 
+def sparse_map(a: np.ndarray) -> list[list]:
+    """One (n, n) map as [query, key, weight] triples (0-based, 2 decimals) for the cells ≥ MAP_FLOOR."""
+    q, k = np.nonzero(a >= MAP_FLOOR)
+    return [[int(i), int(j), round(float(a[i, j]), 2)] for i, j in zip(q, k)]
+
+
 def cell(result: TrainResult) -> dict:
-    """One (scheme, seed) run as a record: losses at ``loss_steps`` (4 decimals), accuracy per test length
-    (4 decimals, None past n_max)."""
+    """One (scheme, seed) run as a record: losses at ``loss_steps`` (4 decimals), accuracy per test length on
+    all positions and on those past L_train, accuracy by position at 4 × L_train, with keys limited to the
+    gaps seen in training, and the position probe (4 decimals; None: no row / nothing scored)."""
     kept = np.asarray(loss_steps(result.settings.steps)) - 1
-    return {"losses": _rounded(result.losses[kept], 4), "accuracy": _rounded(result.accuracy, 4)}
+    return {"losses": _rounded(result.losses[kept], 4), "accuracy": _rounded(result.accuracy, 4),
+            "past": _rounded(result.past, 4), "by_position": _rounded(result.by_position, 4),
+            "seen_gaps": _rounded(result.seen_gaps, 4), "probe": round(float(result.probe), 4)}
 
 
 def experiment(settings: Settings = Settings(), seeds=SEEDS,
-               progress: Callable[[int, int, str], None] | None = None) -> dict:
+               progress: Callable[[int, int, str], None] | None = None, losses_out: dict | None = None) -> dict:
     """Train every scheme from every seed on ``settings``.
 
     Returns {"settings", "seeds", "test_lengths", "loss_steps", "runs": {scheme: [cell per seed]},
-    "map": {"tokens", "targets", "maps": {scheme: [per layer (n, n), 3 decimals]}}} — maps from the first seed.
-    ``progress(done, total, scheme)`` counts training steps over all runs.
+    "map": {"tokens", "targets", "maps": {scheme: [per seed [per layer sparse_map]]}}} — maps of the first
+    MAP_SEEDS seeds on one sequence of 4 × L_train (with several heads, the mean over the heads). ``progress(done, total, scheme)`` counts training steps over all runs; ``losses_out``
+    (a dict) gets scheme → list of every step's loss of the run in progress.
     """
     s = settings.check()
     seeds = [_whole(x, "seed", 0, MAX_SEED) for x in seeds]
@@ -466,17 +706,22 @@ def experiment(settings: Settings = Settings(), seeds=SEEDS,
     done = 0
     for scheme in SCHEMES:
         runs[scheme] = []
+        maps[scheme] = []
         for seed in seeds:
             def tick(step: int, _total: int, scheme=scheme, base=done) -> None:
                 if progress is not None:
                     progress(base + step, total, scheme)
 
-            result = train(scheme, s, seed, tick)
+            live = None
+            if losses_out is not None:
+                live = losses_out.setdefault(scheme, [])
+                live.clear()
+            result = train(scheme, s, seed, tick, live)
             done += s.steps
             runs[scheme].append(cell(result))
-            if seed == seeds[0]:
-                maps[scheme] = [np.round(a, 3).tolist() for a in result.maps]
-                map_tokens = result.map_tokens
+            if len(maps[scheme]) < MAP_SEEDS:
+                maps[scheme].append([sparse_map(a if a.ndim == 2 else a.mean(axis=0)) for a in result.maps])
+            map_tokens = result.map_tokens
     targets = targets_for(map_tokens[None, :], s.task, s.k)[0]
     return {
         "settings": {name: getattr(s, name) for name in s.__dataclass_fields__},
@@ -491,3 +736,71 @@ def experiment(settings: Settings = Settings(), seeds=SEEDS,
 def settings_from(record: dict) -> Settings:
     """The Settings an experiment record was trained with."""
     return Settings(**record["settings"])
+
+
+# ----------------------------------------------------------------------------------------------
+# reading a record honestly: did it learn? only then, does it still work past the training length?
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a record says about one scheme, over its seeds (mean, lowest, highest)."""
+
+    scheme: str
+    at_L: tuple[float, float, float]  # accuracy at L_train
+    past_4L: tuple[float, float, float] | None  # accuracy at 4 × L_train on positions past L_train (None: no row)
+    drop: float  # mean loss over the second-to-last tenth of the kept steps minus over the last tenth
+    final_loss: float
+    learned: bool  # at_L mean ≥ LEARNS and the loss is flat (drop ≤ FLAT)
+    converged: bool
+    still_works: bool  # learned and past_4L mean ≥ STILL_WORKS
+    seen_gaps_past: tuple[float, float, float] | None  # past_4L with keys limited to the gaps seen in training
+    probe: tuple[float, float, float]
+
+    @property
+    def verdict(self) -> str:
+        """"did not learn" / "still works" / "fails past the training length"."""
+        if not self.learned:
+            return "did not learn"
+        return "still works" if self.still_works else "fails past L"
+
+
+def _spread(values) -> tuple[float, float, float]:
+    a = np.asarray(values, dtype=float)
+    return float(a.mean()), float(a.min()), float(a.max())
+
+
+def read(record: dict, scheme: str) -> Reading:
+    """The honest reading of one scheme in an experiment record (see LEARNS, FLAT, STILL_WORKS)."""
+    check_scheme(scheme)
+    s = settings_from(record)
+    runs = record["runs"][scheme]
+    lengths = record["test_lengths"]
+    i_L, i_4L = lengths.index(s.L_train), lengths.index(4 * s.L_train)
+    at_L = _spread([r["accuracy"][i_L] for r in runs])
+    past = [r["past"][i_4L] for r in runs]
+    past_4L = None if any(p is None for p in past) else _spread(past)
+    curve = np.mean([r["losses"] for r in runs], axis=0)
+    tenth = max(1, len(curve) // 10)
+    drop = float(curve[-2 * tenth:-tenth].mean() - curve[-tenth:].mean()) if len(curve) >= 2 * tenth else float("inf")
+    converged = drop <= FLAT
+    learned = at_L[0] >= LEARNS and converged
+    seen = [r["seen_gaps"][1] for r in runs]
+    seen_past = None if any(p is None for p in seen) else _spread(seen)
+    return Reading(scheme=scheme, at_L=at_L, past_4L=past_4L, drop=drop, final_loss=float(curve[-1]),
+                   learned=learned, converged=converged,
+                   still_works=learned and past_4L is not None and past_4L[0] >= STILL_WORKS,
+                   seen_gaps_past=seen_past, probe=_spread([r["probe"] for r in runs]))
+
+
+def mask_leak(settings: Settings, seed: int = 0) -> tuple[float, float]:
+    """position_probe of an untrained ``none`` model (no positions anywhere) with the causal mask and without:
+    whatever position it reads with the mask, the mask alone put there."""
+    s = settings.check()
+    params = init_params("none", s.vocab, s.d_model, s.n_max, seed, s.n_layers, **s.options)
+    return position_probe(params, s, "none", True), position_probe(params, s, "none", False)
+
+
+def readings(record: dict) -> dict[str, Reading]:
+    return {scheme: read(record, scheme) for scheme in SCHEMES}

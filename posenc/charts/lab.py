@@ -3,6 +3,8 @@
 Positions and lengths are shown 1-based, as the chapter counts (``posenc.lab`` works 0-based). Each scheme has
 one colour, dash and point shape (``spec.series``) and a direct label; bands run from the lowest to the highest
 seed. The learned table's line ends at n_max: past it there is no row, so there is no point — never a zero.
+Controls that only re-slice the data already sent (which seed, which positions count, which map) are Vega-Lite
+params bound to inputs, named with the page's prefix ``lab_`` (frame.live keeps them in the address).
 """
 
 from __future__ import annotations
@@ -14,21 +16,23 @@ from typing import Sequence
 import altair as alt
 import numpy as np
 
-from posenc.lab import SCHEMES, settings_from
+from posenc.encodings import frequencies
+from posenc.lab import BASE, SCHEMES, answer_keys, settings_from
 
 from .spec import (FOCUS, REFERENCE, SEQUENTIAL, Figure, categories, columns, figure, layout, named, nice_bound,
                    series, series_scale)
 
-# Streamlit fits a chart into its height: title, axes and legend included, so these are total heights.
 NAMES = list(SCHEMES)
 COLOURS = series_scale(NAMES)  # as spec.series gives them
+MEAN = "mean of all seeds"
+VIEWS = ("all positions", "only positions past the training length")
 
 
 def _band(values: list[list[float | None]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean, lowest and highest over seeds (rows), NaN where a seed has no value (learned past n_max)."""
     a = np.array([[np.nan if v is None else v for v in row] for row in values], dtype=float)
-    if np.all(np.isnan(a)):
-        nan = np.full(a.shape[1], np.nan)
+    if a.size == 0 or np.all(np.isnan(a)):
+        nan = np.full(a.shape[1] if a.ndim == 2 else 0, np.nan)
         return nan, nan, nan
     with warnings.catch_warnings():  # a column of NaN (learned past n_max) stays NaN, silently
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -44,68 +48,299 @@ def dodge(values: list[float], gap: float) -> list[float]:
     return list(out)
 
 
-def accuracy_summary(record: dict) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """scheme → (mean, lowest, highest) accuracy per test length over the seeds; NaN past n_max for learned."""
-    return {s: _band([run["accuracy"] for run in record["runs"][s]]) for s in NAMES}
+def seed_labels(record: dict) -> list[str]:
+    return [MEAN] + [f"seed {s}" for s in record["seeds"]]
+
+
+def accuracy_summary(record: dict, field_: str = "accuracy") -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """scheme → (mean, lowest, highest) per test length over the seeds; NaN where there is no value."""
+    return {s: _band([run[field_] for run in record["runs"][s]]) for s in NAMES}
+
+
+def _curves(record: dict, xs_all: np.ndarray, field_of, views: Sequence[str]):
+    """Rows (scheme, x, view, seed label, value, lowest, highest) for every view and seed (and the mean), and
+    the direct labels at each curve's end, dodged per (view, seed)."""
+    labels = seed_labels(record)
+    rows = {k: [] for k in ("scheme", "x", "view", "seed", "value", "lowest", "highest")}
+    ends = {k: [] for k in ("scheme", "x", "view", "seed", "value", "label")}
+    for v, view in enumerate(views):
+        for si, label in enumerate(labels):
+            last_x, last_y = [], []
+            for code, scheme in enumerate(NAMES):
+                values = [field_of(run, v) for run in record["runs"][scheme]]
+                m, lo, hi = _band(values)
+                if si > 0:
+                    one = np.array([np.nan if x is None else x for x in values[si - 1]], dtype=float)
+                    m, lo, hi = one, one, one
+                keep = ~np.isnan(m)
+                n = int(keep.sum())
+                rows["scheme"] += [code] * n
+                rows["x"] += list(xs_all[keep])
+                rows["view"] += [view] * n
+                rows["seed"] += [label] * n
+                rows["value"] += list(m[keep])
+                rows["lowest"] += list(lo[keep])
+                rows["highest"] += list(hi[keep])
+                last_x.append(float(xs_all[keep][-1]) if n else float("nan"))
+                last_y.append(float(m[keep][-1]) if n else float("nan"))
+            ys = dodge([0.0 if math.isnan(y) else y for y in last_y], 0.055)
+            for code, scheme in enumerate(NAMES):
+                if math.isnan(last_x[code]):
+                    continue
+                ends["scheme"].append(code)
+                ends["x"].append(last_x[code])
+                ends["view"].append(view)
+                ends["seed"].append(label)
+                ends["value"].append(ys[code])
+                ends["label"].append(scheme)
+    points = columns(scheme=categories(np.array(rows["scheme"], dtype=int), NAMES), x=rows["x"],
+                     view=rows["view"], seed=rows["seed"], value=rows["value"], lowest=rows["lowest"],
+                     highest=rows["highest"])
+    end = columns(scheme=categories(np.array(ends["scheme"], dtype=int), NAMES), x=ends["x"], view=ends["view"],
+                  seed=ends["seed"], value=ends["value"], label=ends["label"])
+    return points, end
 
 
 def accuracy_figure(record: dict) -> Figure:
-    """Accuracy against test length per scheme: mean line, seed band, the training length marked, chance."""
+    """Accuracy against test length per scheme (mean line, seed band), the positions counted and the seed picked
+    in the chart; the training length marked, chance dotted."""
     s = settings_from(record)
     lengths = np.array(record["test_lengths"], dtype=float)
     L, n_max, vocab = s.L_train, s.n_max, s.vocab
-    summary = accuracy_summary(record)
-    codes, xs, mean, lo, hi = [], [], [], [], []
-    for code, scheme in enumerate(NAMES):
-        m, a, b = summary[scheme]
-        keep = ~np.isnan(m)  # the learned table has no point past n_max: the line ends there
-        codes += [code] * int(keep.sum())
-        xs += list(lengths[keep])
-        mean += list(m[keep])
-        lo += list(a[keep])
-        hi += list(b[keep])
-    points = columns(scheme=categories(np.array(codes), NAMES), length=xs, accuracy=mean, lowest=lo, highest=hi)
-    ends = columns(scheme=categories(np.arange(len(NAMES)), NAMES),
-                   length=[max(x for x, c in zip(xs, codes) if c == i) for i in range(len(NAMES))],
-                   accuracy=dodge([mean[max(j for j, c in enumerate(codes) if c == i)] for i in range(len(NAMES))],
-                                  0.045),
-                   label=[f"{n} (no row past {n_max})" if n == "learned" else n for n in NAMES])
-    marks = columns(length=[L], label=[f"trained at length {L}"])
-    data = {"points": points, "ends": ends, "marks": marks,
-            "chance": columns(accuracy=[1 / vocab], label=[f"chance: 1 in {vocab}"])}
-    return figure(_accuracy_layout([float(v) for v in lengths]), data, description=(
-        f"Accuracy against test length for the five schemes, trained at length {L}; the dashed rule marks "
-        f"the training length, the dotted one chance. The learned table's line stops at n_max = {n_max}: "
-        f"past it there is no row to look up."))
+    points, ends = _curves(record, lengths, lambda run, v: run["accuracy"] if v == 0 else run["past"], VIEWS)
+    data = {"points": points, "ends": ends, "marks": columns(x=[L], label=[f"trained at {L}"]),
+            "chance": columns(value=[1 / vocab], label=[f"chance 1/{vocab}"])}
+    return figure(_accuracy_layout([float(v) for v in lengths], seed_labels(record)), data, description=(
+        f"Accuracy against test length for the five schemes, each trained at length {L} from "
+        f"{len(record['seeds'])} seeds; pick under the chart whether all positions count or only those past "
+        f"position {L}, and one seed or their mean. The dashed rule marks the training length, the dotted one "
+        f"chance. The learned table's line stops at n_max = {n_max}: past it there is no row."))
+
+
+def _lines(x: alt.X, y_title: str, seeds: Sequence[str], view_param, seed_param, tips_x: str):
+    y = alt.Y("value:Q", title=y_title, scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"))
+    enc = series("scheme", NAMES, legend=False)
+    keep = alt.datum.seed == seed_param
+    if view_param is not None:
+        keep = keep & (alt.datum.view == view_param)
+    tips = [alt.Tooltip("scheme:N"), alt.Tooltip("x:Q", title=tips_x), alt.Tooltip("value:Q", format=".1%",
+                                                                                    title="accuracy"),
+            alt.Tooltip("lowest:Q", format=".1%"), alt.Tooltip("highest:Q", format=".1%")]
+    band = alt.Chart(named("points")).mark_area(opacity=0.15, aria=False).encode(
+        x=x, y=alt.Y("lowest:Q", scale=alt.Scale(domain=[0, 1])), y2="highest:Q",
+        color=alt.Color("scheme:N", scale=COLOURS, legend=None)).transform_filter(keep)
+    line = alt.Chart(named("points")).mark_line(point=alt.OverlayMarkDef(size=40, filled=True), strokeWidth=2.5,
+                                                aria=False).encode(
+        x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], shape=enc["shape"],
+        tooltip=tips).transform_filter(keep)
+    label = alt.Chart(named("ends")).mark_text(align="left", dx=8, aria=False).encode(
+        x=x, y=alt.Y("value:Q"), text="label:N",
+        color=alt.Color("scheme:N", scale=COLOURS, legend=None)).transform_filter(keep)
+    return band, line, label
 
 
 @layout
-def _accuracy_layout(lengths: Sequence[float]) -> alt.LayerChart:
-    """Mean line, seed band, direct labels, the training-length rule and chance, over the test ``lengths``
-    (the x axis's ticks; its domain runs to 1.22 × the longest, room for the labels)."""
-    x = alt.X("length:Q", title="test length (tokens)", scale=alt.Scale(domain=[0, max(lengths) * 1.22]),
+def _accuracy_layout(lengths: Sequence[float], seeds: Sequence[str]) -> alt.LayerChart:
+    """Lines, band and labels over the test ``lengths`` (ticks; the domain runs on for the labels), the view and
+    the seed picked in the chart."""
+    view = alt.param(name="lab_view", value=VIEWS[1], bind=alt.binding_radio(options=list(VIEWS), name="count "))
+    seed = alt.param(name="lab_seed", value=MEAN, bind=alt.binding_select(options=list(seeds), name="seed "))
+    x = alt.X("x:Q", title="test length (tokens)", scale=alt.Scale(domain=[0, max(lengths) * 1.25]),
               axis=alt.Axis(values=list(lengths)))
-    y = alt.Y("accuracy:Q", title="accuracy (share of predictions right)", scale=alt.Scale(domain=[0, 1]),
-              axis=alt.Axis(format="%"))
-    enc = series("scheme", NAMES, title="scheme")
-    tips = [alt.Tooltip("scheme:N"), alt.Tooltip("length:Q", title="test length"),
-            alt.Tooltip("accuracy:Q", format=".1%", title="mean accuracy"),
-            alt.Tooltip("lowest:Q", format=".1%"), alt.Tooltip("highest:Q", format=".1%")]
-    band = alt.Chart(named("points")).mark_area(opacity=0.15).encode(
-        x=x, y=alt.Y("lowest:Q", scale=alt.Scale(domain=[0, 1])), y2="highest:Q",
-        color=alt.Color("scheme:N", scale=COLOURS, legend=None))
-    line = alt.Chart(named("points")).mark_line(point=alt.OverlayMarkDef(size=60, filled=True), strokeWidth=2.5).encode(
-        x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], shape=enc["shape"], tooltip=tips)
-    label = alt.Chart(named("ends")).mark_text(align="left", dx=8, fontSize=13).encode(
-        x=x, y=y, text="label:N", color=alt.Color("scheme:N", scale=COLOURS, legend=None))
-    rule = alt.Chart(named("marks")).mark_rule(color=REFERENCE, strokeDash=[4, 3]).encode(x=x)
-    rule_text = alt.Chart(named("marks")).mark_text(color=REFERENCE, align="left", dx=4, y="height", dy=-8).encode(
+    band, line, label = _lines(x, "accuracy", seeds, view, seed, "test length")
+    rule = alt.Chart(named("marks")).mark_rule(color=REFERENCE, strokeDash=[4, 3], aria=False).encode(x=x)
+    rule_text = alt.Chart(named("marks")).mark_text(color=REFERENCE, align="left", dx=4, y=8, aria=False).encode(
         x=x, text="label:N")
-    chance = alt.Chart(named("chance")).mark_rule(color=REFERENCE, strokeDash=[1, 3]).encode(y="accuracy:Q")
-    chance_text = alt.Chart(named("chance")).mark_text(color=REFERENCE, align="right", dy=-6, x="width").encode(
-        y="accuracy:Q", text="label:N")
-    return alt.layer(band, line, label, rule, rule_text, chance, chance_text).properties(
-        width="container", height=420, title="Accuracy at each test length (band: lowest to highest of the seeds)")
+    chance = alt.Chart(named("chance")).mark_rule(color=REFERENCE, strokeDash=[1, 3], aria=False).encode(
+        y="value:Q")
+    chance_text = alt.Chart(named("chance")).mark_text(color=REFERENCE, align="right", dy=-6, x="width",
+                                                       aria=False).encode(y="value:Q", text="label:N")
+    return alt.layer(band, line, label, rule, rule_text, chance, chance_text).add_params(view, seed).properties(
+        width="container", height=330, title=alt.Title("Accuracy at each test length",
+                                                       subtitle="band: lowest to highest seed"))
+
+
+def position_figure(record: dict) -> Figure:
+    """Accuracy at each position of the 4 × L_train test sequences, per scheme, one seed or the mean (picked in
+    the chart); the training length and the learned table's last row marked."""
+    s = settings_from(record)
+    n = 4 * s.L_train
+    positions = np.arange(1, n + 1, dtype=float)
+    points, ends = _curves(record, positions, lambda run, v: run["by_position"], ("by position",))
+    marks = columns(x=[s.L_train + 0.5, s.n_max + 0.5], row=[0.06, 0.14],
+                    label=[f"trained up to {s.L_train}", f"learned: no row past {s.n_max}"])
+    return figure(_position_layout(n, seed_labels(record)), {"points": points, "ends": ends, "marks": marks},
+                  description=(
+        f"Accuracy at each position of test sequences {n} tokens long, per scheme ({len(record['seeds'])} seeds; "
+        f"pick one under the chart). Positions right of the dashed rule at {s.L_train} were never seen in "
+        f"training; the learned table has no row past {s.n_max}."))
+
+
+@layout
+def _position_layout(n: int, seeds: Sequence[str]) -> alt.LayerChart:
+    seed = alt.param(name="lab_pseed", value=MEAN, bind=alt.binding_select(options=list(seeds), name="seed "))
+    x = alt.X("x:Q", title="position in the sequence (1-based)", scale=alt.Scale(domain=[0, n * 1.22]),
+              axis=alt.Axis(values=list(range(0, n + 1, max(4, n // 8)))))
+    band, line, label = _lines(x, "accuracy at that position", seeds, None, seed, "position")
+    line = line.mark_line(strokeWidth=2, aria=False)
+    rule = alt.Chart(named("marks")).mark_rule(color=REFERENCE, strokeDash=[4, 3], aria=False).encode(x=x)
+    text = alt.Chart(named("marks")).mark_text(color=REFERENCE, align="left", dx=4, aria=False).encode(
+        x=x, y=alt.Y("row:Q", scale=alt.Scale(domain=[0, 1]), axis=None), text="label:N")
+    return alt.layer(band, line, label, rule, text).add_params(seed).properties(
+        width="container", height=300, title=alt.Title(f"Accuracy at each position, sequences of {n}",
+                                                       subtitle="band: lowest to highest seed"))
+
+
+def attention_figure(record: dict) -> Figure:
+    """The attention maps at 4 × L_train: scheme, seed and layer picked in the chart; outlined cells: where the
+    task's answer sits. Cells under the kept floor are not sent (drawn as blank, i.e. ≈ 0)."""
+    s = settings_from(record)
+    maps = record["map"]["maps"]
+    tokens = record["map"]["tokens"]
+    n = len(tokens)
+    bos = int(s.bos)
+    n_seeds = len(maps[NAMES[0]])
+    seeds = [f"seed {x}" for x in record["seeds"][:n_seeds]]
+    cols = {k: [] for k in ("scheme", "seed", "layer", "query", "key", "weight")}
+    for code, scheme in enumerate(NAMES):
+        for si in range(n_seeds):
+            for layer, cells in enumerate(maps[scheme][si]):
+                for q, k, w in cells:
+                    if bos and q == 0:
+                        continue  # the start token's own row
+                    cols["scheme"].append(code)
+                    cols["seed"].append(seeds[si])
+                    cols["layer"].append(f"layer {layer + 1}")
+                    cols["query"].append(q - bos + 1)
+                    cols["key"].append(k - bos + 1)  # 0: the start token
+                    cols["weight"].append(w)
+    cells = columns(scheme=categories(np.array(cols["scheme"], dtype=int), NAMES), seed=cols["seed"],
+                    layer=cols["layer"], query=cols["query"], key=cols["key"], weight=cols["weight"])
+    ans = answer_keys(np.asarray(tokens), s.task, s.k)
+    answers = columns(query=[i + 1 for i, _ in ans], key=[j + 1 for _, j in ans])
+    layers = [f"layer {i + 1}" for i in range(s.n_layers)]
+    return figure(_attention_layout(n, s.L_train, s.n_max, bool(bos), tuple(seeds), tuple(layers)),
+                  {"cells": cells, "answers": answers, "marks": columns(query=[s.L_train + 0.5])}, description=(
+        f"Attention weights on one test sequence of {n} tokens (4 × the training length {s.L_train}), one scheme, "
+        f"seed and layer at a time (picked under the chart); row = query position, column = key position "
+        f"(1-based{', 0 = the start token' if bos else ''}). Outlined: the key that holds the answer. Rows below "
+        f"the dashed rule are past the training length; the learned table's map stops at row {s.n_max}."))
+
+
+@layout
+def _attention_layout(n: int, L: int, n_max: int, bos: bool, seeds: Sequence[str],
+                      layers: Sequence[str]) -> alt.LayerChart:
+    pick = alt.param(name="lab_mscheme", value="rope", bind=alt.binding_radio(options=list(NAMES), name="scheme "))
+    seed = alt.param(name="lab_mseed", value=seeds[0], bind=alt.binding_select(options=list(seeds), name="seed "))
+    layer = alt.param(name="lab_mlayer", value=layers[-1],
+                      bind=alt.binding_radio(options=list(layers), name="layer "))
+    lo = 0 if bos else 1
+    xs = alt.Scale(domain=[lo - 0.5, n + 0.5], nice=False, zero=False)
+    ys = alt.Scale(domain=[n + 0.5, 0.5], nice=False, zero=False)
+    x_title = "key position" + (" (0: start token)" if bos else "")
+    x_axis = alt.Axis(values=list(range(lo, n + 1, 8)))
+    y_axis = alt.Axis(values=list(range(8, n + 1, 8)))
+    edges = dict(k0="datum.key - 0.5", k1="datum.key + 0.5", q0="datum.query - 0.5", q1="datum.query + 0.5")
+    tips = [alt.Tooltip("query:Q", title="query"), alt.Tooltip("key:Q", title="key"),
+            alt.Tooltip("weight:Q", format=".2f")]
+    heat = alt.Chart(named("cells")).mark_rect(aria=False).encode(
+        x=alt.X("k0:Q", scale=xs, axis=x_axis, title=x_title), x2="k1:Q",
+        y=alt.Y("q0:Q", scale=ys, axis=y_axis, title="query position"), y2="q1:Q", tooltip=tips,
+        color=alt.Color("weight:Q", title="weight", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]),
+                        legend=alt.Legend(orient="right", direction="vertical", gradientLength=120)),
+    ).transform_filter((alt.datum.scheme == pick) & (alt.datum.seed == seed) & (alt.datum.layer == layer)
+                       ).transform_calculate(**edges)
+    answer = alt.Chart(named("answers")).mark_rect(filled=False, stroke=FOCUS, strokeWidth=1.2, aria=False).encode(
+        x=alt.X("k0:Q", scale=xs, axis=None), x2="k1:Q", y=alt.Y("q0:Q", scale=ys, axis=None),
+        y2="q1:Q").transform_calculate(**edges).transform_filter((pick != "learned") | (alt.datum.query <= n_max))
+    past = alt.Chart(named("marks")).mark_rule(color=REFERENCE, strokeDash=[4, 3], strokeWidth=1.5,
+                                               aria=False).encode(y=alt.Y("query:Q", scale=ys))
+    return alt.layer(heat, answer, past).add_params(pick, seed, layer).properties(
+        width="container", height=380, title=alt.Title("Where each position looks, at 4 × the training length",
+                                                       subtitle=[f"outlined: the answer; below the dashed rule: "
+                                                                 f"past position {L}"]))
+
+
+def angles_figure(settings) -> Figure:
+    """RoPE, per pair: the share of a full turn its largest angle covered in training (gaps up to L − 1) and at
+    4 × L (gaps up to 4L − 1), capped at one turn. A pair that never completed a turn in training meets angles at
+    4 × L it has never seen."""
+    s = settings
+    dh = s.d_model // s.heads
+    w = frequencies(dh, BASE)
+    trained = (s.L_train - 1) * w
+    tested = (4 * s.L_train - 1) * w
+    pairs = np.arange(1, len(w) + 1)
+    rows = columns(pair=np.repeat(pairs, 2), when=np.tile(np.array(["in training", "at 4 ×"]), len(w)),
+                   turn=np.minimum(np.column_stack([trained, tested]).ravel() / (2 * math.pi), 1.0),
+                   radians=np.column_stack([trained, tested]).ravel())
+    unseen = int(np.sum(trained < 2 * math.pi))
+    return figure(_angles_layout(len(w)), {"rows": rows}, description=(
+        f"RoPE with head width {dh}: for each of its {len(w)} pairs, how much of a full turn the largest angle "
+        f"covered in training (gaps up to {s.L_train - 1}) and at 4 × (gaps up to {4 * s.L_train - 1}). "
+        f"{unseen} of {len(w)} pairs never completed a turn in training."))
+
+
+@layout
+def _angles_layout(n_pairs: int) -> alt.LayerChart:
+    y = alt.Y("pair:O", title="RoPE pair (1 = fastest)")
+    bars = alt.Chart(named("rows")).mark_bar(aria=False).encode(
+        x=alt.X("turn:Q", title="largest angle, as a share of one full turn", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%")),
+        y=y, yOffset=alt.YOffset("when:N", sort=["in training", "at 4 ×"]),
+        color=alt.Color("when:N", sort=["in training", "at 4 ×"], title=None,
+                        scale=alt.Scale(range=[REFERENCE, FOCUS]), legend=alt.Legend(orient="top")),
+        tooltip=[alt.Tooltip("pair:O"), alt.Tooltip("when:N"), alt.Tooltip("radians:Q", format=".1f")])
+    text = alt.Chart(named("rows")).mark_text(align="left", dx=3, aria=False).encode(
+        x="turn:Q", y=y, yOffset=alt.YOffset("when:N", sort=["in training", "at 4 ×"]),
+        text=alt.Text("radians:Q", format=".1f"))
+    return alt.layer(bars, text).properties(width="container", height=max(160, 26 * n_pairs),
+                                            title=alt.Title("RoPE: the angles each pair reached",
+                                                            subtitle="labels: radians"))
+
+
+def gaps_figure(record: dict) -> Figure:
+    """Accuracy past the training length at 4 × L, with every key readable or only keys fewer than L_train
+    places back (the gaps seen in training), toggled in the chart; lines span the seeds."""
+    s = settings_from(record)
+    codes, restricted, mean, lo, hi = [], [], [], [], []
+    i_4L = record["test_lengths"].index(4 * s.L_train)
+    for code, scheme in enumerate(NAMES):
+        for r, values in ((False, [run["past"][i_4L] for run in record["runs"][scheme]]),
+                          (True, [run["seen_gaps"][1] for run in record["runs"][scheme]])):
+            if any(v is None for v in values):
+                continue
+            codes.append(code)
+            restricted.append(r)
+            mean.append(float(np.mean(values)))
+            lo.append(float(np.min(values)))
+            hi.append(float(np.max(values)))
+    data = columns(scheme=categories(np.array(codes, dtype=int), NAMES), restricted=restricted, value=mean,
+                   lowest=lo, highest=hi)
+    return figure(_gaps_layout(), {"bars": data}, description=(
+        f"Accuracy on positions {s.L_train + 1}–{4 * s.L_train} of {4 * s.L_train}-token test sequences per "
+        f"scheme (mean, with a line from the lowest to the highest seed); tick the box under the chart to let "
+        f"each query read only keys fewer than {s.L_train} places back, the gaps it saw in training. The "
+        f"learned table has no rows there, so it has no bar."))
+
+
+@layout
+def _gaps_layout() -> alt.LayerChart:
+    only = alt.param(name="lab_gaps", value=False, bind=alt.binding_checkbox(name="only gaps seen in training "))
+    keep = alt.datum.restricted == only
+    y = alt.Y("scheme:N", sort=NAMES, title=None)
+    x = alt.X("value:Q", title="accuracy past the training length", scale=alt.Scale(domain=[0, 1]),
+              axis=alt.Axis(format="%"))
+    bars = alt.Chart(named("bars")).mark_bar(aria=False).encode(
+        x=x, y=y, color=alt.Color("scheme:N", scale=COLOURS, legend=None),
+        tooltip=[alt.Tooltip("scheme:N"), alt.Tooltip("value:Q", format=".1%", title="mean"),
+                 alt.Tooltip("lowest:Q", format=".1%"), alt.Tooltip("highest:Q", format=".1%")]).transform_filter(keep)
+    spread = alt.Chart(named("bars")).mark_rule(color="#222222", aria=False).encode(
+        x="lowest:Q", x2="highest:Q", y=y).transform_filter(keep)
+    text = alt.Chart(named("bars")).mark_text(align="left", dx=4, aria=False).encode(
+        x="highest:Q", y=y, text=alt.Text("value:Q", format=".0%")).transform_filter(keep)
+    return alt.layer(bars, spread, text).add_params(only).properties(
+        width="container", height=190, title="Past the training length, at 4 ×")
 
 
 def loss_figure(record: dict) -> Figure:
@@ -120,98 +355,56 @@ def loss_figure(record: dict) -> Figure:
         mean += list(m)
         lo += list(a)
         hi += list(b)
-    finite = np.asarray(hi, float)[np.isfinite(hi)]
-    top = nice_bound(float(finite.max()) * 1.05) if finite.size else 1.0  # no finite loss: an empty 0 … 1 axis
-    last = len(steps) - 1
-    ends = columns(scheme=categories(np.arange(len(NAMES)), NAMES), step=[steps[-1]] * len(NAMES),
-                   loss=dodge([mean[i * len(steps) + last] for i in range(len(NAMES))], 0.06 * top), label=NAMES)
-    data = {"loss": columns(scheme=categories(np.array(codes), NAMES), step=xs, loss=mean, lowest=lo, highest=hi),
-            "ends": ends, "guess": columns(loss=[math.log(vocab)], label=[f"a uniform guess: ln {vocab}"])}
-    return figure(_loss_layout(float(top)), data, description=(
-        "Training loss against step for the five schemes, the same steps and settings for each; the dotted "
-        "rule is the loss of a uniform guess."))
+    return _loss(codes, xs, mean, lo, hi, vocab, float(steps[-1]),
+                 "Training loss against step for the five schemes (mean over the seeds, band: lowest to highest), "
+                 "the same steps and settings for each; the dotted rule is the loss of a uniform guess.")
+
+
+def live_loss_figure(losses: dict[str, list[float]], vocab: int, steps: int) -> Figure:
+    """The loss of the runs in progress, every step so far (thinned to ≤ 200 points a curve)."""
+    codes, xs, ys = [], [], []
+    for code, scheme in enumerate(NAMES):
+        ls = list(losses.get(scheme, []))
+        every = max(1, len(ls) // 200)
+        for i in range(0, len(ls), every):
+            codes.append(code)
+            xs.append(i + 1)
+            ys.append(ls[i])
+    return _loss(codes, xs, ys, ys, ys, vocab, float(steps),
+                 "Training loss of the run in progress for each scheme, step by step, while it trains.")
+
+
+def _loss(codes, xs, mean, lo, hi, vocab, last_step, description) -> Figure:
+    finite = np.asarray(hi, float)[np.isfinite(hi)] if len(hi) else np.array([])
+    top = nice_bound(max(float(finite.max()) * 1.05, math.log(vocab) * 1.05)) if finite.size else \
+        nice_bound(math.log(vocab) * 1.05)
+    ends_i = [max((j for j, c in enumerate(codes) if c == i), default=None) for i in range(len(NAMES))]
+    have = [i for i, j in enumerate(ends_i) if j is not None]
+    ends = columns(scheme=categories(np.array(have, dtype=int), NAMES), step=[float(xs[ends_i[i]]) for i in have],
+                   loss=dodge([mean[ends_i[i]] for i in have], 0.06 * top), label=[NAMES[i] for i in have])
+    data = {"loss": columns(scheme=categories(np.array(codes, dtype=int), NAMES), step=np.asarray(xs, float),
+                            loss=np.asarray(mean, float), lowest=np.asarray(lo, float),
+                            highest=np.asarray(hi, float)),
+            "ends": ends, "guess": columns(loss=[math.log(vocab)], label=[f"uniform guess: ln {vocab}"])}
+    return figure(_loss_layout(float(top), last_step), data, description=description)
 
 
 @layout
-def _loss_layout(top: float) -> alt.LayerChart:
+def _loss_layout(top: float, last_step: float) -> alt.LayerChart:
     """Mean line, seed band, direct labels and the uniform guess; the loss axis runs from 0 to ``top``."""
-    x = alt.X("step:Q", title="training step")
-    y = alt.Y("loss:Q", title="training loss (cross-entropy)", scale=alt.Scale(domain=[0, top]))
-    enc = series("scheme", NAMES, title="scheme")
-    band = alt.Chart(named("loss")).mark_area(opacity=0.15).encode(
+    x = alt.X("step:Q", title="training step", scale=alt.Scale(domain=[0, last_step * 1.15]))
+    y = alt.Y("loss:Q", title="training loss", scale=alt.Scale(domain=[0, top]))
+    enc = series("scheme", NAMES, legend=False)
+    band = alt.Chart(named("loss")).mark_area(opacity=0.15, aria=False).encode(
         x=x, y=alt.Y("lowest:Q", scale=alt.Scale(domain=[0, top])), y2="highest:Q",
         color=alt.Color("scheme:N", scale=COLOURS, legend=None))
-    line = alt.Chart(named("loss")).mark_line(strokeWidth=2).encode(
+    line = alt.Chart(named("loss")).mark_line(strokeWidth=2, aria=False).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"],
         tooltip=[alt.Tooltip("scheme:N"), alt.Tooltip("step:Q"), alt.Tooltip("loss:Q", format=".3f")])
-    label = alt.Chart(named("ends")).mark_text(align="left", dx=6, fontSize=13).encode(
+    label = alt.Chart(named("ends")).mark_text(align="left", dx=6, aria=False).encode(
         x=x, y=y, text="label:N", color=alt.Color("scheme:N", scale=COLOURS, legend=None))
-    guess = alt.Chart(named("guess")).mark_rule(color=REFERENCE, strokeDash=[1, 3]).encode(y="loss:Q")
-    guess_text = alt.Chart(named("guess")).mark_text(color=REFERENCE, align="right", dy=-6, x="width").encode(
-        y="loss:Q", text="label:N")
+    guess = alt.Chart(named("guess")).mark_rule(color=REFERENCE, strokeDash=[1, 3], aria=False).encode(y="loss:Q")
+    guess_text = alt.Chart(named("guess")).mark_text(color=REFERENCE, align="right", dy=-6, x="width",
+                                                     aria=False).encode(y="loss:Q", text="label:N")
     return alt.layer(band, line, label, guess, guess_text).properties(
-        width="container", height=340, title="Training loss (band: lowest to highest of the seeds)")
-
-
-def target_cells(record: dict) -> list[tuple[int, int]]:
-    """(query, key) 0-based cells a perfect model would read: k back for copy, the first token for first."""
-    s = record["settings"]
-    n = len(record["map"]["tokens"])
-    if s["task"] == "copy":
-        return [(i, i - s["k"]) for i in range(s["k"], n)]
-    return [(i, 0) for i in range(1, n)]
-
-
-def attention_figure(record: dict, layer: int) -> Figure:
-    """The attention weights of one layer on one test sequence (2 × L_train long), one panel per scheme;
-    outlined cells: where the task's answer sits."""
-    maps = record["map"]["maps"]
-    L = record["settings"]["L_train"]
-    n = len(record["map"]["tokens"])
-    q, k = np.tril_indices(n)  # the causal mask: keys after the query are never read
-    codes, qs, ks, ws, kinds = [], [], [], [], []
-    targets = target_cells(record)
-    for code, scheme in enumerate(NAMES):
-        a = np.asarray(maps[scheme][layer])
-        codes += [code] * len(q)
-        qs += list(q + 1)
-        ks += list(k + 1)
-        ws += list(a[q, k])
-        kinds += [0] * len(q)
-        codes += [code] * len(targets)
-        qs += [i + 1 for i, _ in targets]
-        ks += [j + 1 for _, j in targets]
-        ws += [float(a[i, j]) for i, j in targets]
-        kinds += [1] * len(targets)
-    data = columns(scheme=categories(np.array(codes), NAMES), query=qs, key=ks, weight=ws,
-                   cell=categories(np.array(kinds), ["weight", "answer"]))
-    return figure(_attention_layout(n, L, layer), {"cells": data}, description=(
-        f"Attention weights of layer {layer + 1} for one test sequence of {n} tokens, one scheme at a time (picked under the chart); "
-        f"row = query position, column = key position (1-based). Outlined cells hold the answer; queries below "
-        f"position {L} are longer than anything seen in training."))
-
-
-@layout
-def _attention_layout(n: int, L: int, layer: int) -> alt.LayerChart:
-    """The map of layer ``layer`` (0-based) over ``n`` positions, the scheme picked in the chart, the answer
-    cells outlined and a dashed rule above the first query past the training length ``L``."""
-    x = alt.X("key:O", title="key position (1-based)", axis=alt.Axis(values=list(range(4, n + 1, 4)), labelAngle=0))
-    y = alt.Y("query:O", title="query position", axis=alt.Axis(values=list(range(4, n + 1, 4))))
-    tips = [alt.Tooltip("scheme:N"), alt.Tooltip("query:O", title="query position"),
-            alt.Tooltip("key:O", title="key position"), alt.Tooltip("weight:Q", format=".2f")]
-    # One map at a time, the scheme picked inside the chart (no rerun): it fills its column on a phone too.
-    pick = alt.param(name="scheme", value=NAMES[0], bind=alt.binding_radio(options=list(NAMES), name="scheme "))
-    heat = alt.Chart().mark_rect().encode(
-        x=x, y=y, tooltip=tips,
-        color=alt.Color("weight:Q", title="attention weight", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1])),
-    ).transform_filter(alt.datum.cell == "weight")
-    answer = alt.Chart().mark_rect(filled=False, stroke=FOCUS, strokeWidth=1.5).encode(
-        x=x, y=y, tooltip=tips).transform_filter(alt.datum.cell == "answer")
-    past = alt.Chart().mark_rule(color=REFERENCE, strokeDash=[4, 3], strokeWidth=1.5).encode(
-        y=alt.Y("query:O", bandPosition=0)).transform_filter((alt.datum.cell == "answer") & (alt.datum.query == L + 1))
-    return alt.layer(heat, answer, past, data=named("cells")).transform_filter(
-        alt.datum.scheme == pick).add_params(pick).properties(
-        width="container", height=360,
-        title=alt.Title(f"Layer {layer + 1}: where each position looks",
-                        subtitle=[f"outlined: the answer; rows below the dashed rule are past the training length {L}",
-                                  "pick the scheme under the chart"]))
+        width="container", height=260, title="Training loss")
