@@ -23,10 +23,10 @@ FIRST, SECOND = chapter.FIGURE_WEIGHTS
 WORD = chapter.COPY_WORD
 POSITIONAL = [s for s in SCHEMES if s != "none"]
 # The Predict's options, each the set of schemes under which the copies' weights differ.
-OPTIONS = {"Only the learned table: it has a row per position": {"learned table"},
-           "Only sinusoids and RoPE: they encode distance": {"sinusoids", "RoPE"},
-           "All three: learned table, sinusoids and RoPE": {"learned table", "sinusoids", "RoPE"},
-           "None: copies of a word always tie": set()}
+OPTIONS = {"Only the learned table": {"learned table"},
+           "Only sinusoids and RoPE": {"sinusoids", "RoPE"},
+           "All three": {"learned table", "sinusoids", "RoPE"},
+           "None: copies always tie": set()}
 
 
 @frame.cached
@@ -50,13 +50,22 @@ def opening_scheme(res) -> str:
     return "sinusoids" if "sinusoids" in res.runs else "learned table"
 
 
+def listing(items) -> str:
+    """“a”, “a and b”, “a, b and c”."""
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def the(scheme: str) -> str:
+    return f"the {scheme}" if scheme == "learned table" else scheme
+
+
 def pairs_text(weights, digits: int) -> str:
     return " and ".join(f"{w:.{digits}f}" for w in weights)
 
 
-with frame.page(PATH, f"The chapter opened with a contradiction: the embedding table hands both copies of “{WORD}” "
-                      f"the same row, yet its figures gave them the weights {FIRST} and {SECOND}. Which is it — and "
-                      "what settles the scrambled sentence?"):
+with frame.page(PATH, f"The table hands both copies of “{WORD}” one row, yet the chapter's figures gave them "
+                      f"the weights {FIRST} and {SECOND}. Which is it, and what settles the scramble?"):
     ex = frame.example()
     tokens = frame.tokens_or_stop(ex.sentence)
     frame.require(len(tokens) >= 2, "Type at least two words: one word has no copy to compare and nothing to swap "
@@ -77,12 +86,14 @@ with frame.page(PATH, f"The chapter opened with a contradiction: the embedding t
         ran = [s for s in POSITIONAL if s in res.runs]
         options = [o for o, schemes in OPTIONS.items() if schemes <= set(ran)]
         correct = next((k for k, o in enumerate(options) if OPTIONS[o] == differ), len(options) - 1)
-        copies = ", ".join(str(i + 1) for i in res.copies)
+        copies = listing(str(i + 1) for i in res.copies)
         q = frame.predict(
             f"The query word at position {res.query + 1} looks at the copies at positions {copies}. With which "
-            "position schemes do the copies get different weights?" + (f" ({note})" if note else ""),
+            "schemes do the copies get different weights?" + (f" ({note})" if note else ""),
             options, correct, key="explains_predict" if len(ran) == len(POSITIONAL) else "explains_predict_odd")
-        frame.chart(figs["copies"])
+        left, right = st.columns([3, 2])
+        with left:
+            frame.chart(figs["copies"])
         none = res.runs["none"]
         tie = none.copy_gap < TINY
         frame.verdict("with no positions the copies get equal weights — same row in, same key, as the chapter's "
@@ -90,20 +101,21 @@ with frame.page(PATH, f"The chapter opened with a contradiction: the embedding t
                       f"{pairs_text(none.copy_weights, 6)}, differing by {small(none.copy_gap)}")
         for s in ran:
             r = res.runs[s]
-            frame.verdict(f"with {s} the copies get different weights, as the chapter's figures show",
+            frame.verdict(f"with {the(s)} the copies get different weights, as the chapter's figures show",
                           r.copy_gap > CLEAR, f"{pairs_text(r.copy_weights, 3)}, differing by {r.copy_gap:.3f}")
-        split = "; ".join(f"{s} {pairs_text(res.runs[s].copy_weights, 3)}" for s in ran if s in differ)
+        split = "; ".join(f"{the(s)} {pairs_text(res.runs[s].copy_weights, 3)}" for s in ran if s in differ)
         both = tie and differ == set(ran)
-        q.answer(
-            (f"With no positions the copies tie, {pairs_text(none.copy_weights, 6)}: same row in, same "
-             f"{frame.term('key')}, same {frame.term('softmax')} weight. " if tie else
-             f"With no positions the copies differ by {small(none.copy_gap)} here: see Checks. ")
-            + (f"Given positions they split — {split} — because each copy sits somewhere else and gets another "
-               "row, another sin/cos vector or another turn before attention sees it. " if split else "")
-            + ("So both of the chapter's claims are true: the copies leave the table identical, and stop being "
-               f"identical once position is folded in. {FIRST} and {SECOND} were the chapter's figures, from a "
-               "trained model; the numbers here differ because the app's vectors are random — what matters is "
-               "equal against unequal." if both else ""))
+        with right:
+            q.answer(
+                (f"With no positions the copies tie, {pairs_text(none.copy_weights, 6)}: same row in, same "
+                 f"{frame.term('key')}, same {frame.term('softmax')} weight. " if tie else
+                 f"With no positions the copies differ by {small(none.copy_gap)} here: see Checks. ")
+                + (f"Given positions they split — {split} — because each copy sits somewhere else and gets another "
+                   "row, another sin/cos vector or another turn before attention sees it. " if split else "")
+                + ("So both of the chapter's claims are true: the copies leave the table identical, and stop being "
+                   f"identical once position is folded in. {FIRST} and {SECOND} were the chapter's figures, from a "
+                   "trained model; the numbers here differ because the app's vectors are random — what matters is "
+                   "equal against unequal." if both else ""))
         st.page_link("lessons/scramble.py", label="Back to the scramble, where the paradox began",
                      icon=":material/arrow_back:")
 
@@ -123,25 +135,28 @@ with frame.page(PATH, f"The chapter opened with a contradiction: the embedding t
         all_moved = len(changed) == len(moved)
         q = frame.predict(
             f"Positions {i + 1} and {j + 1} trade their words; the chart shows the weights from the query word at "
-            f"position {sres.query + 1}, with {scheme}. Does each word keep its weight after the swap?",
+            f"position {sres.query + 1}, with {the(scheme)}. Does each word keep its weight after the swap?",
             ["Yes, with every scheme", "Only with no positions", "Only with positions", "Never"],
             [[3, 2], [1, 0]][keeps][all_moved], key="ex_predict_scramble")
         st.text("X:  " + " ".join(sres.tokens) + "\nPX: " + " ".join(sres.scrambled))
-        frame.chart(sfigs["scramble"])
+        left, right = st.columns([3, 2])
+        with left:
+            frame.chart(sfigs["scramble"])
         frame.verdict("with no positions, Attn(PX) = P·Attn(X): the same rows, reordered", keeps,
                       f"largest difference {small(none.scramble_error)} over all {len(sres.tokens)} × {sres.d} "
                       "entries")
         for s, err in moved.items():
-            frame.verdict(f"with {s}, Attn(PX) ≠ P·Attn(X): order now changes the outputs", err > CLEAR,
+            frame.verdict(f"with {the(s)}, Attn(PX) ≠ P·Attn(X): order now changes the outputs", err > CLEAR,
                           f"largest difference {err:.3f}")
-        q.answer(
-            (f"With no positions every word keeps its weight (Attn(PX) and P·Attn(X) differ by "
-             f"{small(none.scramble_error)}): attention saw a bag of words. " if keeps else
-             f"With no positions the outputs differ by {small(none.scramble_error)}: see Checks. ")
-            + (f"With {' and '.join(changed)} the outputs move by up to {max(moved[s] for s in changed):.3f}: a "
-               f"position belongs to the slot, not to the word, so the word now at position {i + 1} meets another "
-               "position vector (or another turn) and comes out as a different row. The mechanism never changed; "
-               "it stopped being handed a bag of words." if changed else ""))
+        with right:
+            q.answer(
+                (f"With no positions every word keeps its weight (Attn(PX) and P·Attn(X) differ by "
+                 f"{small(none.scramble_error)}): attention saw a bag of words. " if keeps else
+                 f"With no positions the outputs differ by {small(none.scramble_error)}: see Checks. ")
+                + (f"With {listing(the(s) for s in changed)} the outputs move by up to {max(moved[s] for s in changed):.3f}: a "
+                   f"position belongs to the slot, not to the word, so the word now at position {i + 1} meets another "
+                   "position vector (or another turn) and comes out as a different row. The mechanism never changed; "
+                   "it stopped being handed a bag of words." if changed else ""))
         with frame.deeper("why positions break the tie", key="ex_deep_why"):
             frame.formula(
                 r"\text{learned table, sinusoids:}\quad X' = X + E,\quad E_p = T[p] \ \text{or}\ PE(p)",

@@ -1,0 +1,237 @@
+"""The RoPE page's client-side closed forms, checked against posenc: the pair-circle chart turns q and k, sums
+the score and measures the angle in Vega expressions (so a drag or the play button redraws with no rerun). This
+file runs the chart's own transforms — read from the figure's spec, not retyped — with a small Python mirror of
+the Vega expression language (``vega_eval``: the operators, ``%`` with JavaScript's sign rule, the math
+functions, ``format`` and string ``+``), over the data the figure ships, at several slider values, d and seeds,
+and compares every number the chart draws with ``posenc``."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import posenc
+from posenc import chapter
+from posenc.charts import rope as rc
+from posenc.charts.spec import records
+from posenc.encodings import rope, rope_score
+from posenc.rope_demo import rope_demo, wrap_angle
+
+TOKENS = posenc.tokenize(chapter.SENTENCE)
+QI, KI = chapter.query_index(TOKENS), chapter.key_index(TOKENS)
+
+
+# ---------------------------------------------------------------- a mirror of Vega's expression language
+def _js_str(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _format(v: float, spec: str) -> str:
+    """d3-format, for the specifiers the charts use (",d", ".3f", ".6f")."""
+    if spec == ",d":
+        return f"{round(v):,}".replace("-", "−")
+    if spec.startswith(".") and spec.endswith("f"):
+        return f"{v:.{int(spec[1:-1])}f}".replace("-", "−")
+    raise NotImplementedError(spec)
+
+
+FUNCTIONS = {"cos": math.cos, "sin": math.sin, "atan2": math.atan2, "sqrt": math.sqrt, "pow": math.pow,
+             "abs": abs, "round": round, "format": _format, "toString": _js_str}
+CONSTANTS = {"PI": math.pi}
+
+
+class _Eval(ast.NodeVisitor):
+    def __init__(self, names: dict):
+        self.names = names
+
+    def visit_Expression(self, node):
+        return self.visit(node.body)
+
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        if node.id in self.names:
+            return self.names[node.id]
+        if node.id in CONSTANTS:
+            return CONSTANTS[node.id]
+        raise NameError(f"the expression uses {node.id!r}, which the mirror does not know")
+
+    def visit_Attribute(self, node):
+        return getattr(self.visit(node.value), node.attr)
+
+    def visit_Call(self, node):
+        return FUNCTIONS[node.func.id](*[self.visit(a) for a in node.args])
+
+    def visit_UnaryOp(self, node):
+        v = self.visit(node.operand)
+        return -v if isinstance(node.op, ast.USub) else +v
+
+    def visit_BinOp(self, node):
+        a, b = self.visit(node.left), self.visit(node.right)
+        op = node.op
+        if isinstance(op, ast.Add):
+            return _js_str(a) + _js_str(b) if isinstance(a, str) or isinstance(b, str) else a + b
+        if isinstance(op, ast.Mod):
+            return math.fmod(a, b)  # JavaScript's %: the sign of the dividend
+        return {ast.Sub: lambda: a - b, ast.Mult: lambda: a * b, ast.Div: lambda: a / b}[type(op)]()
+
+    def visit_Compare(self, node):
+        a, b = self.visit(node.left), self.visit(node.comparators[0])
+        return {ast.Eq: a == b, ast.NotEq: a != b, ast.Lt: a < b, ast.Gt: a > b, ast.LtE: a <= b,
+                ast.GtE: a >= b}[type(node.ops[0])]
+
+    def generic_visit(self, node):
+        raise NotImplementedError(f"the mirror does not evaluate {type(node).__name__}")
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(expr: str) -> ast.Expression:
+    return ast.parse(expr.replace("===", "==").replace("!==", "!="), mode="eval")
+
+
+def vega_eval(expr: str, datum: dict | None = None, params: dict | None = None):
+    """Evaluate one Vega expression (``==`` and ``!=`` as Vega writes them; no ternaries in these charts)."""
+    names = dict(params or {})
+    names["datum"] = SimpleNamespace(**(datum or {}))
+    return _Eval(names).visit(_parse(expr))
+
+
+def run_transforms(rows: list[dict], transforms: list[dict], params: dict) -> list[dict]:
+    """Vega-Lite's calculate, filter and joinaggregate (sum) over ``rows``, in order, as the browser runs them."""
+    rows = [dict(r) for r in rows]
+    for t in transforms:
+        if "calculate" in t:
+            for r in rows:
+                r[t["as"]] = vega_eval(t["calculate"], r, params)
+        elif "filter" in t:
+            rows = [r for r in rows if vega_eval(t["filter"], r, params)]
+        elif "joinaggregate" in t:
+            for agg in t["joinaggregate"]:
+                assert agg["op"] == "sum"
+                total = math.fsum(r[agg["field"]] for r in rows)
+                for r in rows:
+                    r[agg["as"]] = total
+        else:
+            raise NotImplementedError(t)
+    return rows
+
+
+# ---------------------------------------------------------------- the pair circles
+def circles(d: int, seed: int, tokens=TOKENS, qi=QI, ki=KI):
+    r = rope_demo(tokens, qi, ki, d, seed)
+    fig = rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=r.n, gap=r.n - r.m, pair=0, score=r.score)
+    return r, records(fig)
+
+
+def drawn(spec: dict, params: dict) -> dict[str, dict]:
+    """The one row each pair-layer draws at these slider values, by the text or field it shows."""
+    pairs = spec["datasets"]["pairs"]
+    out = {}
+    for layer in spec["layer"]:
+        if layer["data"]["name"] != "pairs":
+            continue
+        [row] = run_transforms(pairs, layer["transform"], params)
+        out[layer["mark"]["type"] + ":" + str(layer["encoding"].get("x", {}).get("field"))
+            + ":" + str(row.get("text", ""))] = row
+    return out
+
+
+@pytest.mark.parametrize("d,seed", [(2, 0), (4, 1), (8, 0), (64, 0), (64, 7), (512, 3)])
+@pytest.mark.parametrize("n,gap,pair", [(7, -3, 0), (37, -3, 1), (3997, -3, 0), (0, 0, 0), (4000, -20, 5),
+                                        (123, -11, 999)])
+def test_turned_pairs_score_and_angle_match_posenc(d, seed, n, gap, pair):
+    r, spec = circles(d, seed)
+    half = d // 2
+    pair = min(pair, half - 1)
+    params = {rc.KEY_POSITION: n, rc.GAP: gap, rc.PAIR: pair}
+    m = n - gap
+    rows = drawn(spec, params)
+    assert rows, "the pair layers draw one row each"
+    q_turned = rope(r.q, [m])[0].reshape(-1, 2)[pair]
+    k_turned = rope(r.k, [n])[0].reshape(-1, 2)[pair]
+    score = rope_score(r.q, r.k, m, n) / np.sqrt(d)
+    angle = float(wrap_angle(np.arctan2(k_turned[1], k_turned[0]) - np.arctan2(q_turned[1], q_turned[0])))
+    tol = 1e-12 * max(m, 100)
+    for row in rows.values():
+        assert row["pair"] == pair and row["m"] == m
+        assert row["qx"] == pytest.approx(q_turned[0], abs=tol) and row["qy"] == pytest.approx(q_turned[1], abs=tol)
+        assert row["kx"] == pytest.approx(k_turned[0], abs=tol) and row["ky"] == pytest.approx(k_turned[1], abs=tol)
+        assert row["score"] == pytest.approx(score, abs=tol * d)
+        assert math.remainder(row["angle"] - angle, 2 * math.pi) == pytest.approx(0, abs=tol)
+        assert -math.pi < row["angle"] <= math.pi
+    # the readouts and labels the chart writes
+    texts = {k.split(":", 2)[2] for k in rows}
+    assert f"score (all pairs) {_format(score, '.6f')}" in texts
+    assert f"q at m = {m:,}" in texts and f"k at n = {n:,}" in texts
+    assert any(t.startswith(f"gap n − m = {gap} · angle q → k ") for t in texts)
+
+
+@pytest.mark.parametrize("d,seed", [(4, 0), (64, 0), (128, 5)])
+def test_play_keeps_the_score_and_the_angle(d, seed):
+    """Play sweeps the key position with the gap fixed: the chart's score and angle stay where posenc puts
+    them — equal along the sweep, to rounding — and at the chapter's pairs they are the chapter's score."""
+    r, spec = circles(d, seed)
+    gap = r.n - r.m
+    sweep = [drawn(spec, {rc.KEY_POSITION: n, rc.GAP: gap, rc.PAIR: 0}) for n in (0, 7, 37, 250, 3997, 4000)]
+    scores = [next(iter(rows.values()))["score"] for rows in sweep]
+    angles = [next(iter(rows.values()))["angle"] for rows in sweep]
+    assert np.ptp(scores) < 1e-11 * d and np.ptp(angles) < 1e-11
+    at = {n: drawn(spec, {rc.KEY_POSITION: n, rc.GAP: gap, rc.PAIR: 0}) for _, n in chapter.PAIRS}
+    for (_, n), expected in zip(chapter.PAIRS, r.pair_scores):
+        assert next(iter(at[n].values()))["score"] == pytest.approx(expected, abs=1e-11 * d)
+
+
+def test_a_different_gap_changes_the_score():
+    r, spec = circles(64, 0)
+    a = next(iter(drawn(spec, {rc.KEY_POSITION: 7, rc.GAP: -3, rc.PAIR: 0}).values()))["score"]
+    b = next(iter(drawn(spec, {rc.KEY_POSITION: 7, rc.GAP: -4, rc.PAIR: 0}).values()))["score"]
+    assert abs(a - b) > 1e-3
+    assert b == pytest.approx(rope_score(r.q, r.k, 11, 7) / 8.0, abs=1e-12)
+
+
+def test_circles_radius_is_the_picked_pairs_length():
+    r, spec = circles(16, 2)
+    by_pair = {row["pair"]: row for row in spec["datasets"]["pairs"]}
+    layers = [layer for layer in spec["layer"] if layer["data"]["name"] == "unit"]
+    assert len(layers) == 2
+    for layer, vectors in zip(layers, (r.q_pairs, r.k_pairs)):
+        first, lookup, *rest = layer["transform"]
+        assert first == {"calculate": rc.PAIR, "as": "pair"}
+        assert lookup["lookup"] == "pair" and lookup["from"]["data"]["name"] == "pairs"
+        for pair in (0, 3, 7):
+            rows = [dict(u, pair=pair, **{f: by_pair[pair][f] for f in lookup["from"]["fields"]})
+                    for u in spec["datasets"]["unit"]]
+            out = run_transforms(rows, rest, {rc.PAIR: pair})
+            radius = np.hypot([o["cx"] for o in out], [o["cy"] for o in out])
+            assert np.max(np.abs(radius - np.hypot(*vectors[pair]))) < 1e-12
+
+
+def test_the_sliders_open_at_the_chapters_first_pair_and_are_named_for_the_address():
+    r, spec = circles(64, 0)
+    params = {p["name"]: p for p in spec["params"]}
+    assert set(params) == {rc.KEY_POSITION, rc.GAP, rc.PAIR} and all(k.startswith("rp_") for k in params)
+    (m, n) = chapter.PAIRS[0]
+    assert params[rc.KEY_POSITION]["value"] == n and params[rc.GAP]["value"] == n - m
+    assert params[rc.PAIR]["bind"]["max"] == 31
+    assert params[rc.KEY_POSITION]["bind"]["max"] >= max(b for _, b in chapter.PAIRS)
+    assert params[rc.GAP]["bind"]["min"] <= min(b - a for a, b in chapter.PAIRS) <= params[rc.GAP]["bind"]["max"]
+    for layer in spec["layer"]:
+        assert layer["mark"]["aria"] is False
+
+
+def test_the_mirror_is_javascript_where_python_differs():
+    assert vega_eval("-7 % 3") == -1.0  # JavaScript keeps the dividend's sign; Python's -7 % 3 is 2
+    assert vega_eval("'n = ' + 7") == "n = 7" and vega_eval("'x' + 2.5") == "x2.5"
+    assert vega_eval("format(-1234, ',d')") == "−1,234"
+    with pytest.raises(NameError):
+        vega_eval("unknown + 1")
