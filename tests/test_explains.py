@@ -17,6 +17,7 @@ from posenc.explains import (
     learned_table,
     query_copies_gap,
     scramble_order,
+    unavailable_note,
 )
 from posenc.learned import init_table
 from posenc.scramble import copies_weight_gap
@@ -265,7 +266,12 @@ def test_odd_d_lists_the_paired_schemes_as_unavailable():
     res = explains_demo(CHAPTER, 9, 0)
     assert set(res.runs) == {"none", "learned table"}
     assert set(res.unavailable) == {"sinusoids", "RoPE"}
-    assert all("odd" in m for m in res.unavailable.values())
+    note = unavailable_note(9, res.unavailable)
+    assert note.count("d = 9 is odd") == 1  # d named once, however many schemes it rules out
+    assert note == ("d = 9 is odd: sines and cosines come in (sin, cos) pairs and RoPE turns coordinates in pairs, "
+                    "so sinusoids and RoPE need an even d.")
+    assert unavailable_note(8, {}) == ""
+    assert unavailable_note(9, {"RoPE": "RoPE turns coordinates in pairs"}).endswith("so RoPE needs an even d.")
 
 
 @pytest.mark.parametrize("q", [-1, 5, 99])

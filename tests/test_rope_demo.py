@@ -235,8 +235,9 @@ def _figures(d=64, start=1, m=10, n=7, tokens=SENT):
     r = rope_demo(tokens, 2, 1, d, 0, m, n)
     w = score_window(tokens, 2, 1, d, 0, start)
     L = length_demo(tokens, 2, d, 0, m)
-    return (rc.score_window(w.positions, w.rope_scores, w.additive_scores, query_word="chased", key_word="cat"),
-            rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, r.q_turned, r.k_turned, r.pair_gap_angles, m, n),
+    return (rc.score_window(w.positions, w.rope_scores, w.additive_scores),
+            rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=min(n, rc.N_MAX), gap=max(min(n - m, 0), rc.GAP_MIN),
+                            pair=0, score=r.score),
             rc.lengths(L.positions, L.rope_norms, L.raw_norms, max(m, 1)))
 
 
@@ -259,9 +260,19 @@ def test_window_figure_holds_both_schemes_and_a_bound_pick():
     assert sorted(set(table["scheme"])) == ["RoPE", "adding sinusoids"]
     assert len(table["score"]) == 2 * WINDOW * WINDOW
     [param] = win.spec["params"]
-    assert param["name"] == "scheme" and param["bind"]["input"] == "radio"
-    [pick] = circles.spec["params"]
-    assert pick["name"] == "pair" and pick["bind"]["max"] == 64 // 2 - 1
+    assert param["name"] == "rp_scheme" and param["bind"]["input"] == "radio"
+    picks = {p["name"]: p for p in circles.spec["params"]}
+    assert set(picks) == {"rp_n", "rp_gap", "rp_pair"} and picks["rp_pair"]["bind"]["max"] == 64 // 2 - 1
+    # one row per pair is shipped (the browser turns them): d/2 rows, and a unit circle
+    assert circles.datasets["pairs"].num_rows == 32
+    # every mark is hidden from screen readers: the chart is named by its description
+    for fig in (win, circles, lengths):
+        layers = fig.spec.get("layer", [fig.spec])
+        assert all(layer["mark"]["aria"] is False for layer in layers)
+    w = score_window(SENT, 2, 1, 64, 0, 1)  # the takeaway's numbers are in the chart's name
+    assert f"at most {w.rope_diag_spread:.1e} along any diagonal" in win.description
+    assert f"up to {w.rope_row_spread:.2f} along a row" in win.description
+    assert f"up to {w.additive_diag_spread:.2f} along a diagonal" in win.description
     # the circle chart keeps its aspect: the x domain follows width / height in the browser
     assert "width" in json.dumps(circles.spec["layer"][0]["encoding"]["x"]["scale"]["domain"])
     # lengths: RoPE flat, the raw index growing
