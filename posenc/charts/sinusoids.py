@@ -8,6 +8,7 @@ builder sets is the plot's own (spec.figure fits the width only: axes, title and
 from __future__ import annotations
 
 import base64
+import json
 import struct
 import zlib
 
@@ -304,9 +305,9 @@ def _similarity_layout(n: int, positive: bool) -> alt.LayerChart:
     # signed values get the diverging scheme around 0; all-positive ones (the usual case) the sequential one
     scale = alt.Scale(scheme=spec.SEQUENTIAL if positive else spec.DIVERGING, nice=False, zero=False)
     colour = alt.Color("PE(p)·PE(q):Q", scale=scale)
-    pick = alt.param(name="gap", value=int(np.clip(FIRST_GAP, -(n - 1), n - 1)),
+    pick = alt.param(name="sn_gap", value=int(np.clip(FIRST_GAP, -(n - 1), n - 1)),
                      bind=alt.binding_range(min=-(n - 1), max=n - 1, step=1, name="outline the gap q − p = "))
-    on = "datum['gap q − p'] === gap"
+    on = "datum['gap q − p'] === sn_gap"
     heat = alt.Chart(spec.named("S")).mark_rect().encode(
         x=alt.X("q:O", title="position q", axis=alt.Axis(values=ticks, labelAngle=0)),
         y=alt.Y("p:O", title="position p", axis=alt.Axis(values=ticks)),
@@ -350,3 +351,192 @@ def _catch_layout(gap: int) -> alt.LayerChart:
     rings = alt.Chart(spec.named("pairs")).mark_point(color=spec.FOCUS, size=160, strokeWidth=2.5).encode(**enc)
     return alt.layer(line, rings).properties(
         title=f"The score with the gap fixed at {gap}", height=230)
+
+
+# ---------------------------------------------------------------- the dials: pairs turning as the position moves
+# Everything a dial shows is a closed form of the chart's parameters, computed in the browser (Vega expressions
+# over the shipped grid), so a drag or a play redraws with no rerun. The expressions are module constants: the
+# tests evaluate the very strings the chart ships against ``posenc`` (tests/test_client_expressions_sinusoids.py).
+DIAL_SPAN = 100  # the waves run over positions 0 … 100; the position slider (and play) sweeps the same range
+DIAL_ROW = 2.6  # vertical distance between two pairs' rows (each wave spans −1 … 1)
+#: a clock hand as a symbol path: a thin bar from the centre (0, 0) to 12 o'clock (0, −1), a dot at its end
+HAND_PATH = ("M -0.035 0 L -0.035 -0.86 L 0.035 -0.86 L 0.035 0 Z "
+             "M -0.12 -0.88 A 0.12 0.12 0 1 0 0.12 -0.88 A 0.12 0.12 0 1 0 -0.12 -0.88 Z")
+HAND_SCALE = 1.25  # a custom symbol scales with √size: at this factor the hand reaches the ring
+DIAL_SAMPLES = 4  # wave samples per position (≥ 25 per fastest wavelength 2π)
+MAX_SHIFT_IN_CHART = 30  # the in-chart shift k: 0 … 30
+LOG_BASE_RANGE = (0.3, 6.0)  # the in-chart base runs over 10^0.3 ≈ 2 … 10^6, on a log scale
+
+#: ω_i of the pair in the row, from its i, the model's d and the chart's base (``{base}`` is filled in: the bound
+#: base param, or the paper's base as a number).
+EXPR_OMEGA = "pow({base}, -2 * datum.i / datum.d)"
+EXPR_THETA = "{pos} * datum.omega"  # the pair's angle p·ω_i (radians)
+EXPR_WAVE = "datum.cy + sin(datum.x * datum.omega)"  # the wave sin(x·ω_i) on its row
+EXPR_TIP = "datum.cy + sin(datum.theta)"  # where the hand's tip sits on the row: sin(p·ω_i), the wave at p
+EXPR_LAMBDA = "2 * PI / datum.omega"  # the wavelength
+EXPR_GAP_DEG = "(({k} * datum.omega) * 180 / PI) % 360"  # the angle between the hands at p and p + k, degrees
+EXPR_DOT = ("sin({pos} * datum.omega) * sin(({pos} + {k}) * datum.omega) "
+            "+ cos({pos} * datum.omega) * cos(({pos} + {k}) * datum.omega)")  # pair i's term of PE(p)·PE(p+k)
+
+
+def dial_rows(d: int, pairs: tuple[int, ...]) -> dict:
+    """The dial chart's data for the shown ``pairs`` (i, 0-based) of a d-dimensional table: their rows, the
+    wave grid over positions 0 … DIAL_SPAN, and every pair (the dot product sums them all)."""
+    n = len(pairs)
+    slot = np.arange(n)
+    cy = -slot * DIAL_ROW
+    x = np.linspace(0.0, float(DIAL_SPAN), DIAL_SAMPLES * DIAL_SPAN + 1)
+    return {
+        "rows": spec.columns(slot=slot.astype(np.int8), i=np.asarray(pairs, dtype=np.int32),
+                             d=np.full(n, d, dtype=np.int32), cy=cy),
+        "wave": spec.columns(slot=np.repeat(slot, x.size).astype(np.int8),
+                             i=np.repeat(np.asarray(pairs, dtype=np.int32), x.size),
+                             d=np.full(n * x.size, d, dtype=np.int32), cy=np.repeat(cy, x.size),
+                             x=np.tile(x, n)),
+        "all": spec.columns(i=np.arange(d // 2, dtype=np.int32), d=np.full(d // 2, d, dtype=np.int32)),
+    }
+
+
+def dials(d: int, pairs: tuple[int, ...], *, position: int, base: float | None = None, shift: int | None = None,
+          prefix: str = "sn") -> spec.Figure:
+    """Each shown pair i as a dial (its hand at the angle p·ω_i) beside its wave sin(x·ω_i) over positions
+    0 … DIAL_SPAN, the position p a slider in the chart (``{prefix}_pos``; play sweeps it). ``base`` given: the
+    base is a slider too (``{prefix}_logbase``, log10 of the base), starting there; else the paper's base, fixed.
+    ``shift`` given: a second hand and wave point at p + k (slider ``{prefix}_k``), the angle between the hands
+    and PE(p)·PE(p + k) read out, the same at every p."""
+    fixed = base is None
+    shifted = shift is not None
+    chart = _dials_layout(len(pairs), prefix, fixed, shifted)
+    spec_ = chart.spec()
+    for p in spec_.get("params", []):  # the starting values are data of a kind: set them on the finished spec
+        if p["name"] == f"{prefix}_pos":
+            p["value"] = int(np.clip(position, 0, DIAL_SPAN))
+        elif p["name"] == f"{prefix}_logbase" and not fixed:
+            p["value"] = round(float(np.clip(np.log10(base), *LOG_BASE_RANGE)), 1)
+        elif p["name"] == f"{prefix}_k" and shifted:
+            p["value"] = int(np.clip(shift, 0, MAX_SHIFT_IN_CHART))
+    fig = spec.figure(spec.Layout(json.dumps(spec_)), dial_rows(d, pairs), description=_dials_description(
+        d, pairs, position, base, shift))
+    return quiet(fig)
+
+
+def _dials_description(d: int, pairs, position: int, base: float | None, shift: int | None) -> str:
+    b = chapter.BASE if base is None else float(base)
+    w = b ** (-2 * np.asarray(pairs, dtype=float) / d)
+    lam = ", ".join(f"pair {i}: {number(2 * np.pi / x)}" for i, x in zip(pairs, w))
+    head = (f"Dials and waves of pairs {', '.join(str(i) for i in pairs)} of d = {d} at position {position}, base "
+            f"{b:,.4g}: pair 0 turns fastest, each later pair more slowly. Wavelengths: {lam}.")
+    if shift is None:
+        return head
+    dot = float(np.sum(np.cos(shift * b ** (-np.arange(0, d, 2) / d))))
+    return (f"{head} The second hand is k = {shift} positions further on; the angle between the two hands is "
+            f"k·ω_i, the same at every p, and PE(p)·PE(p + k) = {dot:.4f} at every p.")
+
+
+@spec.layout
+def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerChart:
+    """n rows: a dial (ring, hand, tip) left of its wave; the position (and base, shift) params bound to inputs."""
+    pos = alt.param(name=f"{prefix}_pos", value=0,
+                    bind=alt.binding_range(min=0, max=DIAL_SPAN, step=1, name="position p "))
+    params = [pos]
+    if fixed:
+        base = f"{chapter.BASE:g}"
+    else:
+        lb = alt.param(name=f"{prefix}_logbase", value=4,
+                       bind=alt.binding_range(min=LOG_BASE_RANGE[0], max=LOG_BASE_RANGE[1], step=0.1,
+                                              name="base = 10^"))
+        params.append(lb)
+        base = f"pow(10, {prefix}_logbase)"
+    k_name = f"{prefix}_k"
+    if shifted:
+        params.append(alt.param(name=k_name, value=chapter.SHIFT,
+                                bind=alt.binding_range(min=0, max=MAX_SHIFT_IN_CHART, step=1, name="shift k ")))
+    p = f"{prefix}_pos"
+    omega = EXPR_OMEGA.format(base=base)
+    span_y = (n - 1) * DIAL_ROW + 3.0
+    height = 58 * n + 40
+    # the dials sit left of the waves, in a margin as wide as a dial (the x domain's start follows the width)
+    x = alt.X("x:Q", title="position p", scale=alt.Scale(nice=False, zero=False, domain=[0, DIAL_SPAN]),
+              axis=alt.Axis(values=list(range(0, DIAL_SPAN + 1, 20)), format="d"))
+    def yf(field_: str) -> alt.Y:  # every layer's y with the same scale (Vega-Lite draws nothing when they differ)
+        return alt.Y(f"{field_}:Q", axis=None, scale=alt.Scale(domain=[-(n - 1) * DIAL_ROW - 1.4, 1.6], nice=False))
+
+    y = yf("y")
+    # every field the rows' layers draw, computed once (sibling layers that fork this pipeline with their own
+    # calculations trip Vega-Lite's dataflow merging: a blank chart)
+    calc = dict(theta=EXPR_THETA.format(pos=p), x=p, x0="0", ty="datum.cy + 1.05")
+    text = ("'pair ' + datum.i + ': wavelength ' + (datum.lam >= 1000 ? format(datum.lam, ',.0f') "
+            ": format(datum.lam, '.4~g')) + (datum.lam > 2 * " + str(DIAL_SPAN) + " ? ' (barely moves here)' : '')")
+    rows = alt.Chart(spec.named("rows")).transform_calculate(omega=omega).transform_calculate(
+        **calc).transform_calculate(lam=EXPR_LAMBDA, tip=EXPR_TIP, y="datum.cy", deg="90 - datum.theta * 180 / PI")
+    if shifted:
+        rows = rows.transform_calculate(theta2=EXPR_THETA.format(pos=f"({p} + {k_name})"),
+                                        x2=f"{p} + {k_name}").transform_calculate(
+            tip2="datum.cy + sin(datum.theta2)", gapdeg=EXPR_GAP_DEG.format(k=k_name),
+            deg2="90 - datum.theta2 * 180 / PI")
+        text += " + '   ·   hands ' + format(datum.gapdeg, '.1f') + '° apart'"
+    rows = rows.transform_calculate(text=text)
+    # the dials sit left of the plot, in its padding, a dial's width out: a pixel position (no data unit)
+    dial_x = alt.XValue(alt.expr(f"-(height / {span_y:g}) - 10"))
+    ring = rows.mark_point(shape="circle", filled=False, strokeWidth=1.5, color=spec.REFERENCE, opacity=1,
+                           size=alt.expr(f"PI * pow(height / {span_y:g}, 2)")).encode(x=dial_x, y=y)
+    # a hand: a symbol from the centre to 12 o'clock with a dot at its end, turned by the angle channel (degrees,
+    # clockwise from 12 o'clock), as long as the dial's radius (a symbol's path spans ±1 over √size pixels)
+    size = alt.expr(f"pow(2 * height / {span_y:g} * {HAND_SCALE:g}, 2)")
+
+    def hand_of(deg: str, colour: str) -> alt.Chart:
+        return rows.mark_point(shape=HAND_PATH, size=size, filled=True, color=colour, opacity=1).encode(
+            x=dial_x, y=y, angle=alt.Angle(f"{deg}:Q", scale=None))
+
+    hand = hand_of("deg", spec.SERIES[0])
+    wave = alt.Chart(spec.named("wave")).transform_calculate(omega=omega).transform_calculate(
+        y=EXPR_WAVE).mark_line(color=spec.SERIES[0], strokeWidth=1.5).encode(x=x, y=y, detail="slot:N")
+    now = rows.mark_rule(strokeDash=[2, 3], color=spec.REFERENCE).encode(
+        x=alt.X("x0:Q"), x2=alt.X2("x:Q"), y=yf("tip"))
+    tip = rows.mark_point(filled=True, size=70, color=spec.SERIES[0], opacity=1).encode(x=x, y=yf("tip"))
+    cursor = rows.mark_rule(color=spec.SERIES[0], strokeWidth=1).encode(x=x)
+    label = rows.mark_text(align="left", baseline="bottom", dx=2, fontWeight="bold", color=spec.TEXT).encode(
+        x=alt.X("x0:Q"), y=yf("ty"), text="text:N")
+    head = (f"'p = ' + format({p}, 'd')"
+            + ("" if fixed else f" + '   ·   base = ' + format(pow(10, {prefix}_logbase), ',.3~r')")
+            + (f" + '   ·   k = ' + format({k_name}, 'd')" if shifted else ""))
+    layers = [ring, wave, now, cursor, hand, tip, label]
+    if shifted:
+        hand2 = hand_of("deg2", spec.FOCUS)
+        tip2 = rows.mark_point(filled=True, size=80, shape="diamond", color=spec.FOCUS, clip=True).encode(
+            x=alt.X("x2:Q"), y=yf("tip2"),
+            opacity=alt.condition(f"datum.x2 <= {DIAL_SPAN}", alt.value(1), alt.value(0)))
+        dot = alt.Chart(spec.named("all")).transform_calculate(omega=omega).transform_calculate(
+            term=EXPR_DOT.format(pos=p, k=k_name), closed=f"cos({k_name} * datum.omega)").transform_aggregate(
+            dot="sum(term)", closed="sum(closed)").transform_calculate(
+            text="'PE(p)·PE(p + k) = ' + format(datum.dot, '.4f')", x0=f"{DIAL_SPAN}", ty="1.6").mark_text(
+            align="right", baseline="bottom", dy=-4, fontSize=14, fontWeight="bold", color=spec.FOCUS).encode(
+            x=alt.X("x0:Q"), y=yf("ty"), text="text:N")
+        layers = [ring, wave, now, cursor, hand, hand2, tip, tip2, label, dot]
+    title = ("The hand at p + k keeps its angle to the hand at p" if shifted
+             else "Each pair turns at its own rate")
+    # the readout follows the sliders: the subtitle is an expression of the params
+    return alt.layer(*layers).add_params(*params).properties(
+        title=alt.TitleParams(alt.expr(head), subtitle=title), height=height)
+
+
+def quiet(fig: spec.Figure) -> spec.Figure:
+    """Marks not exposed one by one to screen readers (``aria: false`` on every mark): the chart is read by its
+    description, and its numbers by Show data or a table beside it."""
+    for node in _dicts(fig.spec):
+        mark = node.get("mark")
+        if isinstance(mark, str):
+            node["mark"] = {"type": mark, "aria": False}
+        elif isinstance(mark, dict):
+            mark["aria"] = False
+    return fig
+
+
+def _dicts(node):
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _dicts(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _dicts(v)
