@@ -58,6 +58,17 @@ def copy_columns_gap(res: Primer) -> tuple[list[int], float]:
     return ix, float(np.max(np.abs(cols - cols[:, :1])))
 
 
+def copy_rows_gap(res: Primer) -> tuple[list[int], float]:
+    """The copies (``chapter.copies``, 0-based) and the largest difference between their rows of the output (0 in
+    exact arithmetic: the same vector gives the same query, the same weights and the same weighted sum).
+    ([], 0.0) when no word repeats."""
+    ix = chapter.copies(res.tokens)
+    if not ix:
+        return [], 0.0
+    rows = res.out[ix]
+    return ix, float(np.max(np.abs(rows - rows[:1])))
+
+
 def check_pieces(res: Primer) -> float:
     """The largest difference between the steps recomputed from the pieces (softmax(S), weights·V) and
     ``attention``'s own weights and output."""

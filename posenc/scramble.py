@@ -4,13 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import unicodedata
+
 import numpy as np
 
 from . import chapter
 from .core import attention, causal_mask, duplicate_groups, embed, permutation_matrix, projections
 
+# Scripts that write words without spaces between them: ``tokenize`` makes one "word" of a run of them.
+UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN", "JAVANESE",
+                    "BALINESE", "YI ")
 SHOWN_DIMS = 24  # the output pictures show the first 24 coordinates (the checks cover all d)
 TOL = 1e-12  # float64 rounding: equal in exact arithmetic means closer than this
+
+
+def unspaced(tokens: list[str]) -> bool:
+    """Whether a word of ``tokens`` is in a script written without spaces between words (Japanese, Chinese,
+    Thai …): there ``tokenize``'s words are the runs between spaces, not the words a reader sees."""
+    return any(unicodedata.name(c, "").startswith(UNSPACED_SCRIPTS) for w in tokens for c in w)
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,13 @@ def scramble(tokens: list[str], order: list[int], d_model: int, seed: int = 0, c
         weight_gap=weight_gap,
         queries_checked=checked,
     )
+
+
+def rows_changed(res: Scramble, tol: float = TOL) -> list[int]:
+    """The slots (0-based) whose row of Attn(PX) differs from P·Attn(X) by more than ``tol`` in some coordinate:
+    none without a mask; with the causal mask, the slots whose word may now read another set of words."""
+    diff = np.max(np.abs(res.out_of_scrambled - res.permuted_out), axis=1)
+    return [int(s) for s in np.flatnonzero(diff > tol)]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
-"""AppTest of the "Attention in one screen" page: the steps' chart, its verdicts, the Predict answer computed at
-its own settings, the glossary anchors every frame.term() link points to, and bad sentences."""
+"""AppTest of the "Attention in one screen" page: the steps' chart (one spec, linked views, marks hidden from
+screen readers), its verdicts in Checks, the Predict asked on the sentence the chart shows when it repeats a word
+(else the chapter's) with its answer computed there, the glossary anchors every frame.term() link points to, and
+bad sentences."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_ok, charts_of, layouts, open_page, page_text
+from conftest import assert_ok, charts_of, elements, kind, layouts, open_page, page_text, spec_params
 
 import frame
 from posenc import chapter
 from posenc.core import embed, projections, tokenize
+from posenc.charts.primer import HOVER, PARAM
 from posenc.primer import MAX_SHOWN_WORDS
 
 PAGE = "lessons/attention.py"
@@ -43,10 +46,11 @@ def test_defaults(default_page):
     spec = chart_spec(at)
     assert len(spec["vconcat"]) == 5
     tokens = tokenize(frame.DEFAULT_SENTENCE)
-    param = next(p for p in spec["params"] if p["name"] == "query")
+    param = next(p for p in spec["params"] if p["name"] == PARAM)
+    assert PARAM.startswith("at_")  # the page's key prefix: frame.live keeps it in the address
     assert param["value"] == f"{chapter.query_index(tokens) + 1} {tokens[chapter.query_index(tokens)]}"
     lines = verdict_lines(at)
-    assert len(lines) == 3 and all(line.startswith(HOLDS) for line in lines), lines
+    assert len(lines) == 4 and all(line.startswith(HOLDS) for line in lines), lines
     # the copies' verdict names the chapter's copies by position
     pos = ", ".join(str(i + 1) for i in chapter.copies(tokens))
     assert any(f"words {pos} are the same word" in line for line in lines)
@@ -54,23 +58,92 @@ def test_defaults(default_page):
     assert f"first 6 of d = {frame.DEFAULT_D}" in page_text(at)
 
 
-def test_predict_answer_is_computed_on_the_chapters_sentence():
-    at = open_page(PAGE, d=16, seed=5, sentence="one two three")  # the sidebar's sentence differs
+def _output_gap(tokens, d, seed, a, b) -> float:
+    """max |out_a − out_b|, recomputed from the formula."""
+    X = embed(tokens, d, seed)
+    Wq, Wk, Wv = projections(d, seed)
+    S = (X @ Wq) @ (X @ Wk).T / np.sqrt(d)
+    e = np.exp(S - S.max(axis=1, keepdims=True))
+    out = (e / e.sum(axis=1, keepdims=True)) @ (X @ Wv)
+    return float(np.max(np.abs(out[a] - out[b])))
+
+
+def predict_label(at) -> str:
+    return at.radio(key="at_predict_guess").label
+
+
+def test_predict_uses_the_chapters_sentence_when_yours_repeats_no_word():
+    at = open_page(PAGE, d=16, seed=5, sentence="one two three")  # the sidebar's sentence has no copies
     assert_ok(at)
     radio = at.radio(key="at_predict_guess")
     assert radio.value is None
-    text = page_text(at)
     tokens = tokenize(chapter.SENTENCE)
     a, b = chapter.copies(tokens)
-    assert f"words {a + 1} and {b + 1} are both" in text and "d = 16, seed 5" in text
+    assert f"On the chapter's sentence “{chapter.SENTENCE}” (yours repeats no word), words {a + 1} and {b + 1} " \
+           f"are both “{chapter.COPY_WORD}”" in predict_label(at)
     radio.set_value(radio.options[0]).run()
     assert_ok(at)
-    X = embed(tokens, 16, 5)
-    Wq, Wk, _ = projections(16, 5)
-    S = (X @ Wq) @ (X @ Wk).T / 4.0
-    gap = float(np.max(np.abs(S[:, a] - S[:, b])))
-    assert "**Right.**" in page_text(at)
-    assert f"the largest difference between columns {a + 1} and {b + 1} is {gap:.1g}" in page_text(at)
+    gap = _output_gap(tokens, 16, 5, a, b)
+    text = page_text(at)
+    assert "**Right.**" in text
+    assert f"on the chapter's sentence at d = 16, rows {a + 1} and {b + 1} of the output differ by at most " \
+           f"{gap:.0e}" in text
+
+
+def test_predict_speaks_of_your_sentence_when_it_repeats_a_word():
+    sentence = "a bird saw a bird"
+    at = open_page(PAGE, d=8, seed=2, sentence=sentence)
+    assert_ok(at)
+    label = predict_label(at)
+    assert label.endswith("Words 1 and 4 are the same word. In step 5, how do their output rows compare?"), label
+    assert "bird" not in label  # the student's words never go through Markdown
+    assert "chapter" not in label
+    radio = at.radio(key="at_predict_guess")
+    radio.set_value(radio.options[2]).run()
+    assert_ok(at)
+    gap = _output_gap(tokenize(sentence), 8, 2, 0, 3)
+    text = page_text(at)
+    assert "**Not quite**" in text and f"on this sentence at d = 8, seed 2, rows 1 and 4 of the output differ by " \
+                                       f"at most {gap:.0e}" in text
+
+
+def test_predict_comes_first_and_no_verdict_sits_on_the_main_path(default_page):
+    """The Predict is the first thing after the lead and its section's heading; every verdict is in Checks."""
+    order = [e for e in elements(default_page)]
+    kinds = [kind(e) for e in order]
+    first_radio = kinds.index("radio")
+    assert kinds.index("vega_lite_chart") > first_radio
+    checks = next(i for i, e in enumerate(order) if kind(e) == "expander" and "Checks" in str(e.label))
+    for i, e in enumerate(order):
+        if kind(e) == "markdown" and ("**Holds**" in e.value or "**Does not hold**" in e.value):
+            assert i > checks, e.value
+
+
+def test_the_chart_is_one_spec_with_linked_views_and_quiet_marks(default_page):
+    """Hovering (or tapping) a row in any panel lights that word in every panel: one point selection over the
+    five cell views. Every mark has aria: false; the chart is named by its description, with the takeaway's
+    numbers."""
+    spec = chart_spec(default_page)
+    hover = next(p for p in spec_params(spec) if p["name"] == HOVER)
+    assert hover["select"]["type"] == "point" and hover["select"]["fields"] == ["row"]
+    assert "pointerover" in hover["select"]["on"]
+    names = set(re.findall(r'"name": "(at_cells_\d)"', json.dumps(spec["vconcat"])))
+    assert set(hover["views"]) == names and len(names) == 5
+    marks = [n["mark"] for n in _dicts(spec["vconcat"]) if "mark" in n]
+    assert marks and all(isinstance(m, dict) and m.get("aria") is False for m in marks), marks
+    tokens = tokenize(frame.DEFAULT_SENTENCE)
+    a, b = chapter.copies(tokens)
+    assert f"Words {a + 1} and {b + 1} are the same word and get the same row in every step" in spec["description"]
+
+
+def _dicts(node):
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _dicts(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _dicts(v)
 
 
 def test_glossary_has_an_anchor_for_every_term(default_page):
@@ -103,7 +176,7 @@ def test_sentences_that_work(sentence, words):
     assert not at.error
     spec = chart_spec(at)
     tokens = tokenize(sentence)
-    options = next(p for p in spec["params"] if p["name"] == "query")["bind"]["options"]
+    options = next(p for p in spec["params"] if p["name"] == PARAM)["bind"]["options"]
     assert len(options) == min(len(tokens), MAX_SHOWN_WORDS)
     if len(tokens) > MAX_SHOWN_WORDS:
         assert f"first {MAX_SHOWN_WORDS} of {len(tokens)} words" in page_text(at)
@@ -111,6 +184,15 @@ def test_sentences_that_work(sentence, words):
     for marker in ("example.com", "<script>", "$x^2$"):
         assert marker not in rendered
     assert all(line.startswith(HOLDS) for line in verdict_lines(at))
+
+
+def test_a_sentence_in_a_script_with_marks_keeps_its_words():
+    """Hindi's vowel signs and virama stay on their letters: 7 words, and the two copies of बिल्ली are found."""
+    at = open_page(PAGE, sentence="बिल्ली ने चूहे का पीछा किया बिल्ली")
+    assert_ok(at)
+    options = next(p for p in chart_spec(at)["params"] if p["name"] == PARAM)["bind"]["options"]
+    assert len(options) == 7
+    assert predict_label(at).endswith("Words 1 and 7 are the same word. In step 5, how do their output rows compare?")
 
 
 @pytest.mark.parametrize("sentence,message", [("", "The sentence is empty"), ("🙂 🐈", "No words found"),

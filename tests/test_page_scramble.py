@@ -12,21 +12,21 @@ import re
 import numpy as np
 import pytest
 from conftest import (HOLDS, assert_ok, chart_spec, chart_tables, charts_of, check_line, deep_link, markdown_values,
-                      open_page, page_text, strips)
+                      open_page, page_text, spec_params)
 from streamlit.testing.v1 import AppTest
 
 import frame
 from posenc import chapter
 from posenc.charts.spec import nice_bound
 from posenc.core import embed, parse_order, projections, shuffle_order, tokenize
-from posenc.scramble import TOL, scramble
+from posenc.scramble import TOL, rows_changed, scramble
 
 PAGE = "lessons/scramble.py"
 DEFAULT = frame.DEFAULT_SENTENCE
 EQ = "Attn(PX)"
 KEYS = "copies of one word have identical keys"
-WEIGHTS = "every query that may read all the copies"
-COPIES = "which may read every copy"
+WEIGHTS = "every query gives the copies equal weights"  # the copies' section: no mask
+MASK_WEIGHTS = "with the mask, every query that may read all the copies"  # the scramble's section, mask on
 PARADOX = "with no positions"
 
 
@@ -42,12 +42,16 @@ def swap(tokens: list[str]) -> list[int]:
 
 
 def sentence_rows(at: AppTest) -> tuple[list[str], list[str]] | None:
-    """The words of X and of PX (by slot), from the page's two-row strip."""
-    return next(((s["word"], s["scrambled"]) for s in strips(at) if "scrambled" in s), None)
+    """The words of X and of PX (by slot), from the page's two lines of plain text (st.text: student words)."""
+    for t in at.text:
+        lines = str(t.value).splitlines()
+        if len(lines) == 2 and lines[0].startswith("original:") and lines[1].startswith("scrambled:"):
+            return lines[0].split()[1:], lines[1].split()[1:]
+    return None
 
 
-def copies_table(at: AppTest):
-    return next((df.value for df in at.dataframe if list(df.value.columns) == ["position", "word", "weight"]), None)
+def predict_label(at: AppTest, key: str) -> str:
+    return at.radio(key=f"{key}_guess").label
 
 
 # ---------------------------------------------------------------- home
@@ -58,12 +62,10 @@ def test_home_links_to_every_existing_page():
     assert_ok(at)
     home = frame.page_info("lessons/home.py")
     assert at.title[0].value == home.title  # the skeleton: h1 from the page list
-    text = page_text(at)
-    assert "How a transformer learns word order" in text
-    assert chapter.SENTENCE in text and chapter.SCRAMBLED in text
     links = {(p.proto.page, p.proto.label) for p in at.get("page_link")}
     expected = {(p.url_path, p.title) for p in frame.existing_pages() if p.url_path}
     assert expected and expected <= links
+    text = page_text(at)
     for info in frame.existing_pages():
         if info.url_path:
             assert info.blurb in text
@@ -71,14 +73,29 @@ def test_home_links_to_every_existing_page():
     assert {p.path for p in frame.existing_pages()} >= {"lessons/home.py", PAGE}
 
 
+def test_home_leads_with_the_chapters_contradiction_as_a_question():
+    """The lead (the first paragraph under the title) quotes the chapter's two weights and asks the question;
+    it does not answer it."""
+    at = open_page()
+    assert_ok(at)
+    lead = at.markdown[0].value
+    a, b = chapter.FIGURE_WEIGHTS
+    assert f"**{a}** and **{b}**" in lead and chapter.SENTENCE in lead and f"“{chapter.COPY_WORD}”" in lead
+    assert "identical rows must get equal weights" in lead and "**How can both be true?**" in lead
+    assert "position" not in lead.lower()  # the answer (positions) is the chapter's, later
+
+
 def test_home_in_class_notes():
     at = open_page()
     assert_ok(at)
     assert [h.value for h in at.header] == ["The pages", "In class"]
-    notes = page_text(at)
+    notes = [m.value for m in at.markdown if "?present=1" in m.value]
+    assert len(notes) == 1  # one markdown call: the class-mode helper adds its lines there
     for phrase in ("?present=1", "Presentation mode", "Copy the link to this view", "tabs", "asides",
-                   "1-based", "Predict", "ask the class first"):
-        assert phrase in notes, phrase
+                   "1-based", "Predict", "show of hands"):
+        assert phrase in notes[0], phrase
+    q = chapter.query_index(tokenize(chapter.SENTENCE)) + 1
+    assert f"“{chapter.QUERY_WORD}” is ({q})" in notes[0]
     nxt = frame.next_page("lessons/home.py")
     assert f"Next: {nxt.title}" in [p.proto.label for p in at.get("page_link")]
 
@@ -106,8 +123,10 @@ def test_defaults_render_charts_with_tooltips(default_page):
     tokens = tokenize(DEFAULT)
     order = swap(tokens)
     assert spec["encoding"]["y"]["sort"] == [f"{i + 1} {tokens[i]}" for i in order]
-    i = next(s for s in range(len(order)) if order[s] != s)
-    assert f"slot {i + 1} holds the word from position {order[i] + 1}" in page_text(at)
+    for chart in shown:  # marks hidden from screen readers, the chart named by its description
+        body = {k: v for k, v in chart_spec(chart).items() if k != "config"}
+        marks = re.findall(r'"mark": (\{[^}]*\})', json.dumps(body))
+        assert marks and all('"aria": false' in m for m in marks), marks
 
 
 def test_defaults_show_the_words_and_their_scramble(default_page):
@@ -131,17 +150,20 @@ def test_defaults_equal_weight_checks_pass(default_page):
     assert line.startswith(HOLDS)
     # one repeated word: every one of the 5 queries sees both copies without the mask
     assert "over 5 query rows" in line
+    assert MASK_WEIGHTS not in "\n".join(m.value for m in default_page.markdown)  # the mask is off
 
 
-def test_the_paradox_opens_the_page(default_page):
-    """The chapter's figure weights are quoted from posenc.chapter, and the live weights from the chapter's query
-    on the two copies (recomputed here from the formula) are shown equal, with a verdict."""
+def test_the_copies_predict_quotes_the_chapter_and_is_answered_live(default_page):
+    """The chapter's figure weights are quoted from posenc.chapter in the question; the live weights from the
+    chapter's query on the two copies (recomputed here from the formula) are equal, in the answer and its
+    verdict."""
     at = default_page
-    text = page_text(at)
     a, b = chapter.FIGURE_WEIGHTS
-    assert f"**{a}** and **{b}**" in text and "already had positions" in text
+    label = predict_label(at, "sc_copies")
     tokens = tokenize(DEFAULT)
     q, copies = tokens.index(chapter.QUERY_WORD), [i for i, w in enumerate(tokens) if w == chapter.COPY_WORD]
+    assert f"{a} and {b}" in label and "on your sentence" in label
+    assert f"from the query at position {q + 1} (“{chapter.QUERY_WORD}”)" in label
     X = embed(tokens, frame.DEFAULT_D, 0)
     Wq, Wk, Wv = projections(frame.DEFAULT_D, 0)
     s = (X[q] @ Wq) @ (X @ Wk).T / np.sqrt(frame.DEFAULT_D)
@@ -149,10 +171,45 @@ def test_the_paradox_opens_the_page(default_page):
     assert abs(w[copies[0]] - w[copies[1]]) < 1e-12
     line = check_line(at, PARADOX)
     assert line.startswith(HOLDS)
-    assert f"“{chapter.QUERY_WORD}” ({q + 1})" in line
+    assert f"the query at position {q + 1} gives copies {copies[0] + 1} and {copies[1] + 1}" in line
     assert f"{w[copies[0]]:.4f}, {w[copies[1]]:.4f}" in line
-    # the paradox comes before the scramble
-    assert text.index(str(a)) < text.index("Swaps positions")
+    at2 = open_page(PAGE)
+    radio = at2.radio(key="sc_copies_guess")
+    radio.set_value("They get equal weight").run()
+    assert_ok(at2)
+    assert f"**Right.** Equal: {w[copies[0]]:.4f} and {w[copies[1]]:.4f}" in page_text(at2)
+    bars = chart_spec(charts_of(at2)[2])
+    param = next(p for p in spec_params(bars) if p["name"] == "sc_q")
+    assert param["value"] == f"{q + 1} {chapter.QUERY_WORD}"  # the chart opens at the query the Predict asks about
+
+
+def test_the_copies_section_uses_the_chapters_sentence_when_yours_repeats_no_word():
+    at = assert_ok(open_page(PAGE, sentence="one two three"))
+    label = predict_label(at, "sc_copies")
+    assert f"on the chapter's sentence “{chapter.SENTENCE}”" in label
+    assert "Your sentence repeats no word, so this section uses the chapter's sentence." in page_text(at)
+    bars = chart_spec(charts_of(at)[2])
+    assert next(p for p in spec_params(bars) if p["name"] == "sc_q")["bind"]["options"] == \
+        [f"{i + 1} {w}" for i, w in enumerate(tokenize(chapter.SENTENCE))]
+
+
+def test_a_sentence_without_spaces_gets_the_split_at_spaces_notice():
+    """Japanese is written without spaces: tokenize splits at spaces only, so the page says so instead of
+    claiming the sentence repeats no word."""
+    at = assert_ok(open_page(PAGE, sentence="猫が ネズミを追いかけた"))
+    text = page_text(at)
+    assert "Words are split at spaces" in text and "repeats no word" not in text
+    one = assert_ok(open_page(PAGE, sentence="猫がネズミを追いかけた"))
+    assert one.error and "Words are split at spaces" in one.error[0].value
+
+
+def test_hindi_and_thai_keep_their_words():
+    at = assert_ok(open_page(PAGE, sentence="बिल्ली ने चूहे का पीछा किया बिल्ली"))
+    assert len(sentence_rows(at)[0]) == 7
+    assert "on your sentence" in predict_label(at, "sc_copies")
+    thai = assert_ok(open_page(PAGE, sentence="กินข้าว กินข้าว"))
+    assert sentence_rows(thai)[0] == ["กินข้าว", "กินข้าว"]
+    assert check_line(thai, KEYS).startswith(HOLDS)
 
 
 def test_defaults_no_notices(default_page):
@@ -299,10 +356,11 @@ def test_causal_toggle_breaks_the_equation():
     line = check_line(at, EQ)
     assert line.startswith(HOLDS) and "differs" in line
     assert f"largest difference {res.equivariance_error:.2g}" in line
-    assert any("equation fails" in w.value for w in at.warning)
+    assert f"{len(rows_changed(res))} of {len(tokens)} slots differ" in line
+    assert "The causal mask breaks the equation" in page_text(at)
     # queries 4 and 5 see both copies of "the" and still weigh them equally
-    assert check_line(at, WEIGHTS).startswith(HOLDS)
-    assert "over 2 query rows" in check_line(at, WEIGHTS)
+    assert check_line(at, MASK_WEIGHTS).startswith(HOLDS)
+    assert "over 2 query rows" in check_line(at, MASK_WEIGHTS)
     for mode in ("Random shuffle", "Custom order"):
         at.radio(key="scramble").set_value(mode).run()
         assert_ok(at)
@@ -310,57 +368,69 @@ def test_causal_toggle_breaks_the_equation():
     assert_ok(at)
 
 
+def test_the_scramble_predict_asks_at_the_state_its_chart_opens_in():
+    """Mask off (the chart's opening state): the question says nothing of a mask and its answer is “identical”.
+    A link with the mask on opens a question that says so, under its own key, answered from the live rows."""
+    at = assert_ok(open_page(PAGE))
+    label = predict_label(at, "sc_predict")
+    assert "mask" not in label and label.startswith("**Predict.** Attention runs on the scrambled sentence")
+    radio = at.radio(key="sc_predict_guess")
+    radio.set_value("Identical, row by row").run()
+    assert "**Right.** Identical, row by row" in page_text(at)
+    masked = assert_ok(open_page(PAGE, query={"causal": "true"}))
+    assert masked.toggle(key="causal").value is True
+    assert predict_label(masked, "sc_predict_mask").startswith("**Predict.** With the causal mask on")
+    tokens = tokenize(DEFAULT)
+    res = scramble(tokens, swap(tokens), frame.DEFAULT_D, 0, causal=True)
+    changed = rows_changed(res)
+    expected = "Identical, row by row" if not changed else (
+        "Different in every row" if len(changed) == len(tokens) else "Different in some rows")
+    masked.radio(key="sc_predict_mask_guess").set_value(expected).run()
+    assert_ok(masked)
+    assert "**Right.**" in page_text(masked)
+    assert f"slots {', '.join(str(i + 1) for i in changed)} differ" in page_text(masked)
+
+
+@pytest.mark.parametrize("typed", ["1 2 3 4 5", "1 2 3 5 4"])
+def test_with_the_mask_an_order_that_keeps_every_reading_set_is_identical(typed):
+    """The answer is computed: the identity keeps every row; swapping the last two changes only those slots."""
+    at = assert_ok(open_page(PAGE, query={"causal": "true", "scramble": "Custom order", "order": typed}))
+    tokens = tokenize(DEFAULT)
+    res = scramble(tokens, parse_order(typed, len(tokens)), frame.DEFAULT_D, 0, causal=True)
+    changed = rows_changed(res)
+    radio = at.radio(key="sc_predict_mask_guess")
+    radio.set_value(radio.options[0]).run()
+    text = page_text(at)
+    if not changed:
+        assert "**Right.** Identical, row by row" in text
+    else:
+        assert changed == [3, 4] and "slots 4, 5 differ" in text and "**Not quite**" in text
+
+
 @pytest.mark.parametrize("sentence", [DEFAULT, "the dog bit the man", "a b c d a e f a", "x y z", "q w q"])
-@pytest.mark.parametrize("causal", [False, True])
-def test_copies_table_only_compares_copies_the_query_can_see(sentence, causal):
-    """The issue: with the causal mask the table asked "chased" (3), which cannot see copy 4, and showed
-    0.869 vs 0.000 under "indistinguishable". Every copy in the table must be readable by its query, and
-    their weights (recomputed here from the formula) must be equal."""
-    at = open_page(PAGE, sentence=sentence, causal=causal)
-    assert_ok(at)
+def test_the_copies_get_equal_weights_from_the_query_the_chart_opens_at(sentence):
+    """The copies' chart opens at the query its Predict names; the weights it ships for that query (recomputed
+    here from the formula) are equal on every copy; a sentence with no copies is replaced by the chapter's."""
+    at = assert_ok(open_page(PAGE, sentence=sentence))
     tokens = tokenize(sentence)
-    groups = {w: [i for i, x in enumerate(tokens) if x == w] for w in tokens}
-    repeated = [ix for ix in groups.values() if len(ix) > 1]
-    table = copies_table(at)
-    if not repeated:
-        assert table is None
-        return
-    line = check_line(at, COPIES)
+    if not chapter.copies(tokens):
+        tokens = tokenize(chapter.SENTENCE)
+    copies = chapter.copies(tokens)
+    line = check_line(at, PARADOX)
     q = int(re.search(r"the query at position (\d+)", line).group(1)) - 1
-    positions = [int(p) - 1 for p in table["position"]]
-    assert len(positions) >= 2 and len({tokens[i] for i in positions}) == 1
-    if causal:
-        assert all(i <= q for i in positions), (q, positions)  # a word reads itself and the words before it
-    if not causal and chapter.QUERY_WORD in tokens:
-        assert tokens[q] == chapter.QUERY_WORD  # without the mask the chapter's query is asked
+    if chapter.QUERY_WORD in tokens:
+        assert tokens[q] == chapter.QUERY_WORD
+    bars = charts_of(at)[2]
+    assert next(p for p in spec_params(chart_spec(bars)) if p["name"] == "sc_q")["value"] == f"{q + 1} {tokens[q]}"
     X = embed(tokens, frame.DEFAULT_D, 0)
     Wq, Wk, _ = projections(frame.DEFAULT_D, 0)
     s = (X[q] @ Wq) @ (X @ Wk).T / np.sqrt(frame.DEFAULT_D)
-    if causal:
-        s[q + 1:] = -np.inf
     w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
-    np.testing.assert_allclose(list(table["weight"]), w[positions], atol=1e-12)
-    assert max(w[positions]) - min(w[positions]) < 1e-12
+    rows = chart_tables(bars)["main"].to_pylist()
+    shipped = {r["key"]: r["weight"] for r in rows if r["query"] == f"{q + 1} {tokens[q]}"}
+    np.testing.assert_allclose([shipped[f"{i + 1} {tokens[i]}"] for i in copies], w[copies], atol=1e-12)
+    assert max(w[copies]) - min(w[copies]) < 1e-12
     assert line.startswith(HOLDS)
-
-
-def test_predict_holds_at_its_own_settings():
-    """The Predict states the causal mask and the chapter's sentence; its answer (equal) is computed there, whatever
-    the sidebar's sentence and the page's toggle say."""
-    at = open_page(PAGE, sentence="one two three", d=16, seed=3)
-    assert_ok(at)
-    radio = at.radio(key="scramble_predict_guess")
-    tokens = tokenize(chapter.SENTENCE)
-    copies = [i for i, w in enumerate(tokens) if w == chapter.COPY_WORD]
-    q = max(copies)  # the first word that may read every copy under the mask: the last copy itself
-    assert f"with the causal mask on, the query at position {q + 1}" in page_text(at)
-    radio.set_value("Equal weight").run()
-    assert_ok(at)
-    X = embed(tokens, 16, 3)
-    Wq, Wk, _ = projections(16, 3)
-    s = (X[q] @ Wq) @ (X[: q + 1] @ Wk).T / 4.0
-    w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
-    assert f"Equal: {w[copies[0]]:.4f} and {w[copies[1]]:.4f} at d = 16, seed 3" in page_text(at)
 
 
 @pytest.mark.parametrize("seed, causal", [(0, False), (1, False), (2, True)])
@@ -412,7 +482,7 @@ def test_copies_of_a_word_pass_the_page_checks(sentence):
     assert_ok(at)
     assert check_line(at, KEYS).startswith(HOLDS), check_line(at, KEYS)
     assert check_line(at, WEIGHTS).startswith(HOLDS), check_line(at, WEIGHTS)
-    assert check_line(at, COPIES).startswith(HOLDS), check_line(at, COPIES)
+    assert check_line(at, PARADOX).startswith(HOLDS), check_line(at, PARADOX)
 
 
 def test_share_link_and_bridge(default_page):

@@ -9,9 +9,9 @@ from conftest import layout_of
 import posenc
 from posenc import chapter
 from posenc.charts import spec
-from posenc.charts.primer import PARAM, steps
+from posenc.charts.primer import HOVER, PARAM, WEIGHT_SCHEME, for_screen, steps
 from posenc.core import duplicate_groups, embed, projections, tokenize
-from posenc.primer import MAX_SHOWN_WORDS, SHOWN_COORDS, TOL, check_pieces, copy_columns_gap, primer
+from posenc.primer import MAX_SHOWN_WORDS, SHOWN_COORDS, TOL, check_pieces, copy_columns_gap, copy_rows_gap, primer
 
 SENTENCES = [chapter.SENTENCE, "a bird saw a bird", "one", "x y z w v u t s r q p o"]
 
@@ -115,3 +115,79 @@ def test_the_width_d_is_data_not_layout():
     a, b = (steps(primer(tokens, d, 0), query=2, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS)
             for d in (64, 66))
     assert layout_of(a) == layout_of(b) and not a.datasets["vectors"].equals(b.datasets["vectors"])
+
+
+def test_copies_have_identical_output_rows():
+    tokens = tokenize("a bird saw a bird")
+    res = primer(tokens, 16, 4)
+    copies, gap = copy_rows_gap(res)
+    assert copies == [0, 3] and gap < TOL
+    assert np.max(np.abs(res.out[1] - res.out[4])) < TOL  # "bird" too
+    assert np.max(np.abs(res.out[0] - res.out[1])) > 1e-3  # different words differ
+    assert copy_rows_gap(primer(tokenize("one two three"), 8, 0)) == ([], 0.0)
+
+
+# Vega's "blues" ramp (vega-scale), to measure the printed numbers' contrast on every weight cell.
+BLUES = "cfe1f2bed8eca8cee58fc1de74b2d75ba3cf4592c63181bd206fb2125ca40a4a90"
+
+
+def _luminance(rgb) -> float:
+    def f(v):
+        v /= 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+    r, g, b = (f(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _blues(t: float):
+    stops = [tuple(int(BLUES[i + j:i + j + 2], 16) for j in (0, 2, 4)) for i in range(0, len(BLUES), 6)]
+    x = t * (len(stops) - 1)
+    i = min(int(x), len(stops) - 2)
+    return tuple(stops[i][k] + (x - i) * (stops[i + 1][k] - stops[i][k]) for k in range(3))
+
+
+def test_printed_weights_are_at_least_4_5_to_1_on_every_cell():
+    lo, hi = WEIGHT_SCHEME["extent"]
+    text = _luminance(tuple(int(spec.TEXT[i:i + 2], 16) for i in (1, 3, 5)))
+    for w in np.linspace(0, 1, 101):
+        cell = _luminance(_blues(lo + w * (hi - lo)))
+        assert (max(cell, text) + 0.05) / (min(cell, text) + 0.05) >= 4.5, w
+    # and the full ramp would fail: the extent is what keeps the numbers readable
+    full = _luminance(_blues(0.68))
+    assert (full + 0.05) / (text + 0.05) < 4.5 and 1.05 / (full + 0.05) < 4.5
+
+
+def test_marks_are_quiet_and_the_description_carries_the_takeaway():
+    tokens = tokenize(chapter.SENTENCE)
+    res = primer(tokens, 64, 0)
+    copies, gap = copy_rows_gap(res)
+    q = chapter.query_index(tokens)
+    fig = steps(res, query=q, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS, copies=copies, gap=gap)
+    marks = [n["mark"] for n in _dicts(fig.spec["vconcat"]) if "mark" in n]
+    assert marks and all(m.get("aria") is False for m in marks)
+    top = int(np.argmax(res.weights[q]))
+    assert f"gives its largest weight, {res.weights[q, top]:.2f}, to word {top + 1}" in fig.description
+    assert f"Words {copies[0] + 1} and {copies[1] + 1} are the same word" in fig.description
+    hover = next(p for p in fig.spec["params"] if p["name"] == HOVER)
+    assert len(hover["views"]) == 5
+
+
+def test_presentation_mode_scales_the_printed_numbers():
+    res = primer(tokenize(chapter.SENTENCE), 8, 0)
+    fig = steps(res, query=2, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS)
+    sizes = [n["mark"]["fontSize"] for n in _dicts(fig.spec) if isinstance(n.get("mark"), dict)
+             and n["mark"].get("type") == "text"]
+    big = [n["mark"]["fontSize"] for n in _dicts(for_screen(fig, True).spec) if isinstance(n.get("mark"), dict)
+           and n["mark"].get("type") == "text"]
+    assert sizes and big == [round(x * 18 / 13) for x in sizes]
+    assert for_screen(fig, False) is fig
+
+
+def _dicts(node):
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _dicts(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _dicts(v)

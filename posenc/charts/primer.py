@@ -1,7 +1,10 @@
 """Charts of the attention primer (``posenc.primer.Primer`` in, ``spec.Figure`` out; no streamlit).
 
-One figure holds every step, one panel per step, so the query word picked in it (a Vega-Lite param bound to a
-menu in the chart: no rerun) is outlined in every panel at once. Words are labelled "position word", 1-based.
+One figure holds every step, one panel per step, so the views are linked inside one spec: the query word picked
+in the chart (``at_q``, a Vega-Lite param bound to a menu: no rerun) is outlined in every panel, and hovering
+or tapping a row of any panel (``at_hover``, a point selection) lights that word's row in every panel. Words
+are labelled "position word", 1-based. Marks are hidden from screen readers (``aria: false``): the chart is
+named by its description, which states the takeaway with its numbers.
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ import numpy as np
 
 from posenc.primer import Primer
 
-from .spec import DIVERGING, FOCUS, SEQUENTIAL, TEXT, Figure, categories, columns, figure, layout, named, word_labels
+from .spec import DIVERGING, FOCUS, TEXT, Figure, categories, columns, figure, layout, named, word_labels
 
-PARAM = "query"  # the name of the in-chart param: the picked query word's label
-ROW_STEP = 22  # pixels per word row (room for the 18 px labels of presentation mode)
+PARAM = "at_q"  # the in-chart param: the picked query word's label (frame.live keeps it in the address)
+HOVER = "at_hover"  # the point selection: the word under the pointer (or the last tap), lit in every panel
+ROW_STEP = 20  # pixels per word row (room for the 18 px labels of presentation mode)
 TEXT_MAX_WORDS = 10  # the picked row's numbers are printed in its cells up to this many words
-
-
+TEXT_SIZE = 12  # the printed numbers' size (scaled with the axes in presentation mode: ``for_screen``)
+# The weights' colours stop at the ramp's middle, so the printed numbers (TEXT, #222) stay ≥ 4.6:1 on every
+# cell (on Vega's "blues" ramp, dark text falls under 4.5:1 past 0.62 and white reaches it only past 0.73).
+WEIGHT_SCHEME = {"name": "blues", "extent": [0, 0.6]}
 PANELS = ["X", "qkv", "out"]  # the panels drawn from the "vectors" dataset
 
 
@@ -29,9 +35,10 @@ def _long(matrix: np.ndarray, rows: list[str], cols: list[str], panel: int) -> d
             "value": matrix.ravel()}
 
 
-def _panel(data: str, panel: str | None, title: str, subtitle: str, rows: list[str], cols: list[str],
-           value_title: str, scheme: str, *, angle: int = 0, numbers: bool = False) -> alt.LayerChart:
-    """One step: a heatmap with the picked query's row outlined (FOCUS, thick) and its label in bold FOCUS."""
+def _panel(view: str, data: str, panel: str | None, title: str, subtitle: str, rows: list[str], cols: list[str],
+           value_title: str, scheme, hover, *, angle: int = 0, numbers: bool = False) -> alt.LayerChart:
+    """One step: a heatmap with the picked query's row outlined (FOCUS, thick) and its label in bold FOCUS; the
+    hovered (or tapped) word's row stays full strength while the others fade."""
     picked = f"datum.row === {PARAM}"
     base = alt.Chart(named(data))
     if panel is not None:
@@ -42,28 +49,33 @@ def _panel(data: str, panel: str | None, title: str, subtitle: str, rows: list[s
     y = alt.Y("row:N", sort=rows, title=None,
               axis=alt.Axis(labelColor=label_colour, labelFontWeight=label_weight, labelOverlap=False,
                             labelFlush=False))
-    scale = alt.Scale(scheme=scheme, domainMid=0) if scheme == DIVERGING else alt.Scale(scheme=scheme, domain=[0, 1])
-    cells = base.mark_rect().encode(
+    scale = (alt.Scale(scheme=scheme, domainMid=0) if scheme == DIVERGING
+             else alt.Scale(scheme=scheme, domain=[0, 1]))
+    cells = base.mark_rect(aria=False).encode(
         x=x, y=y,
         color=alt.Color("value:Q", scale=scale, legend=None, title=value_title),
+        opacity=alt.condition(hover, alt.value(1.0), alt.value(0.3)),
         tooltip=[alt.Tooltip("row:N", title="row"), alt.Tooltip("col:N", title="column"),
                  alt.Tooltip("value:Q", title=value_title, format=".4f")],
-    )
-    outline = base.transform_filter(picked).mark_rect(filled=False, stroke=FOCUS, strokeWidth=3).encode(x=x, y=y)
+    ).properties(name=view)  # the views the hover selection listens to (named: ``_steps_layout``)
+    outline = base.transform_filter(picked).mark_rect(filled=False, stroke=FOCUS, strokeWidth=3,
+                                                      aria=False).encode(x=x, y=y)
     layers = [cells, outline]
     if numbers:
-        layers.append(base.transform_filter(picked).mark_text(fontSize=11, fontWeight="bold").encode(
-            x=x, y=y, text=alt.Text("value:Q", format=".2f"),
-            color=alt.condition(alt.datum.value > 0.55, alt.value("#ffffff"), alt.value(TEXT))))
+        layers.append(base.transform_filter(picked).mark_text(fontSize=TEXT_SIZE, fontWeight="bold", color=TEXT,
+                                                              aria=False).encode(
+            x=x, y=y, text=alt.Text("value:Q", format=".2f")))
     return alt.layer(*layers).properties(
         title=alt.TitleParams(title, subtitle=subtitle, anchor="start"),
         height=ROW_STEP * len(rows), width="container",
     )
 
 
-def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int) -> Figure:
+def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copies: Sequence[int] = (),
+          gap: float = 0.0) -> Figure:
     """The five steps for the first ``shown_words`` words and ``shown_coords`` coordinates; the picked query
-    (0-based ``query``, clamped to the words shown) is outlined in every panel."""
+    (0-based ``query``, clamped to the words shown) is outlined in every panel. ``copies`` (0-based) and ``gap``
+    (the largest difference between their output rows) go into the description: the takeaway, with its number."""
     n = min(shown_words, len(res.tokens))
     k = min(shown_coords, res.d)
     rows = word_labels(res.tokens[:n])
@@ -79,10 +91,38 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int) -> Fi
     weights = columns(**pairs, value=res.weights[:n, :n].ravel())
     of = f"first {k} of d coordinates"  # d itself is in the page's caption: a new d reuses the layout
     chart = _steps_layout(rows, coords, qkv_cols, of, rows[min(max(query, 0), n - 1)])
+    q = min(max(query, 0), n - 1)
+    top = int(np.argmax(res.weights[q, :n]))
+    takeaway = (f"Words {' and '.join(str(i + 1) for i in copies)} are the same word and get the same row in every "
+                f"step (their outputs differ by at most {gap:.0e})." if copies else "No word repeats.")
     return figure(chart, {"vectors": vectors, "scores": scores, "weights": weights},
-                  description="Attention step by step on the sentence: word vectors, then queries, keys and "
-                              "values, then scores, softmax weights and the weighted sum; the picked query word "
-                              "is outlined in every step.")
+                  description=f"Attention step by step on {len(res.tokens)} words (d = {res.d}): word vectors, "
+                              f"queries, keys and values, scores, softmax weights and the weighted sum. "
+                              f"{takeaway} Word {q + 1}, the query outlined at first, gives its largest weight, "
+                              f"{res.weights[q, top]:.2f}, to word {top + 1}; every row of weights sums to 1.")
+
+
+def for_screen(fig: Figure, present: bool) -> Figure:
+    """The figure for this screen: in presentation mode its printed numbers grow with the axes (18/13)."""
+    if not present:
+        return fig
+    import json
+
+    spec = json.loads(json.dumps(fig.spec))
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            mark = node.get("mark")
+            if isinstance(mark, dict) and mark.get("type") == "text" and "fontSize" in mark:
+                mark["fontSize"] = round(mark["fontSize"] * 18 / 13)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(spec)
+    return Figure(spec=spec, datasets=fig.datasets)
 
 
 @layout
@@ -92,17 +132,22 @@ def _steps_layout(rows: Sequence[str], coords: Sequence[str], qkv_cols: Sequence
     n = len(rows)
     angle = 0 if n <= 5 else -40
     numbers = n <= TEXT_MAX_WORDS
-    return alt.vconcat(
-        _panel("vectors", "X", "1 · Word vectors X", f"one row per word; {of}", rows, coords,
-               "coordinate", DIVERGING),
-        _panel("vectors", "qkv", "2 · Query, key, value", "q = x W_Q, k = x W_K, v = x W_V, row by row",
-               rows, qkv_cols, "coordinate", DIVERGING),
-        _panel("scores", None, "3 · Scores S = q · k / √d", "row: the query; column: the key it reads",
-               rows, rows, "score", DIVERGING, angle=angle),
-        _panel("weights", None, "4 · Weights = softmax of each row", "positive, and every row sums to 1",
-               rows, rows, "weight", SEQUENTIAL, angle=angle, numbers=numbers),
-        _panel("vectors", "out", "5 · Output = weights · V", f"each row mixes the value rows; {of}",
-               rows, coords, "coordinate", DIVERGING),
+    hover = alt.param(name=HOVER)  # what the panels test; the selection itself is declared below, once
+    views = [f"at_cells_{i}" for i in range(5)]
+    panels = [
+        _panel(views[0], "vectors", "X", "1 · Word vectors X", f"one row per word; {of}", rows, coords,
+               "coordinate", DIVERGING, hover),
+        _panel(views[1], "vectors", "qkv", "2 · Query, key, value", "q = x W_Q, k = x W_K, v = x W_V, row by row",
+               rows, qkv_cols, "coordinate", DIVERGING, hover),
+        _panel(views[2], "scores", None, "3 · Scores S = q · k / √d", "row: the query; column: the key it reads",
+               rows, rows, "score", DIVERGING, hover, angle=angle),
+        _panel(views[3], "weights", None, "4 · Weights = softmax of each row", "positive, and every row sums to 1",
+               rows, rows, "weight", WEIGHT_SCHEME, hover, angle=angle, numbers=numbers),
+        _panel(views[4], "vectors", "out", "5 · Output = weights · V", f"each row mixes the value rows; {of}",
+               rows, coords, "coordinate", DIVERGING, hover),
+    ]
+    chart = alt.vconcat(
+        *panels,
         spacing=26,
     ).add_params(
         alt.param(name=PARAM, value=picked, bind=alt.binding_select(options=list(rows), name="Query word ")),
@@ -110,3 +155,10 @@ def _steps_layout(rows: Sequence[str], coords: Sequence[str], qkv_cols: Sequence
         # spec.figure leaves compositions alone; this simple vconcat of unit/layer panels needs fit-x to stay
         # inside its column (without it the panels spill past a phone's width)
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    # One point selection over the five cell views: a word hovered (or tapped) in any panel is lit in all of them.
+    # Cleared when a mouse leaves (a tap's highlight stays until the next tap).
+    chart.params = [alt.TopLevelSelectionParameter(
+        name=HOVER, views=views,
+        select=alt.PointSelectionConfig(type="point", fields=["row"], on="pointerover",
+                                        clear="pointerout[event.pointerType === 'mouse']")), *chart.params]
+    return chart

@@ -11,6 +11,7 @@ from typing import Sequence
 import altair as alt
 import numpy as np
 
+from .primer import TEXT_SIZE, for_screen  # noqa: F401  (for_screen: the page draws through it)
 from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, layout, named, nice_bound
 
 MAX_HEIGHT = 420  # key charts stay within one screen
@@ -39,7 +40,7 @@ def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, li
 def _outputs_layout(row_labels: Sequence[str], n: int, k: int, limit: float, title: str) -> alt.Chart:
     """The slot × coordinate heatmap, rows labelled ``row_labels``, colours over [−limit, limit]."""
     height = min(MAX_PLOT_HEIGHT, ROW_STEP * n)
-    return alt.Chart(named("main")).mark_rect().encode(
+    return alt.Chart(named("main")).mark_rect(aria=False).encode(
         x=alt.X("coordinate:O", title=f"coordinate (first {k} of d)",
                 axis=alt.Axis(labelAngle=0, labelOverlap=True)),
         y=alt.Y("label:N", sort=list(row_labels), title=None,
@@ -59,6 +60,9 @@ def _js(text: str) -> str:
     return json.dumps(text)
 
 
+PARAM = "sc_q"  # the in-chart query (frame.live keeps it in the address)
+
+
 def query_weights(weights: np.ndarray, labels: list[str], *, default_query: int, copies: list[int],
                   title: str) -> Figure:
     """Bars of weights[q, :] for one query q, picked in a menu inside the chart (a Vega-Lite param: no rerun).
@@ -69,10 +73,14 @@ def query_weights(weights: np.ndarray, labels: list[str], *, default_query: int,
     is_copy = np.array([j in set(copies) for j in range(n)])
     data = columns(query=np.repeat(labels, n), key=np.tile(labels, n), weight=w.ravel(),
                    copy=np.tile(is_copy, n))
-    picked = labels[min(max(default_query, 0), n - 1)]
+    q = min(max(default_query, 0), n - 1)
+    picked = labels[q]
+    shown = ", ".join(f"{w[q, j]:.4f}" for j in copies)
     return figure(_query_weights_layout(list(labels), picked, list(copies), title), {"main": data},
-                  description=f"{title}: the copies of the repeated word get equal weights from any query that may "
-                              "read them all.")
+                  description=f"{title}: bars of the attention weights from the query {picked} to every word. The "
+                              f"copies of the repeated word (positions {', '.join(str(j + 1) for j in copies)}) get "
+                              f"equal weights, {shown}, from any query that may read them all."
+                  if copies else f"{title}: bars of the attention weights from the query {picked} to every word.")
 
 
 @layout
@@ -80,7 +88,7 @@ def _query_weights_layout(labels: Sequence[str], picked: str, copies: Sequence[i
     """Bars of the weights from the query picked in the in-chart menu (``picked`` at first); the ``copies``
     (indices into ``labels``) in FOCUS with an outline and bold axis labels."""
     n = len(labels)
-    q = alt.param(name="query", value=picked,
+    q = alt.param(name=PARAM, value=picked,
                   bind=alt.binding_select(options=labels, name="Query word "))
     copy_labels = "[" + ",".join(_js(labels[j]) for j in copies) + "]"
     x = alt.X("key:N", sort=labels, title="key word (original position, word)",
@@ -89,7 +97,7 @@ def _query_weights_layout(labels: Sequence[str], picked: str, copies: Sequence[i
                             labelColor=alt.expr(f"indexof({copy_labels}, datum.value) >= 0 ? '{FOCUS}' : '{TEXT}'")))
     y = alt.Y("weight:Q", title="attention weight", scale=alt.Scale(domain=[0, 1]))
     base = alt.Chart(named("main")).transform_filter(alt.datum.query == q)
-    bars = base.mark_bar().encode(
+    bars = base.mark_bar(aria=False).encode(
         x=x, y=y,
         color=alt.condition(alt.datum.copy, alt.value(FOCUS), alt.value(SERIES[0])),
         stroke=alt.condition(alt.datum.copy, alt.value(TEXT), alt.value(None)),
@@ -98,6 +106,6 @@ def _query_weights_layout(labels: Sequence[str], picked: str, copies: Sequence[i
     )
     layers = [bars]
     if n <= VALUE_LABELS_MAX:
-        layers.append(base.mark_text(dy=-7, fontSize=12).encode(x=x, y=y, text=alt.Text("weight:Q", format=".3f")))
+        layers.append(base.mark_text(dy=-7, fontSize=TEXT_SIZE, color=TEXT, aria=False).encode(x=x, y=y, text=alt.Text("weight:Q", format=".3f")))
     return alt.layer(*layers).add_params(q).properties(
-        title=alt.TitleParams(title, subtitle="pick the query in the menu under the chart"), height=300)
+        title=alt.TitleParams(title, subtitle="pick the query in the menu above the chart"), height=300)
