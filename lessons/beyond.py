@@ -55,15 +55,58 @@ def precision_data(seed: int):
                                         "pairs": bc.pair_error_figure(pr), "bf16": bc.bf16_figure(window)}
 
 
-with frame.page(PATH, "RoPE turns q and k. Could a model say where without any position vector — and what do the "
-                      "score and the number format do far from training?"):
+def alibi_rest(q, al, heads: int, own: bool, slopes, deep) -> None:
+    """Under the ALiBi chart: its answer, check, prose and Deeper."""
+    j1, j2 = al.copies
+    qp = int(al.query)
+    ratio = float(np.exp(al.copy_log_ratio[0]))
+    q.answer(f"The nearer one. With head 1's slope m = {al.slopes[0]:.3g}, the copy at {j2 + 1} gets "
+             f"{al.weights[0, qp, j2]:.3f} and the one at {j1 + 1} gets {al.weights[0, qp, j1]:.3f}: "
+             f"{ratio:.3g} times as much, which is e^(m·{j2 - j1}) — the distance alone tells them apart. "
+             f"Without ALiBi both get {al.plain_weights[qp, j1]:.3f}.")
+    err = float(np.max(np.abs(al.copy_log_ratio - al.copy_expected)))
+    frame.verdict(f"ALiBi gives the copies at positions {j1 + 1} and {j2 + 1} different weights, the nearer one "
+                  f"ahead by exactly e^(m·{j2 - j1})", err < ALIBI_TOL,
+                  f"query at position {qp + 1}: largest |ln(w₂/w₁) − m·{j2 - j1}| over "
+                  f"{count(heads, 'head')} is {err:.1e} (tolerance {ALIBI_TOL:g})")
+    far = len(al.tokens) - 1
+    gentle = (f"; the gentlest (m = {al.slopes[-1]:.3g}) takes at most {al.slopes[-1] * far:.2g} off any score here"
+              if heads > 1 else "")
+    st.markdown(
+        f"Each head subtracts m_h·(i − j) from the {frame.term('score')} of query i and key j: head 1 "
+        f"(m = {al.slopes[0]:.3g}) takes {al.slopes[0] * far:.2g} off a key {count(far, 'word')} back{gentle}. It depends on "
+        "the distance alone, so nothing new happens at position L_train + 1."
+        + ("" if own else " Type a word twice in the sidebar to use your own sentence."))
+    with deep:
+        frame.chart(slopes)
+        frame.formula(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d} - m_h\,(i-j)\quad (j \le i)",
+                      r"n \text{ a power of two:}\quad m_h = 2^{-8h/n},\quad h = 1,\dots,n",
+                      r"\text{otherwise, } c = 2^{\lfloor\log_2 n\rfloor}:\ \text{the } c\text{-head slopes, "
+                      r"then } 2^{-8h/(2c)} \text{ for } h = 1, 3, 5, \dots")
+        c = al.base_heads
+        if heads != c:
+            st.markdown(f"{heads} is not a power of two: heads 1 to {c} take the {c}-head slopes, "
+                        + (f"head {c + 1} takes" if heads == c + 1 else f"heads {c + 1} to {heads} take")
+                        + f" every other slope of the {2 * c}-head series.")
+        w1, w2 = f"weight on {j1 + 1}", f"weight on {j2 + 1}"
+        frame.table({"head": np.arange(1, heads + 1), "slope m": al.slopes, w1: al.weights[:, qp, j1],
+                     w2: al.weights[:, qp, j2], "ratio": np.exp(al.copy_log_ratio)},
+                    column_config={k: st.column_config.NumberColumn(format="%.4g")
+                                   for k in ("slope m", w1, w2, "ratio")})
+
+
+with frame.page(PATH, "Could a model say where with no position vector at all — and what happens to RoPE's score "
+                      "far away?"):
     ex = frame.example()
 
     # ------------------------------------------------------------------------------------------ ALiBi
     @frame.section("ALiBi: a penalty instead of a position vector")
     def alibi() -> None:
-        heads = int(frame.slider("ALiBi heads", "by_heads", 1, 16, 8,
-                                 help="Each head gets its own slope; the count need not be a power of two."))
+        top = st.container()  # Predict and chart first; the count of heads (the chart's structure) under it
+        rest = st.container()
+        deep = frame.deeper("how many heads, and their slopes", key="by_deep_slopes")
+        heads = int(frame.slider("How many heads (the chart's head slider runs over them)", "by_heads", 1, 16, 8,
+                                 where=deep, help="Each head gets its own slope; the count need not be a power of two."))
         tokens = frame.tokens_or_stop(ex.sentence)
         own = len(chapter.copies(tokens)) >= 2
         sentence = ex.sentence if own else chapter.SENTENCE
@@ -75,66 +118,36 @@ with frame.page(PATH, "RoPE turns q and k. Could a model say where without any p
         j1, j2 = al.copies
         qp = int(al.query)
         where = "Your sentence" if own else "Your sentence repeats no word, so this uses the chapter's: it"
-        q = frame.predict(
-            f"{where} repeats a word at positions {j1 + 1} and {j2 + 1}: same word, same key. ALiBi subtracts "
-            f"m·distance from every score. Reading from position {qp + 1}, which copy does head 1 weigh more?",
-            [f"the nearer one (position {j2 + 1})", f"the farther one (position {j1 + 1})",
-             "neither: same key, same weight"], 0, key="by_predict")
-        frame.chart(heat, play="by_head")
-        ratio = float(np.exp(al.copy_log_ratio[0]))
-        q.answer(f"The nearer one. With head 1's slope m = {al.slopes[0]:.3g}, the copy at {j2 + 1} gets "
-                 f"{al.weights[0, qp, j2]:.3f} and the one at {j1 + 1} gets {al.weights[0, qp, j1]:.3f}: "
-                 f"{ratio:.3g} times as much, which is e^(m·{j2 - j1}) — the distance alone tells them apart. "
-                 f"Without ALiBi both get {al.plain_weights[qp, j1]:.3f}.")
-        err = float(np.max(np.abs(al.copy_log_ratio - al.copy_expected)))
-        frame.verdict(f"ALiBi gives the copies at positions {j1 + 1} and {j2 + 1} different weights, the nearer one "
-                      f"ahead by exactly e^(m·{j2 - j1})", err < ALIBI_TOL,
-                      f"query at position {qp + 1}: largest |ln(w₂/w₁) − m·{j2 - j1}| over "
-                      f"{count(heads, 'head')} is {err:.1e} (tolerance {ALIBI_TOL:g})")
-        steep = "the steepest head" if heads > 1 else "its one head"
-        st.markdown(
-            f"ALiBi adds no vector and turns nothing: each head subtracts m_h·(i − j) from the "
-            f"{frame.term('score')} of query i and key j, so the farther the key, the lower its weight. Slide the "
-            f"head in the chart: {steep} (m = {al.slopes[0]:.3g}) looks mostly at the last few words"
-            + (f", the gentlest (m = {al.slopes[-1]:.3g}) almost evenly over the sentence." if heads > 1 else ".")
-            + " The penalty depends only on the distance, so nothing new happens at position L_train + 1."
-            + ("" if own else " Type a word twice in the sidebar to use your own sentence."))
-        with frame.deeper("the slopes, head by head", key="by_deep_slopes"):
-            frame.chart(slopes)
-            frame.formula(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d} - m_h\,(i-j)\quad (j \le i)",
-                          r"n \text{ a power of two:}\quad m_h = 2^{-8h/n},\quad h = 1,\dots,n",
-                          r"\text{otherwise, } c = 2^{\lfloor\log_2 n\rfloor}:\ \text{the } c\text{-head slopes, "
-                          r"then } 2^{-8h/(2c)} \text{ for } h = 1, 3, 5, \dots")
-            c = al.base_heads
-            if heads != c:
-                st.markdown(f"{heads} is not a power of two: heads 1 to {c} take the {c}-head slopes, "
-                            + (f"head {c + 1} takes" if heads == c + 1 else f"heads {c + 1} to {heads} take")
-                            + f" every other slope of the {2 * c}-head series.")
-            w1, w2 = f"weight on {j1 + 1}", f"weight on {j2 + 1}"
-            frame.table({"head": np.arange(1, heads + 1), "slope m": al.slopes, w1: al.weights[:, qp, j1],
-                         w2: al.weights[:, qp, j2], "ratio": np.exp(al.copy_log_ratio)},
-                        column_config={k: st.column_config.NumberColumn(format="%.4g")
-                                       for k in ("slope m", w1, w2, "ratio")})
+        with top:
+            q = frame.predict(
+                f"{where} repeats a word at positions {j1 + 1} and {j2 + 1} (same key). ALiBi subtracts m·distance "
+                f"from each score: reading from {qp + 1}, which copy does head 1 weigh more?",
+                [f"the nearer one (position {j2 + 1})", f"the farther one (position {j1 + 1})",
+                 "neither: same key, same weight"], 0, key="by_predict")
+            frame.chart(heat, play="by_head")
+        with rest:
+            alibi_rest(q, al, heads, own, slopes, deep)
+
 
     # ------------------------------------------------------------------------------------------ long-term decay
     @frame.section("RoPE's long-term decay: a bound, not a promise")
     def decay() -> None:
         sc, dec, score_fig, bound_fig = decay_data(ex.seed)
         q = frame.predict(
-            f"A query that matches its key (ρ = 1), head dimension {DECAY_D}. As the gap between them grows from 0 "
-            "to 1,000 tokens, what does RoPE do to their score?",
-            ["nothing: RoPE depends on the gap, not its size", "it falls on average, but any one pair swings widely",
-             "it falls steadily for every pair"], 1, key="by_decay")
+            "q matches k (ρ = 1). As their gap grows from 0 to 1,000 tokens, what does RoPE do to the score?",
+            ["nothing", "it falls on average, not steadily", "it falls steadily for every pair"], 1, key="by_decay")
         frame.chart(score_fig, play="by_rho")
         m = sc.mean(1.0)
         tail = max(1, sc.deltas.size // 10)
         late = float(np.mean(m[-tail:]))
         spread = 1.645 * float(np.mean(sc.sd(1.0)[-tail:]))
         falls = m[0] - late >= DECAY_DROP
+        rises = int(np.sum(np.diff(m) > 0))
         q.answer((f"On average it falls: from {m[0]:.2f} at Δ = 0 to {late:.2f} for Δ ≥ {sc.deltas[-tail]:g}. "
                   if falls else f"On average it barely moves ({m[0]:.2f} to {late:.2f}). ")
-                 + f"But one (q, k) swings by about ±{spread:.2f} around that mean — far more than the fall itself "
-                 "at large gaps — so the decay is a tendency of the average, never a promise for a pair.")
+                 + f"Not steadily: the mean goes up again at {rises} of its {m.size - 1} steps, and any one (q, k) "
+                 f"swings by about ±{spread:.2f} around it far away — the decay is a tendency of the average, "
+                 "never a promise for a pair.")
         frame.verdict("at ρ = 1, on average the score falls as the gap grows", dec.drop >= DECAY_DROP,
                       f"mean score ÷ d {dec.mean[0]:.2f} at Δ = 0 and {dec.late_mean:.2f} for Δ ≥ "
                       f"{dec.deltas[-tail]:g} over {dec.n_samples} random (q, k) (a fall of at least {DECAY_DROP:g} "
@@ -144,10 +157,9 @@ with frame.page(PATH, "RoPE turns q and k. Could a model say where without any p
         frame.verdict("the chart's closed-form mean agrees with the mean over random (q, k)", gap < 0.05,
                       f"largest difference {gap:.3f} over {mc.n_samples} draws (tolerance 0.05: sampling noise)")
         st.markdown(
-            "Slide **ρ** in the chart towards 0 (q unrelated to k): the mean flattens to 0 — RoPE by itself prefers "
-            "no distance; the decay needs a query that matches its key. The mean is ρ·(2/d)·Σ cos(Δθ_i): every "
-            "pair's cosine, averaged; the band is mean ± 1.645 standard deviations, about the middle 90 % of "
-            f"(q, k). This section uses head dimension {DECAY_D} and base {BASE:,}.")
+            "Slide **ρ** towards 0 (q unrelated to k): the mean flattens to 0 — RoPE by itself prefers no distance. "
+            f"Head dimension {DECAY_D}, base {BASE:,}; the mean is ρ·(2/d)·Σ cos(Δθ_i), the band mean ± 1.645 "
+            "standard deviations (about the middle 90 % of pairs).")
         with frame.deeper("RoFormer's bound, step by step", key="by_deep_bound"):
             frame.chart(bound_fig)
             st.markdown(f"The bound shrinks on the whole, but not steadily: it goes **up** at {dec.rises} of the "
@@ -172,29 +184,25 @@ with frame.page(PATH, "RoPE turns q and k. Could a model say where without any p
     def precision() -> None:
         pr, first, window, context, figs = precision_data(ex.seed)
         q = frame.predict(
-            f"Keep two words {pr.gap} apart and move them to start position m. In exact maths their RoPE score never "
-            f"changes. With the angles held in bfloat16, from which m does it change by {OFFSET_TOL:g} or more?",
+            f"Two words {pr.gap} apart, moved to start at m: in exact maths their score never changes. With angles "
+            f"in bfloat16, from which m does it change by {OFFSET_TOL:g} or more?",
             list(DRIFT_OPTIONS), drift_option(first["bfloat16"]), key="by_precision")
         frame.chart(figs["offset"])
         v64, v32, vb = (pr.probe_offset[t] for t in ("float64", "float32", "bfloat16"))
-        fb, f32 = first["bfloat16"], first["float32"]
-        said = {t: (f"at m = {first[t]:,}" if first[t] is not None else "nowhere up to m = 100,000,000")
-                for t in first}
-        q.answer(f"bfloat16 breaks the promise {said['bfloat16']}"
-                 + (" — the first position past 0" if fb == 1 else "")
-                 + f": it keeps 8 significant bits, so θ_i and p·θ_i are rounded at once. float32 holds until "
-                 f"{said['float32'].removeprefix('at ')}"
-                 f"; at m = {pr.probe:,} its drift is {v32:.2g} on a score of size ~1, bfloat16's {vb:.2g}, "
-                 f"float64's {v64:.1e}.")
+        fb = first["bfloat16"]
+        said = {t: (f"first drifts that much at m = {first[t]:,}" if first[t] is not None
+                    else "never drifts that much up to m = 100,000,000") for t in first}
+        q.answer(f"bfloat16 {said['bfloat16']}" + (", the first position past 0" if fb == 1 else "")
+                 + f": it keeps 8 significant bits, so θ_i and p·θ_i are rounded at once. float32 {said['float32']}; "
+                 f"at m = {pr.probe:,} its drift is {v32:.2g} on a score of size ~1, bfloat16's {vb:.2g}, float64's "
+                 f"{v64:.1e}.")
         frame.verdict("in float64 the same gap still gives the same score", v64 < OFFSET_TOL,
                       f"drift {v64:.1e} at m = {pr.probe:,}, gap {pr.gap} (tolerance {OFFSET_TOL:g})")
         frame.verdict("in float32 the same gap no longer gives the same score", v32 >= OFFSET_TOL,
                       f"drift {v32:.2g} at m = {pr.probe:,} (tolerance {OFFSET_TOL:g})")
-        st.markdown(f"RoPE computes the angle p·θ_i for any position p — the chapter's “5, or "
-                    f"{chapter.HUGE_POSITION:,}” — but a computer holds it in a number format. Compute p·θ in "
-                    "float64 and cast afterwards. Positions here count from 0, as code stores them; head dimension "
-                    f"{DECAY_D}, base {BASE:,}.")
-        with frame.deeper("float32 angles, pair by pair", key="by_deep_angles"):
+        st.markdown(f"Head dimension {DECAY_D}, base {BASE:,}; positions count from 0, as code stores them. The cure: "
+                    "compute p·θ in float64 and cast afterwards.")
+        with frame.deeper("float32 angles pair by pair, and bfloat16 positions", key="by_deep_formats"):
             e, w = pr.pairs, pr.worst_pair
             frame.chart(figs["angle"])
             frame.chart(figs["pairs"])
@@ -208,7 +216,6 @@ with frame.page(PATH, "RoPE turns q and k. Could a model say where without any p
                 f"{e.spacing[w]:g} apart, so rounding the product costs up to {e.spacing[w] / 2:g} rad (here "
                 f"{e.product_part[w]:.3g}); storing θ_{w} in float32 costs another {e.theta_part[w]:.3g} rad. Ticks: "
                 "the most float32 rounding allows for each pair.")
-        with frame.deeper("bfloat16 positions: two words, one angle", key="by_deep_bf16"):
             frame.chart(figs["bf16"])
             lost_as = float(to_bf16(float(BF16_FIRST_LOST)))
             st.markdown(f"bfloat16 keeps 8 significant bits: every integer up to {BF16_EXACT_UP_TO}, then only "

@@ -13,10 +13,16 @@ BASE = int(chapter.BASE)
 
 
 @frame.cached
-def stretch_data(d: int, L_train: int, seq_len: int):
+def stretch_data(d: int, L_train: int, seq_len: int = TYPICAL_SEQ_LEN):
     """At the key chart's opening s and base (the answer and the checks speak of that setting)."""
     res = beyond.stretch_demo(d, L_train, TYPICAL_S, seq_len, chapter.BASE)
-    return res, cs.turns_figure(d, L_train, res), cs.ratio_figure(res)
+    return res, cs.turns_figure(d, L_train, res)
+
+
+@frame.cached
+def methods_data(d: int, L_train: int, seq_len: int):
+    res = beyond.stretch_demo(d, L_train, TYPICAL_S, seq_len, chapter.BASE)
+    return res, cs.ratio_figure(res)
 
 
 def pair_range(first: int, last: int) -> str:
@@ -25,12 +31,105 @@ def pair_range(first: int, last: int) -> str:
             else f"pairs {first} to {last}")
 
 
+def answer(q, res, d: int, L_train: int) -> None:
+    """The answer, the checks and the prose of the key chart, at its opening s and base."""
+    slow = res.rotations < 1
+    n_slow, n = int(slow.sum()), res.pairs
+    first = int(np.argmax(slow)) if n_slow else n
+    past = {m: int(res.unseen[m].sum()) for m in beyond.METHODS}
+    if n_slow:
+        q.answer(f"The slow ones: {pair_range(first, n - 1)} ({n_slow} of {n}) have wavelengths longer than "
+                 f"{L_train:,} tokens, so training showed each only part of its circle. At {res.L_new:,} tokens "
+                 f"they turn up to {res.overreach['RoPE as trained']:.3g}× further than they ever did (the "
+                 f"ticks above their bars). The fast pairs went round many times (pair 0: {res.rotations[0]:,.0f} turns): an angle "
+                 "repeats every turn, so nothing they meet is new.")
+    else:
+        q.answer(f"Here none: with L_train = {L_train:,} every pair, even the slowest "
+                 f"({res.rotations[-1]:.3g} turns), finishes a full turn in training, so every angle has been seen. "
+                 "Lower L_train or raise the base in the chart to see slow pairs appear.")
+    frame.verdict(f"unchanged RoPE turns the slow pairs past every angle they saw in training (s = {TYPICAL_S})",
+                  past["RoPE as trained"] > 0,
+                  f"{past['RoPE as trained']} of {count(n_slow, 'slow pair')} past, up to "
+                  f"{res.overreach['RoPE as trained']:.3g}× at {res.L_new:,} tokens")
+    pi_ok = past["PI"] == 0
+    frame.verdict("PI pushes no pair past the angles it saw in training", pi_ok,
+                  f"{count(past['PI'], 'pair')} past; the fastest pair now turns {res.frequencies['PI'][0]:.3g} "
+                  f"rad per token instead of {res.theta[0]:.3g}")
+    ntk_keeps = bool(res.frequencies["NTK-aware"][0] == res.theta[0])
+    frame.verdict("NTK-aware keeps the fastest pair as it was", ntk_keeps,
+                  f"θ'₀ = {res.frequencies['NTK-aware'][0]:.4g}, θ₀ = {res.theta[0]:.4g}")
+    keep = res.ramp == 0
+    yarn_ok = bool(keep.any()) and bool(np.array_equal(res.frequencies["YaRN"][keep], res.theta[keep])) \
+        and past["YaRN"] == 0
+    kept = int(keep.sum())
+    frame.verdict("YaRN keeps the fast pairs exactly and pushes no pair past its trained angles", yarn_ok,
+                  (f"{pair_range(0, kept - 1)} unchanged" if kept else "no pair kept as it was")
+                  + f", {count(past['YaRN'], 'pair')} past")
+
+    ntk = (f"NTK-aware raises the base to {res.ntk_base:,.0f}: the fastest pair keeps its angle"
+           + ("" if ntk_keeps else " (up to rounding)") + ", the slowest is divided by s and those between by "
+           "less. " + (f"That is not enough: {past['NTK-aware']} of the {count(n_slow, 'slow pair')} still go "
+                       f"past, by up to {res.overreach['NTK-aware']:.3g}×." if past["NTK-aware"]
+                       else "Here that brings every slow pair back within what it saw."))
+    yarn = (f"YaRN keeps {pair_range(0, kept - 1)} exactly as they were"
+            if kept else "YaRN (here with no pair left exactly as it was)")
+    yarn += (f", divides the pairs from {res.high} on by s and blends the ones between"
+             if res.high <= n - 1 else ", and blends the rest (its ramp ends past the last pair)")
+    yarn += (": " + ("no pair goes past." if past["YaRN"] == 0 else
+                     f"{count(past['YaRN'], 'pair')} still go past."))
+    st.markdown(
+        "Move **s** and the **base** in the chart, and pick a **method**: the ticks follow.\n\n"
+        f"At the opening s = {TYPICAL_S}: PI (position interpolation) divides every frequency by s, so "
+        + ("no pair goes past" if pi_ok else f"{count(past['PI'], 'pair')} still go past")
+        + f" — but neighbouring words now differ by only {res.frequencies['PI'][0]:.3g} rad in the fastest pair, "
+        f"instead of {res.theta[0]:.3g}. {ntk}\n\n{yarn} The fast pairs have seen every angle many times over, "
+        f"so slowing them (as PI does) only blurs neighbouring words. This is {TYPICAL_SOURCE} (Peng et al. "
+        "2023), and the page opens on it."
+    )
+
+    with frame.deeper("every method per pair, in numbers, and YaRN's attention factor", key="st_deep_methods"):
+        seq_len = int(frame.number("Dynamic NTK's length (seq_len)", "st_len", 1, 100_000_000, TYPICAL_SEQ_LEN,
+                                   where=st.columns([1, 2])[0],
+                                   help="Dynamic NTK recomputes its base for the text in front of it; up to "
+                                        "L_train it changes nothing. Only its line and row move."))
+        res, ratio = methods_data(d, L_train, seq_len)
+        frame.chart(ratio)
+        f = res.frequencies
+        rules = {"RoPE as trained": "θ_i", "PI": "θ_i / s", "NTK-aware": f"base' = {res.ntk_base:,.0f}",
+                 "Dynamic NTK": f"base' = {res.dynamic_base:,.0f} (scale {res.dynamic_scale:.4g})",
+                 "YaRN": f"ramp between pairs {res.low} and {res.high}"}
+        table = {"method": list(beyond.METHODS), "rule": [rules[m] for m in beyond.METHODS],
+                 "judged at": [res.eval_length[m] for m in beyond.METHODS],
+                 "θ'₀ (rad/token)": [float(f[m][0]) for m in beyond.METHODS],
+                 "slowest λ'": [round(float(2 * np.pi / f[m][-1])) for m in beyond.METHODS],
+                 "pairs past": [int(res.unseen[m].sum()) for m in beyond.METHODS],
+                 "overreach ×": [res.overreach[m] for m in beyond.METHODS]}
+        if not n_slow:
+            del table["overreach ×"]  # no pair that never turned: nothing can overreach
+        frame.table(table, column_config={"θ'₀ (rad/token)": st.column_config.NumberColumn(format="%.4g"),
+                                          "slowest λ'": st.column_config.NumberColumn(format="localized"),
+                                          "judged at": st.column_config.NumberColumn(format="localized"),
+                                          "overreach ×": st.column_config.NumberColumn(format="%.3g")})
+        high_note = (f" Here high = {res.high} is past the last pair ({n - 1}): Hugging Face clamps the ramp's "
+                     "ends to d − 1, not d/2 − 1, so no pair is fully interpolated." if res.high > n - 1 else "")
+        st.markdown(
+            f"At s = {TYPICAL_S}. θ'₀: the fastest pair's angle between neighbouring words; slowest λ': the "
+            "slowest pair's wavelength in tokens; pairs past: slow pairs whose angle at the length judged "
+            "exceeds the largest they reached in training; overreach: the worst such ratio (≤ 1 is safe). "
+            f"Dynamic NTK recomputes its base for the text in front of it (seq_len = {res.seq_len:,}: scale "
+            f"s·L/L_train − (s − 1) = {res.dynamic_scale:.4g}, 1 up to L_train).{high_note}\n\n"
+            f"YaRN also multiplies cos and sin by mscale = 0.1·ln s + 1 = {res.attention_factor:.4f}, so every "
+            f"score grows by mscale² = {res.attention_factor ** 2:.4f}: a longer text spreads the "
+            f"{frame.term('softmax')} over more words, and the sharper scores make up for it.")
+
+
 with frame.page(PATH, f"A model trained on {TYPICAL_L_TRAIN:,}-token texts now reads {TYPICAL_S}× longer ones. RoPE "
                       "computes an angle for any position — so which of its pairs meet angles they never saw?"):
 
     @frame.section("Past the trained length")
     def stretching() -> None:
-        c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
+        top = st.container()  # Predict and chart first; their two server-side settings just under the chart
+        c1, c2 = st.columns(2, vertical_alignment="bottom")
         with c1:
             d = int(frame.number("Head dimension d (this page's own)", "st_d", 4, 512, TYPICAL_D, step=2,
                                  help="Width of one attention head's q and k, separate from the sidebar's d; RoPE "
@@ -38,103 +137,22 @@ with frame.page(PATH, f"A model trained on {TYPICAL_L_TRAIN:,}-token texts now r
         with c2:
             L_train = int(frame.number("Trained context L_train", "st_L", 16, 1_000_000, TYPICAL_L_TRAIN,
                                        help="The longest text the model saw in training, in tokens."))
-        with c3:
-            seq_len = int(frame.number("Dynamic NTK's length (seq_len)", "st_len", 1, 100_000_000, TYPICAL_SEQ_LEN,
-                                       help="Only the Deeper table's dynamic NTK row uses it."))
         if d % 2:
             st.error(f"The head dimension must be even: RoPE turns the dimensions in pairs, and {d} is odd.",
                      icon=":material/error:")
             return
-        res, turns, ratio = stretch_data(d, L_train, seq_len)
-        q = frame.predict(
-            f"Head dimension {d}, base {BASE:,}, trained on {L_train:,} tokens, now reading s = {TYPICAL_S} times "
-            "as many. Which pairs meet rotation angles they never saw in training?",
-            ["the fast pairs", "the slow pairs", "every pair", "none"], 1, key="st_predict")
-        frame.chart(turns)
+        rest = st.container()
+        res, turns = stretch_data(d, L_train)
+        with top:
+            q = frame.predict(
+                f"Head dimension {d}, base {BASE:,}, trained on {L_train:,} tokens, now reading s = {TYPICAL_S} "
+                "times as many. Which pairs meet rotation angles they never saw in training?",
+                ["the fast pairs", "the slow pairs", "every pair", "none"],
+                1 if (res.rotations < 1).any() else 3, key="st_predict")
+            frame.chart(turns, play="st_s")
+        with rest:
+            answer(q, res, d, L_train)
 
-        slow = res.rotations < 1
-        n_slow, n = int(slow.sum()), res.pairs
-        first = int(np.argmax(slow)) if n_slow else n
-        past = {m: int(res.unseen[m].sum()) for m in beyond.METHODS}
-        if n_slow:
-            q.answer(f"The slow ones: {pair_range(first, n - 1)} ({n_slow} of {n}) have wavelengths longer than "
-                     f"{L_train:,} tokens, so training showed each only part of its circle. At {res.L_new:,} tokens "
-                     f"they turn up to {res.overreach['RoPE as trained']:.3g}× further than they ever did (the red "
-                     f"ticks). The fast pairs went round many times (pair 0: {res.rotations[0]:,.0f} turns): an angle "
-                     "repeats every turn, so nothing they meet is new.")
-        else:
-            q.answer(f"Here none: with L_train = {L_train:,} every pair, even the slowest "
-                     f"({res.rotations[-1]:.3g} turns), finishes a full turn in training, so every angle has been seen. "
-                     "Lower L_train or raise the base in the chart to see slow pairs appear.")
-        frame.verdict(f"unchanged RoPE turns the slow pairs past every angle they saw in training (s = {TYPICAL_S})",
-                      past["RoPE as trained"] > 0,
-                      f"{past['RoPE as trained']} of {count(n_slow, 'slow pair')} past, up to "
-                      f"{res.overreach['RoPE as trained']:.3g}× at {res.L_new:,} tokens")
-        pi_ok = past["PI"] == 0
-        frame.verdict("PI pushes no pair past the angles it saw in training", pi_ok,
-                      f"{count(past['PI'], 'pair')} past; the fastest pair now turns {res.frequencies['PI'][0]:.3g} "
-                      f"rad per token instead of {res.theta[0]:.3g}")
-        ntk_keeps = bool(res.frequencies["NTK-aware"][0] == res.theta[0])
-        frame.verdict("NTK-aware keeps the fastest pair as it was", ntk_keeps,
-                      f"θ'₀ = {res.frequencies['NTK-aware'][0]:.4g}, θ₀ = {res.theta[0]:.4g}")
-        keep = res.ramp == 0
-        yarn_ok = bool(keep.any()) and bool(np.array_equal(res.frequencies["YaRN"][keep], res.theta[keep])) \
-            and past["YaRN"] == 0
-        kept = int(keep.sum())
-        frame.verdict("YaRN keeps the fast pairs exactly and pushes no pair past its trained angles", yarn_ok,
-                      (f"{pair_range(0, kept - 1)} unchanged" if kept else "no pair kept as it was")
-                      + f", {count(past['YaRN'], 'pair')} past")
-
-        ntk = (f"NTK-aware raises the base to {res.ntk_base:,.0f}: the fastest pair keeps its angle"
-               + ("" if ntk_keeps else " (up to rounding)") + ", the slowest is divided by s and those between by "
-               "less. " + (f"That is not enough: {past['NTK-aware']} of the {count(n_slow, 'slow pair')} still go "
-                           f"past, by up to {res.overreach['NTK-aware']:.3g}×." if past["NTK-aware"]
-                           else "Here that brings every slow pair back within what it saw."))
-        yarn = (f"YaRN keeps {pair_range(0, kept - 1)} exactly as they were"
-                if kept else "YaRN (here with no pair left exactly as it was)")
-        yarn += (f", divides the pairs from {res.high} on by s and blends the ones between"
-                 if res.high <= n - 1 else ", and blends the rest (its ramp ends past the last pair)")
-        yarn += (": " + ("no pair goes past." if past["YaRN"] == 0 else
-                         f"{count(past['YaRN'], 'pair')} still go past."))
-        st.markdown(
-            "Move **s** and the **base** in the chart, and pick a **method**: the ticks follow.\n\n"
-            f"At the opening s = {TYPICAL_S}: PI (position interpolation) divides every frequency by s, so "
-            + ("no pair goes past" if pi_ok else f"{count(past['PI'], 'pair')} still go past")
-            + f" — but neighbouring words now differ by only {res.frequencies['PI'][0]:.3g} rad in the fastest pair, "
-            f"instead of {res.theta[0]:.3g}. {ntk}\n\n{yarn} The fast pairs have seen every angle many times over, "
-            f"so slowing them (as PI does) only blurs neighbouring words. This is {TYPICAL_SOURCE} (Peng et al. "
-            "2023), and the page opens on it."
-        )
-
-        with frame.deeper("every method per pair, in numbers, and YaRN's attention factor", key="st_deep_methods"):
-            frame.chart(ratio)
-            f = res.frequencies
-            rules = {"RoPE as trained": "θ_i", "PI": "θ_i / s", "NTK-aware": f"base' = {res.ntk_base:,.0f}",
-                     "Dynamic NTK": f"base' = {res.dynamic_base:,.0f} (scale {res.dynamic_scale:.4g})",
-                     "YaRN": f"ramp between pairs {res.low} and {res.high}"}
-            table = {"method": list(beyond.METHODS), "rule": [rules[m] for m in beyond.METHODS],
-                     "judged at": [res.eval_length[m] for m in beyond.METHODS],
-                     "θ'₀ (rad/token)": [float(f[m][0]) for m in beyond.METHODS],
-                     "slowest λ'": [round(float(2 * np.pi / f[m][-1])) for m in beyond.METHODS],
-                     "pairs past": [int(res.unseen[m].sum()) for m in beyond.METHODS],
-                     "overreach ×": [res.overreach[m] for m in beyond.METHODS]}
-            if not n_slow:
-                del table["overreach ×"]  # no pair that never turned: nothing can overreach
-            frame.table(table, column_config={"θ'₀ (rad/token)": st.column_config.NumberColumn(format="%.4g"),
-                                              "slowest λ'": st.column_config.NumberColumn(format="localized"),
-                                              "judged at": st.column_config.NumberColumn(format="localized"),
-                                              "overreach ×": st.column_config.NumberColumn(format="%.3g")})
-            high_note = (f" Here high = {res.high} is past the last pair ({n - 1}): Hugging Face clamps the ramp's "
-                         "ends to d − 1, not d/2 − 1, so no pair is fully interpolated." if res.high > n - 1 else "")
-            st.markdown(
-                f"At s = {TYPICAL_S}. θ'₀: the fastest pair's angle between neighbouring words; slowest λ': the "
-                "slowest pair's wavelength in tokens; pairs past: slow pairs whose angle at the length judged "
-                "exceeds the largest they reached in training; overreach: the worst such ratio (≤ 1 is safe). "
-                f"Dynamic NTK recomputes its base for the text in front of it (seq_len = {res.seq_len:,}: scale "
-                f"s·L/L_train − (s − 1) = {res.dynamic_scale:.4g}, 1 up to L_train).{high_note}\n\n"
-                f"YaRN also multiplies cos and sin by mscale = 0.1·ln s + 1 = {res.attention_factor:.4f}, so every "
-                f"score grows by mscale² = {res.attention_factor ** 2:.4f}: a longer text spreads the "
-                f"{frame.term('softmax')} over more words, and the sharper scores make up for it.")
 
     with frame.deeper("the formulas, and whose they are", key="st_deep_formulas"):
         frame.formula(

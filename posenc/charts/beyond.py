@@ -145,11 +145,11 @@ def alibi_heads_to_show(n_heads: int, n_tokens: int, budget: int = spec.MAX_MARK
 
 
 # ALiBi in the chart: the raw scores travel as data, the head's slope, the bias and the softmax are closed forms
-# of the in-chart head ``by_head`` and switch ``by_alibi`` (``EXPR_ALIBI``; tests/test_chart_expressions.py).
+# of the in-chart head ``by_head`` (0: ALiBi off) (``EXPR_ALIBI``; tests/test_chart_expressions.py).
 EXPR_ALIBI: dict[str, str] = {
     "m": ("by_head <= datum.c ? pow(2, -8 * by_head / datum.c) : "
           "pow(2, -8 * (2 * (by_head - datum.c) - 1) / (2 * datum.c))"),     # the slope m_h (alibi_slopes)
-    "bias": "by_alibi ? -datum.m * (datum.i - datum.j) : 0",                  # −m_h·(i − j), j ≤ i
+    "bias": "by_head > 0 ? -datum.m * (datum.i - datum.j) : 0",               # −m_h·(i − j), j ≤ i; head 0: off
     "z": "datum.sc + datum.bias",
 }
 EXPR_SOFTMAX: dict[str, str] = {"e": "exp(datum.z - datum.zmax)"}  # then a = e / Σ_j e (row by row)
@@ -186,8 +186,8 @@ def _alibi_layout(labels: Sequence[str], H: int) -> alt.LayerChart:
     """A causal heatmap over the words ``labels``, ``H`` heads to pick from in the chart."""
     n = len(labels)
     labels = list(labels)
-    head = alt.param(name="by_head", value=1, bind=alt.binding_range(min=1, max=max(H, 1), step=1, name="head h "))
-    on = alt.param(name="by_alibi", value=True, bind=alt.binding_checkbox(name="ALiBi on "))
+    head = alt.param(name="by_head", value=1,
+                     bind=alt.binding_range(min=0, max=max(H, 1), step=1, name="head h (0 = ALiBi off) "))
     look = alt.LookupData(data=spec.named("words"), key="k", fields=["w"])
     x = alt.X("key:N", sort=labels, title="key j (word, 1-based)",
               axis=alt.Axis(labelAngle=-45 if n > 6 else 0, labelOverlap=True))
@@ -205,11 +205,12 @@ def _alibi_layout(labels: Sequence[str], H: int) -> alt.LayerChart:
         a="datum.e / datum.esum", dist="datum.i - datum.j"))
     rect = src.mark_rect(aria=False).encode(
         x=x, y=y, color=alt.Color("a:Q", title="attention weight",
-                                  scale=alt.Scale(domain=[0, 1], range=[HEAT_LIGHT, HEAT_DARK], interpolate="rgb")),
+                                  scale=alt.Scale(domain=[0, 1], range=[HEAT_LIGHT, HEAT_DARK], interpolate="rgb"),
+                                  legend=None if n <= 10 else alt.Legend()),  # short sentences: numbers in cells
         tooltip=[alt.Tooltip("query:N", title="query"), alt.Tooltip("key:N", title="key"),
                  alt.Tooltip("dist:Q", title="distance i − j"), alt.Tooltip("bias:Q", title="bias −m·(i − j)",
                                                                             format=".4g"),
-                 alt.Tooltip("a:Q", title="weight", format=".3f")]).add_params(head, on)
+                 alt.Tooltip("a:Q", title="weight", format=".3f")]).add_params(head)
     layers = [rect]
     if n <= 10:
         layers.append(src.mark_text(aria=False, color=spec.TEXT).encode(x=x, y=y, text=alt.Text("a:Q", format=".2f")))
@@ -217,12 +218,12 @@ def _alibi_layout(labels: Sequence[str], H: int) -> alt.LayerChart:
                                                                     strokeWidth=3).encode(x=x, y=y))
     slope = alt.Chart(spec.named("info")).transform_calculate(c="datum.c").transform_calculate(
         m=EXPR_ALIBI["m"]).transform_calculate(
-        text="by_alibi ? 'head ' + by_head + ' of ' + datum.H + ': slope m = ' + format(datum.m, '.3g') : "
+        text="by_head > 0 ? 'head ' + by_head + ' of ' + datum.H + ': slope m = ' + format(datum.m, '.3g') : "
              "'ALiBi off: no bias, the copies weigh the same'")
     layers.append(slope.mark_text(aria=False, align="right", baseline="bottom", dy=-6, color=FOCUS,
                                   fontWeight="bold").encode(x=alt.value("width"), y=alt.value(0),
                                                             text=alt.Text("text:N")))
-    height = int(min(420, max(180, 30 * n)))
+    height = int(min(340, max(150, 26 * n)))
     return alt.layer(*layers, title="Attention weights with ALiBi", height=height)
 
 
@@ -261,7 +262,7 @@ EXPR_DECAY: dict[str, str] = {
 SCORE_NAMES = ("━ mean over all (q, k)", "╍ one random (q, k)", "▒ middle 90 % (mean ± 1.645 sd)")
 
 
-def score_figure(sc, rho0: float = 1.0, height: int = 280) -> Figure:
+def score_figure(sc, rho0: float = 1.0, height: int = 170) -> Figure:
     """The RoPE score ÷ d against the gap, in closed form for the in-chart ρ: mean, mean ± 1.645 sd (about the
     middle 90 %), and one random (q, k). ``sc``: ``posenc.beyond.ScoreCurves``; ``rho0`` words the description."""
     n = sc.deltas.size
@@ -296,18 +297,16 @@ def _score_layout(height: int) -> alt.LayerChart:
         tooltip=[alt.Tooltip("x:Q", title="gap Δ"), alt.Tooltip("mean:Q", title="mean score ÷ d", format=".3f"),
                  alt.Tooltip("lo:Q", title="5 %", format=".3f"), alt.Tooltip("hi:Q", title="95 %", format=".3f"),
                  alt.Tooltip("one:Q", title="one (q, k)", format=".3f")])
-    names = alt.Chart(spec.named("names")).mark_text(aria=False, align="right", baseline="top", dx=-4,
-                                                     fontWeight="bold").encode(
-        x=alt.value("width"), y=alt.Y("k:O", axis=None, scale=alt.Scale(range=[4, 52])), text=alt.Text("t:N"),
-        color=alt.Color("k:O", scale=alt.Scale(domain=[0, 1, 2], range=[SERIES[0], SERIES[1], SERIES[0]]),
-                        legend=None))
+    names = [alt.Chart(spec.named("names")).transform_filter(f"datum.k == {k}").mark_text(
+        aria=False, align="right", baseline="top", dx=-4, fontWeight="bold", color=colour).encode(
+        x=alt.value("width"), y=alt.value(4 + 16 * k), text=alt.Text("t:N"))
+        for k, colour in enumerate((SERIES[0], SERIES[1], SERIES[0]))]
     summary = src.transform_aggregate(m0="sum(m0)", ml="sum(ml)", nl="max(nl)").transform_calculate(
         text="'ρ = ' + format(by_rho, '.2f') + ': mean ' + format(datum.m0, '.2f') + ' at Δ = 0, ' + "
              "format(datum.ml / datum.nl, '.2f') + ' far away'").mark_text(
         aria=False, align="left", baseline="bottom", dx=4, dy=-6, color=FOCUS, fontWeight="bold").encode(
         x=alt.value(0), y=alt.value(0), text=alt.Text("text:N"))
-    return alt.layer(band, zero, one, mean, names, summary, title="The actual score ÷ d",
-                     height=height).resolve_scale(y="independent")
+    return alt.layer(band, zero, one, mean, *names, summary, title="The actual score ÷ d", height=height)
 
 
 # ---------------------------------------------------------------------------------------------- precision
@@ -386,7 +385,7 @@ def _pair_error_layout(n: int, probe: int, height: int) -> alt.LayerChart:
     return alt.layer(bars, cap, title=f"float32 error per pair at p = {probe:,}", height=height)
 
 
-def offset_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
+def offset_figure(pr: PrecisionDemo, height: int = 170) -> Figure:
     """|score(m, m + g) − score(0, g)| against m, one line per number format (colour, dash and shape), labelled
     directly; log scales."""
     names = [t for t in DTYPES if t in pr.offset_error]

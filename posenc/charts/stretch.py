@@ -47,10 +47,10 @@ EXPR: dict[str, str] = {
 }
 ROT_KINDS = ("≥ 1 turn: has seen every angle", "< 1 turn: later angles never seen")
 TICK_KINDS = ("past the angles it saw", "within the angles it saw")
-SUMMARY = ("st_method + ' at s = ' + st_s + ': ' + (datum.n_slow == 0 ? 'no pair is slow' : "
+SUMMARY = ("[st_method + ', s = ' + st_s + ':', datum.n_slow == 0 ? 'no slow pair' : "
            "datum.n_past + ' of ' + datum.n_slow + ' slow ' + (datum.n_slow == 1 ? 'pair' : 'pairs') + "
-           "(datum.n_past == 0 ? ' goes past what it saw' : ' go past what they saw, by up to ' + "
-           "format(datum.worst, '.3g') + '×'))")
+           "(datum.n_past == 1 || (datum.n_past == 0 && datum.n_slow == 1) ? ' goes' : ' go') + ' past', "
+           "datum.n_past == 0 ? 'what training showed' : 'by up to ' + format(datum.worst, '.3~g') + '×']")
 
 
 def _calc(chart: alt.Chart) -> alt.Chart:
@@ -66,7 +66,7 @@ def turns_figure(d: int, L_train: int, res: StretchDemo) -> Figure:
     n = d // 2
     pairs = spec.columns(i=np.arange(n), d=np.full(n, d), L=np.full(n, L_train))
     one = spec.columns(y=[1.0], label=["one full turn"],
-                       title=[f"Turns each pair makes in training (L_train = {L_train:,} tokens)"])
+                       title=[f"Turns per pair in L_train = {L_train:,} tokens"])
     slow = int((res.rotations < 1).sum())
     past = int(res.unseen["RoPE as trained"].sum())
     take = (f"at s = {res.s} and base {res.base:,.0f}, {past} of {spec_count(slow, 'slow pair')} (those that never "
@@ -98,7 +98,8 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
            alt.Tooltip("th_new:Q", title="θ'_i under the method", format=".4g"),
            alt.Tooltip("reach:Q", title="turns within s·L_train", format=",.3g")]
     bars = src.mark_bar(aria=False).encode(
-        x=x, y=alt.Y("r:Q", scale=alt.Scale(type="log"), title="turns (log)"), y2=alt.Y2("floor:Q"),
+        x=x, y=alt.Y("r:Q", scale=alt.Scale(type="log"), title="turns (log)", axis=alt.Axis(grid=False, format=",~g")),
+        y2=alt.Y2("floor:Q"),
         color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
                         scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], SERIES[1]]),
                         legend=alt.Legend(labelLimit=400, direction="vertical", orient="bottom")),
@@ -115,7 +116,7 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
         text=SUMMARY).mark_text(aria=False, align="left", baseline="top", dx=4, dy=4, color=FOCUS,
                                 fontWeight="bold").encode(x=alt.value(0), y=alt.value(0), text=alt.Text("text:N"))
     return alt.layer(bars, ticks, rule, rule_text, summary, title=alt.TitleParams(spec.text_from("one", "title")),
-                     height=height)
+                     height=height).resolve_scale(color="independent")
 
 
 # ---------------------------------------------------------------------------------------------- the Deeper chart
