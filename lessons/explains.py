@@ -137,7 +137,7 @@ with frame.page(PATH, f"The table hands both copies of “{WORD}” one row, yet
             f"Positions {i + 1} and {j + 1} trade their words; the chart shows the weights from the query word at "
             f"position {sres.query + 1}, with {the(scheme)}. Does each word keep its weight after the swap?",
             ["Yes, with every scheme", "Only with no positions", "Only with positions", "Never"],
-            [[3, 2], [1, 0]][keeps][all_moved], key="ex_predict_scramble")
+            [[2, 3], [0, 1]][keeps][all_moved], key="ex_predict_scramble")
         st.text("X:  " + " ".join(sres.tokens) + "\nPX: " + " ".join(sres.scrambled))
         left, right = st.columns([3, 2])
         with left:

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import assert_ok, charts_of, open_page, page_text
+from conftest import assert_ok, charts_of, checks_block, main_path, open_page, page_text, predict_radios, verdicts
 
 import posenc
 from posenc import chapter
@@ -42,24 +42,43 @@ def dataset(chart, name: str) -> dict:
     return pa.ipc.open_stream(ds.data.data).read_all().to_pydict()
 
 
-def test_the_paradox_numbers_and_live_weights_per_scheme():
+def pick(at, key: str, option: str | None = None):
+    radio = at.radio(key=f"{key}_guess")
+    radio.set_value(option if option is not None else radio.options[0]).run()
+    return assert_ok(at)
+
+
+def test_skeleton_question_first():
     at = assert_ok(open_page(PAGE))
     assert not at.error
-    text = page_text(at)
+    lead = at.markdown[0].value
     first, second = chapter.FIGURE_WEIGHTS
-    assert f"{first} and {second}" in text  # the chapter's figures, quoted as the chapter's
+    assert f"{first} and {second}" in lead and lead.endswith("?")  # the chapter's contradiction, as a question
+    assert [h.value for h in at.header] == ["The copies of “the”", "The scramble, settled"]
+    assert [r.key for r in predict_radios(at)] == ["explains_predict_guess", "ex_predict_scramble_guess"]
+    text = page_text(at)
+    assert "Right." not in text and "both of the chapter's claims are true" not in text  # no answer before a pick
+    assert checks_block(at) is not None and "8 of 8 checks hold" in text
+    on_path = [e.value for e in main_path(at) if isinstance(getattr(e, "value", None), str)]
+    assert not any(v.startswith(":material/check_circle: **Holds**") for v in on_path)
+
+
+def test_the_paradox_resolved_with_live_weights_per_scheme():
+    at = pick(assert_ok(open_page(PAGE)), "explains_predict", "All three")
+    text = page_text(at)
+    assert "Right." in text
+    first, second = chapter.FIGURE_WEIGHTS
+    assert f"{first} and {second} were the chapter's figures" in text
     assert "trained model" in text and "random" in text
-    for s in SCHEMES:
+    assert f"the copies tie, {by_hand('none')[0]:.6f} and {by_hand('none')[1]:.6f}" in text
+    for s in SCHEMES[1:]:
         w = by_hand(s)
-        shown = f"{w[0]:.6f} and {w[1]:.6f}" if s == "none" else f"{w[0]:.3f} and {w[1]:.3f}"
-        assert shown in text, (s, shown)
-    # none: equal; every other scheme: different
+        assert f"{w[0]:.3f} and {w[1]:.3f}" in text, s
     assert by_hand("none")[0] == by_hand("none")[1]
     for s in SCHEMES[1:]:
         assert abs(by_hand(s)[0] - by_hand(s)[1]) > 1e-3
-    assert text.count("Holds") >= 4 and "Does not hold" not in text
-    links = {p.proto.page for p in at.get("page_link")}
-    assert "scramble" in links
+    assert len(verdicts(at)) == 8 and all(h for h, _, _ in verdicts(at))
+    assert "scramble" in {p.proto.page for p in at.get("page_link")}
 
 
 def test_copies_chart_sends_every_query_and_picks_in_the_chart():
@@ -68,64 +87,76 @@ def test_copies_chart_sends_every_query_and_picks_in_the_chart():
     assert len(charts) == 2
     spec = json.loads(charts[0].proto.spec)
     [param] = spec["params"]
-    assert param["name"] == "query" and param["bind"]["input"] == "range"
-    assert param["value"] == chapter.query_index(TOKENS) + 1
+    assert param["name"] == "ex_query" and param["bind"]["input"] == "range"
+    q = chapter.query_index(TOKENS) + 1
+    assert param["value"] == q  # the chart opens at the query the Predict names
+    assert f"query word at position {q} looks at the copies at positions 1 and 4" in at.radio(
+        key="explains_predict_guess").label
     assert "width" not in spec and spec["autosize"]["type"] == "fit-x"
+    assert all(layer["mark"]["aria"] is False for layer in spec["layer"])
     data = dataset(charts[0], "main")
     n, c = len(TOKENS), len(chapter.copies(TOKENS))
     assert len(data["weight"]) == len(SCHEMES) * n * c
-    q = chapter.query_index(TOKENS) + 1
     for s in SCHEMES:
         got = [w for sc, qq, w in zip(data["scheme"], data["query"], data["weight"]) if sc == s and qq == q]
         assert np.allclose(got, by_hand(s), atol=1e-12)
+        assert f"{s}: {got[0]:.3f} and {got[1]:.3f}" in spec["description"]  # the takeaway's numbers
 
 
-def test_scramble_chart_and_verdicts():
+def test_scramble_chart_predict_and_answer():
     at = assert_ok(open_page(PAGE))
     spec = json.loads(charts_of(at)[1].proto.spec)
     [param] = spec["params"]
-    assert param["name"] == "scheme" and param["bind"]["options"] == list(SCHEMES)
-    res = explains_demo(TOKENS, 64, 0)
+    assert param["name"] == "ex_scheme" and param["bind"]["options"] == list(SCHEMES)
+    assert param["value"] == "sinusoids" and "with sinusoids" in at.radio(key="ex_predict_scramble_guess").label
+    assert spec["mark"]["aria"] is False
     text = page_text(at)
-    assert "Attn(PX) = P·Attn(X)" in text
+    assert "X:  the cat chased the mouse\nPX: the mouse chased the cat" in text
+    at = pick(at, "ex_predict_scramble", "Only with no positions")
+    text = page_text(at)
+    assert "Right." in text
+    res = explains_demo(TOKENS, 64, 0)
+    top = max(res.runs[s].scramble_error for s in SCHEMES[1:])
+    assert f"With the learned table, sinusoids and RoPE the outputs move by up to {top:.3f}" in text
     for s in SCHEMES[1:]:
-        assert f"{res.runs[s].scramble_error:.3f}" in text
-    assert "X:  the cat chased the mouse" in text and "PX: the mouse chased the cat" in text
+        assert f"{res.runs[s].scramble_error:.3f}" in " ".join(ms for _, _, ms in verdicts(at))
 
 
-def test_predict_explanation_uses_the_chapters_sentence():
+def test_a_sentence_without_a_repeat_uses_the_chapters_and_says_so():
     at = assert_ok(open_page(PAGE, sentence="dogs bark at night"))
-    at.radio(key="explains_predict_guess").set_value("All three: learned table, sinusoids and RoPE").run()
-    assert_ok(at)
+    assert any("repeats no word" in e.value and "chapter's sentence" in e.value for e in at.info)
+    assert len(charts_of(at)) == 2  # the copies on the chapter's sentence, the scramble on the student's
+    at = pick(at, "explains_predict", "All three")
     text = page_text(at)
     assert "Right." in text
     w = by_hand("sinusoids")
-    assert f"sinusoids: {w[0]:.3f} and {w[1]:.3f}" in text
+    assert f"sinusoids {w[0]:.3f} and {w[1]:.3f}" in text
+    res = explains_demo(posenc.tokenize("dogs bark at night"), 64, 0)
+    assert f"{res.runs['sinusoids'].scramble_error:.3f}" in " ".join(ms for _, _, ms in verdicts(at))
 
 
-@pytest.mark.parametrize("d", ["63", "9"])
-def test_odd_d_gives_a_message_and_keeps_the_other_schemes(d):
+@pytest.mark.parametrize("d", ["63", "9", "3"])
+def test_odd_d_names_d_once_and_asks_among_the_schemes_that_run(d):
     at = assert_ok(open_page(PAGE, query={"d": d}))
     text = page_text(at)
-    assert "needs an even d" in text
+    radio = at.radio(key="explains_predict_odd_guess")
+    assert radio.label.count(f"d = {d} is odd") == 1 and "need an even d" in radio.label
+    assert list(radio.options) == ["Only the learned table", "None: copies always tie"]
+    assert text.count(f"d = {d} is odd") == 1
     assert len(charts_of(at)) == 2
-    data = dataset(charts_of(at)[0], "main")
-    assert set(data["scheme"]) == {"none", "learned table"}
-    assert "Does not hold" not in text
-
-
-def test_sentence_without_a_repeated_word():
-    at = assert_ok(open_page(PAGE, sentence="Dogs bark at night"))
-    assert any("repeats no word" in e.value for e in at.info)
-    assert len(charts_of(at)) == 1  # the scramble chart remains
-    res = explains_demo(posenc.tokenize("Dogs bark at night"), 64, 0)
-    assert f"{res.runs['sinusoids'].scramble_error:.3f}" in page_text(at)
+    assert set(dataset(charts_of(at)[0], "main")["scheme"]) == {"none", "learned table"}
+    at = pick(at, "explains_predict_odd", "Only the learned table")
+    assert "Right." in page_text(at)
+    assert all(h for h, _, _ in verdicts(at))
 
 
 def test_sentence_of_one_repeated_word():
     at = assert_ok(open_page(PAGE, sentence="la la la"))
     assert any("same word" in e.value for e in at.info)
     assert len(charts_of(at)) == 1
+    at = pick(at, "explains_predict", "All three")
+    assert "positions 1, 2 and 3" in at.radio(key="explains_predict_guess").label
+    assert all(h for h, _, _ in verdicts(at))
 
 
 @pytest.mark.parametrize("sentence", ["one", "", "!!! ???"])
@@ -158,6 +189,8 @@ def test_student_text_is_never_markdown():
     at = assert_ok(open_page(PAGE, sentence=evil))
     for md in at.markdown:
         assert "http://a/b.png" not in md.value and "b.png" not in md.value
+    for r in at.radio:
+        assert "b.png" not in str(r.label)
 
 
 def test_rope_formula_uses_row_vectors():

@@ -1,15 +1,31 @@
-"""AppTest of the RoPE page: the skeleton, the in-chart scheme toggle, the numbers on the page, presets,
-extremes, bad values, safety."""
+"""AppTest of the RoPE page on the question-first skeleton: the lead asks, the Predicts ask at the state their
+charts open in, the answers (after the charts) carry live numbers, every verdict sits in Checks; the word picks
+feed every section from page level; the circles turn in the browser; extremes, bad values, safety."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import assert_ok, chart_bytes, chart_specs, chart_tables, charts_of, open_page, page_text
+from conftest import (
+    assert_ok,
+    chart_bytes,
+    chart_specs,
+    chart_tables,
+    charts_of,
+    checks_block,
+    main_path,
+    open_page,
+    page_text,
+    predict_radios,
+    verdict,
+    verdicts,
+)
 
 from posenc import chapter
+from posenc.charts import rope as rc
 from posenc.charts.spec import nice_bound
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, rope
@@ -20,172 +36,164 @@ SENT = tokenize(chapter.SENTENCE)
 QI, KI = chapter.query_index(SENT), chapter.key_index(SENT)
 
 
-def score_table(at):
-    return next(df.value for df in at.dataframe if "n − m" in df.value.columns)
+def circle_chart(at):
+    return next(c for c in charts_of(at) if rc.KEY_POSITION in {p["name"] for p in json.loads(c.proto.spec)["params"]})
 
 
-def test_skeleton_and_defaults():
-    at = open_page(PAGE)
-    assert_ok(at)
+def test_skeleton_question_first():
+    at = assert_ok(open_page(PAGE))
     assert not at.error
     assert at.title[0].value == "RoPE"
-    heads = [h.value for h in at.header]
-    assert heads[:3] == ["The score depends on the gap alone", "Each pair turns on its own circle",
-                         "A rotation keeps every length"]
+    lead = at.markdown[0].value
+    assert lead.endswith("?") and "gap alone" not in lead  # the lead asks; the answer comes after the chart
+    assert [h.value for h in at.header] == ["Each pair turns on its own circle", "A rotation keeps every length"]
+    assert [r.key for r in predict_radios(at)] == ["rp_predict_guess", "rp_predict_play_guess"]
     assert len(charts_of(at)) == 3
     text = page_text(at)
     assert f"query word: {chapter.QUERY_WORD}" in text and f"key word: {chapter.KEY_WORD}" in text
-    assert "Holds" in text and "Does not hold" not in text
-    # the chapter's pairs, scored by hand: (q turned by m)·(k turned by n)/√d
-    X = embed(SENT, 64, 0)
-    Wq, Wk, _ = projections(64, 0)
-    q, k = X[QI] @ Wq, X[KI] @ Wk
-    by_hand = [float(rope(q, [m])[0] @ rope(k, [n])[0]) / 8.0 for m, n in chapter.PAIRS]
-    df = score_table(at)
-    assert [tuple(p) for p in zip(df["m"], df["n"])] == list(chapter.PAIRS)
-    assert np.allclose(df["score"].to_numpy(), by_hand, atol=1e-12)
-    latex = "\n".join(e.value for e in at.latex)
-    assert "R_{n-m}" in latex and r"R_m^\top" in latex
+    # no answer before the student commits; every verdict in the one Checks block, all holding
+    assert "Right." not in text and "depends on the gap n − m alone" not in text
+    assert checks_block(at) is not None
+    on_path = [e.value for e in main_path(at) if hasattr(e, "value") and isinstance(e.value, str)]
+    assert not any(v.startswith(":material/check_circle: **Holds**") for v in on_path)
+    assert "7 of 7 checks hold" in text
+    assert all(h for h, _, _ in verdicts(at))
     assert chart_bytes(at) < 300_000
 
 
-def test_key_chart_sends_both_matrices_and_picks_in_the_chart():
-    at = open_page(PAGE)
-    assert_ok(at)
-    chart = charts_of(at)[0]
-    spec = json.loads(chart.proto.spec)
-    [param] = spec["params"]
-    assert param["name"] == "scheme" and param["bind"]["input"] == "radio"
-    assert param["bind"]["options"] == ["RoPE", "adding sinusoids"] and param["value"] == "RoPE"
-    assert "width" not in spec  # fills its column
-    table = chart_tables(chart)["main"].to_pydict()
-    assert len(table["score"]) == 2 * WINDOW * WINDOW
-    # the RoPE rows are constant along every diagonal; the additive rows are not
-    w = score_window(SENT, QI, KI, 64, 0, 1)
-    rows = {(s, m, n): v for s, m, n, v in zip(table["scheme"], table["m"], table["n"], table["score"])}
-    assert rows[("RoPE", 1, 4)] == pytest.approx(rows[("RoPE", 30, 33)], abs=1e-12)
-    assert rows[("adding sinusoids", 5, 9)] == pytest.approx(w.additive_scores[4, 8])
-    assert abs(rows[("adding sinusoids", 1, 4)] - rows[("adding sinusoids", 30, 33)]) > 1e-6
-
-
-def test_predict_explanation_is_computed_at_its_own_settings():
-    # the student's sentence is different: the explanation still speaks of the chapter's sentence
-    at = open_page(PAGE, sentence="a b c d e f")
-    assert_ok(at)
+def test_key_answer_is_computed_and_shown_after_a_pick():
+    at = assert_ok(open_page(PAGE))
     at.radio(key="rp_predict_guess").set_value("Each diagonal (one gap n − m)").run()
     assert_ok(at)
     text = page_text(at)
     assert "Right." in text
-    # row spread of the chapter's 40 × 40 window, by hand
-    X = embed(SENT, 64, 0)
+    w = score_window(SENT, QI, KI, 64, 0, 1)
+    X = embed(SENT, 64, 0)  # the row spread of the 40 × 40 window, by hand
     Wq, Wk, _ = projections(64, 0)
     pos = np.arange(1, WINDOW + 1)
-    Q = rope(np.tile(X[QI] @ Wq, (WINDOW, 1)), pos)
-    K = rope(np.tile(X[KI] @ Wk, (WINDOW, 1)), pos)
-    S = Q @ K.T / 8.0
-    assert f"up to {np.ptp(S, axis=1).max():.2f}" in text
+    S = rope(np.tile(X[QI] @ Wq, (WINDOW, 1)), pos) @ rope(np.tile(X[KI] @ Wk, (WINDOW, 1)), pos).T / 8.0
+    assert f"along a row it changes by up to {np.ptp(S, axis=1).max():.2f}" in text
+    assert f"up to {w.additive_diag_spread:.2f} along a diagonal" in text
+    assert "depends on the gap n − m alone" in text
+    holds, measured = verdict(at, "the gap n − m alone sets it")
+    assert holds and f"{w.rope_diag_spread:.1e}" in measured
 
 
-def test_lengths_section_has_live_numbers_and_links_back():
-    at = open_page(PAGE)
-    assert_ok(at)
-    L = length_demo(SENT, QI, 64, 0, chapter.RAW_POSITION)
-    text = page_text(at)
-    x_norm = float(np.linalg.norm(embed(SENT, 64, 0)[QI]))
-    assert f"{np.hypot(x_norm, chapter.RAW_POSITION):,.2f}" in text  # ‖[x ; 500]‖, by hand
-    assert f"{L.q_norm:.6f}" in text
-    assert f"coordinate is {chapter.RAW_POSITION:,}" in text
-    links = {p.proto.page for p in at.get("page_link")}
-    assert "fixes" in links
-    at.number_input(key="rp_p").set_value(MAX_POSITION).run()
-    assert_ok(at)
-    assert f"{np.hypot(x_norm, MAX_POSITION):,.2f}" in page_text(at)
-    assert "Does not hold" not in page_text(at)
+def test_key_chart_sends_both_matrices_and_picks_in_the_chart():
+    at = assert_ok(open_page(PAGE))
+    spec = json.loads(charts_of(at)[0].proto.spec)
+    [param] = spec["params"]
+    assert param["name"] == rc.SCHEME and param["bind"]["input"] == "radio" and param["value"] == "RoPE"
+    assert "width" not in spec and spec["mark"]["aria"] is False
+    table = chart_tables(charts_of(at)[0])["main"].to_pydict()
+    assert len(table["score"]) == 2 * WINDOW * WINDOW
+    w = score_window(SENT, QI, KI, 64, 0, 1)
+    rows = {(s, m, n): v for s, m, n, v in zip(table["scheme"], table["m"], table["n"], table["score"])}
+    assert rows[("RoPE", 1, 4)] == pytest.approx(rows[("RoPE", 30, 33)], abs=1e-12)
+    assert rows[("adding sinusoids", 5, 9)] == pytest.approx(w.additive_scores[4, 8])
 
 
-def test_bridge_does_not_promise_any_length():
-    at = open_page(PAGE)
-    text = page_text(at)
-    assert "relative, for any length" not in text  # the old bridge's promise, which the later pages break
-    assert "L_train" in text
+def test_play_answer_quotes_the_chapters_pairs():
+    at = assert_ok(open_page(PAGE))
+    question = at.radio(key="rp_predict_play_guess")
+    (m0, n0) = chapter.PAIRS[0]
+    assert f"sweeps from {n0}" in question.label and f"stays {n0 - m0}" in question.label
+    # the chart opens where the question says: n = 7, gap −3
+    spec = json.loads(circle_chart(at).proto.spec)
+    values = {p["name"]: p["value"] for p in spec["params"]}
+    assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: 0}
+    question.set_value("It stays the same").run()
+    text = page_text(assert_ok(at))
+    r = rope_demo(SENT, QI, KI, 64, 0)
+    assert "Right." in text and "It stays the same." in text
+    assert all(f"{s:.6f}" in text for s in r.pair_scores)
+    assert verdict(at, "get one score")[0]
 
 
-def test_presets_and_far_positions():
-    at = open_page(PAGE)
-    pm, pn = chapter.PAIRS[-1]
-    at.button(key=f"rp_preset_{pm}_{pn}").click().run()
-    assert_ok(at)
-    assert (at.number_input(key="rp_m").value, at.number_input(key="rp_n").value) == (pm, pn)
-    assert len(score_table(at)) == len(chapter.PAIRS)  # the chosen pair is one of the chapter's
-    at.number_input(key="rp_m").set_value(MAX_POSITION).run()
-    at.number_input(key="rp_n").set_value(MAX_POSITION - 3).run()
-    assert_ok(at)
-    df = score_table(at)
-    assert df["m"].tolist()[-1] == MAX_POSITION
-    assert np.ptp(df["score"].to_numpy()) < 1e-6  # same gap, same score, ten million positions later
-    assert "Does not hold" not in page_text(at)
-
-
-def test_circle_chart_follows_the_words():
-    at = open_page(PAGE)
+def test_word_picks_feed_every_section_from_page_level():
+    at = assert_ok(open_page(PAGE))
     at.number_input(key="rp_qw").set_value(5).run()
     assert_ok(at)
     assert "query word: mouse" in page_text(at)
-    circle = next(c for c in charts_of(at) if "pair" in {p["name"] for p in json.loads(c.proto.spec).get("params", [])})
-    pairs = chart_tables(circle)["pairs"].to_pydict()
     r = rope_demo(SENT, 4, KI, 64, 0)
-    qx = [x for v, x in zip(pairs["vector"], pairs["x"]) if v == "q"]
-    assert np.allclose(qx, r.q_turned[:, 0])
+    pairs = chart_tables(circle_chart(at))["pairs"].to_pydict()
+    assert np.allclose(pairs["qa"], r.q_pairs[:, 0]) and np.allclose(pairs["kb"], r.k_pairs[:, 1])
+    w = score_window(SENT, 4, KI, 64, 0, 1)
+    window = chart_tables(charts_of(at)[0])["main"].to_pydict()
+    assert window["score"][:WINDOW * WINDOW] == pytest.approx(w.rope_scores.ravel().tolist())
+    L = length_demo(SENT, 4, 64, 0, chapter.RAW_POSITION)
+    assert f"‖q‖ stays {L.q_norm:.3f}" in page_text(at)
+
+
+def test_shared_control_has_no_session_flag_or_rerun():
+    source = (Path(__file__).parent.parent / PAGE).read_text(encoding="utf-8")
+    assert "st.rerun" not in source and "session_state" not in source
+
+
+def test_lengths_section_has_live_numbers_and_links_back():
+    at = assert_ok(open_page(PAGE))
+    L = length_demo(SENT, QI, 64, 0, chapter.RAW_POSITION)
+    x_norm = float(np.linalg.norm(embed(SENT, 64, 0)[QI]))
+    text = page_text(at)
+    assert f"{chapter.RAW_POSITION / x_norm:,.1f} times" in text and f"‖q‖ stays {L.q_norm:.3f}" in text
+    assert "fixes" in {p.proto.page for p in at.get("page_link")}
+    at.number_input(key="rp_p").set_value(MAX_POSITION).run()
+    assert_ok(at)
+    assert f"{MAX_POSITION / x_norm:,.1f} times" in page_text(at)
+    assert all(h for h, _, _ in verdicts(at))
+
+
+def test_bridge_does_not_promise_any_length():
+    text = page_text(open_page(PAGE))
+    assert "relative, for any length" not in text and "L_train" in text
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_bounds_are_nice_symmetric_and_hold_every_value(seed):
-    """The window's colour bound and the circles' radius are rounded up to the ladder (a new seed mostly reuses the
-    layouts): the colours stay symmetric about 0 over every score, and every pair's circle fits inside ±R."""
     at = assert_ok(open_page(PAGE, seed=seed))
     window, circles = charts_of(at)[:2]
     low, high = json.loads(window.proto.spec)["encoding"]["color"]["scale"]["domain"]
     scores = np.abs(chart_tables(window)["main"].column("score").to_numpy())
     assert low == -high and nice_bound(high) == high and high >= scores.max()
     low, R = json.loads(circles.proto.spec)["layer"][0]["encoding"]["y"]["scale"]["domain"]
-    radii = chart_tables(circles)["radii"].column("radius").to_numpy()
+    t = chart_tables(circles)["pairs"]
+    radii = np.concatenate([t.column("qlen").to_numpy(), t.column("klen").to_numpy()])
     assert low == -R and nice_bound(R) == R and R >= radii.max()
 
 
-@pytest.mark.parametrize("query", [
-    {"rp_m": str(MAX_POSITION), "rp_n": "0", "rp_start": str(MAX_POSITION - WINDOW + 1), "rp_p": str(MAX_POSITION)},
-    {"rp_m": "0", "rp_n": str(MAX_POSITION), "rp_start": "0", "rp_p": "1"},
-])
+@pytest.mark.parametrize("query", [{"rp_start": str(MAX_POSITION - WINDOW + 1), "rp_p": str(MAX_POSITION)},
+                                   {"rp_start": "0", "rp_p": "1"}])
 def test_extremes(query):
-    at = open_page(PAGE, query=query)
-    assert_ok(at)
-    assert not at.error
-    assert len(charts_of(at)) == 3
-    assert "Does not hold" not in page_text(at)
+    at = assert_ok(open_page(PAGE, query=query))
+    assert not at.error and len(charts_of(at)) == 3
+    assert all(h for h, _, _ in verdicts(at))
 
 
-@pytest.mark.parametrize("state", [{"d": 2}, {"d": 512}])
-def test_sidebar_widths(state):
-    at = open_page(PAGE, **state)
-    assert_ok(at)
-    assert not at.error
-    assert len(charts_of(at)) == 3
+@pytest.mark.parametrize("state", [{"d": 2}, {"d": 4}, {"d": 512}, {"sentence": "alone"}])
+def test_sidebar_extremes_read_true(state):
+    at = assert_ok(open_page(PAGE, **state))
+    assert not at.error and len(charts_of(at)) == 3
+    for key in ("rp_predict", "rp_predict_play"):
+        at.radio(key=f"{key}_guess").set_value(at.radio(key=f"{key}_guess").options[0]).run()
+    text = page_text(assert_ok(at))
+    assert all(h for h, _, _ in verdicts(at))
+    if state.get("d") == 2:
+        assert "the one pair turns" in text and "pair 0 turns fastest" not in text
+        assert "at d = 2 there is one pair" in text
+    else:
+        assert "pair 0 turns fastest" in text
 
 
 def test_odd_d_gets_a_message():
-    at = open_page(PAGE, d=63)
-    assert_ok(at)
+    at = assert_ok(open_page(PAGE, d=63))
     assert any("d must be even" in e.value for e in at.error)
-    at = open_page(PAGE, query={"d": "65"})
-    assert_ok(at)
+    at = assert_ok(open_page(PAGE, query={"d": "65"}))
     assert any("d must be even" in e.value for e in at.error)
 
 
-@pytest.mark.parametrize("query", [{"rp_m": "x"}, {"rp_n": "-1"}, {"rp_m": "1e9"}, {"rp_start": "99999999"},
-                                   {"rp_p": "0"}, {"rp_kw": "0"}])
+@pytest.mark.parametrize("query", [{"rp_start": "99999999"}, {"rp_start": "x"}, {"rp_p": "0"}, {"rp_kw": "0"}])
 def test_bad_url_values(query):
-    at = open_page(PAGE, query=query)
-    assert_ok(at)
+    at = assert_ok(open_page(PAGE, query=query))
     assert at.warning or at.info
 
 
@@ -200,15 +208,15 @@ def test_word_choice_survives_a_shorter_sentence():
 
 def test_student_text_never_markdown():
     evil = "![x](http://a/b.png) $x^2$ <b>cat</b> chased"
-    at = open_page(PAGE, sentence=evil)
-    assert_ok(at)
+    at = assert_ok(open_page(PAGE, sentence=evil))
     for m in at.markdown:
         assert "http://a/b.png" not in m.value and "![x]" not in m.value
+    for r in at.radio:
+        assert "http://a/b.png" not in str(r.label)
 
 
 def test_every_chart_has_tooltips_a_description_and_no_pixel_width():
-    at = open_page(PAGE)
-    for s in chart_specs(at):
-        assert "tooltip" in json.dumps(s)
-        assert s.get("description")
-        assert "width" not in s
+    for s in chart_specs(open_page(PAGE)):
+        assert "tooltip" in json.dumps(s) and s.get("description") and "width" not in s
+        marks = [layer["mark"] for layer in s.get("layer", [s])]
+        assert all(m["aria"] is False for m in marks)
