@@ -150,7 +150,9 @@ with frame.page(PATH, f"Give every position its own trainable vector: a table of
         frame.verdict(f"a model built for {e.n_max:,} tokens has no row {e.n_max + 1:,}, as the chapter says",
                       e.last_found and e.after_last is not None,
                       f"row {e.n_max:,} is found; asking for row {e.n_max + 1:,} gives “{e.after_last}”")
-        st.markdown(f"Real models therefore cut their input to N_max tokens. Outlined: the row looked up (row p of the "
+        state = ("" if e.found or (n_max, pos) == (N_MAX, N_MAX + 1) else
+                 f"Row {e.position:,} of this {e.n_max:,}-row table: nothing to look up. ")
+        st.markdown(f"{state}Real models cut their input to N_max tokens. Outlined: the row looked up (row p of the "
                     f"table, stored at index p − 1); ×: a row that does not exist. The input of word p is its word's "
                     f"row plus row p: x_p = E[w_p] + P[p].")
 

@@ -1,21 +1,31 @@
-"""AppTest of the page “Obvious fixes that fail” (lessons/fixes.py)."""
+"""AppTest of the page “Obvious fixes that fail” (lessons/fixes.py): the question-first skeleton, numbers from
+posenc, the answer and the prose true at every setting, links that open their tab."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import assert_ok, charts_of, layouts, open_page, page_text
+from conftest import (assert_ok, charts_of, checks_block, layouts, main_path, kind, open_page, page_text,
+                      predict_radios, verdict, verdicts)
 
 import posenc
 from posenc import chapter
-from posenc.fixes import fixes_inputs, multiply_demo, one_hot_demo, ratio_demo, raw_index_demo, raw_term
+from posenc.fixes import (DWARFS, fixes_inputs, multiply_demo, one_hot_demo, ratio_demo, raw_index_demo, raw_term,
+                          summary, SHORT, LONG)
 
 PAGE = "lessons/fixes.py"
 TOKENS = posenc.tokenize(chapter.SENTENCE)
-TABS = ["Raw index", "Divide by length", "Multiply", "One-hot", "All four"]
+TABS = ["Divide by length", "Multiply", "One-hot", "All four"]
+LAST = "The last word"
+COMPETE = "Either way the words cannot compete"
 
 
 def _tab_index(at) -> int:
     return at.get("tab_container")[0].proto.tab_container.default_tab_index
+
+
+def _main_text(at) -> str:
+    return "\n".join(str(getattr(e, "value", "")) for e in main_path(at)
+                     if kind(e) in ("markdown", "caption", "info", "text", "header", "subheader"))
 
 
 @pytest.fixture(scope="module")
@@ -25,72 +35,122 @@ def default_page():
 
 def test_defaults_skeleton_and_no_error(default_page):
     at = default_page
-    text = page_text(assert_ok(at))
+    page_text(assert_ok(at))
     assert at.title[0].value == "Obvious fixes that fail"
     assert not at.error
     assert len(charts_of(at)) >= 9
-    assert "**Predict.**" in text and "Holds" in text and "Does not hold" not in text
+    assert [h.value for h in at.header][:2] == ["1 · The raw index as one extra coordinate",
+                                              "Three more fixes, and all four against the wishes"]
+    assert [t.label for t in at.tabs] == TABS
     assert _tab_index(at) == 0
-    labels = [t.label for t in at.tabs]
-    assert labels == TABS
+    # every tab panel opens with its own heading (issue 22)
+    assert [h.value for h in at.subheader] == ["2 · Index ÷ length", "3 · Multiplying instead of adding",
+                                               "4 · One-hot positions", "All four against the wishes"]
+    assert len(predict_radios(at)) == 1
+    assert all(h for h, _, _ in verdicts(at)), [c for h, c, _ in verdicts(at) if not h]
+    assert checks_block(at) is not None
 
 
-def test_raw_index_shows_the_coordinate_then_the_score_with_the_chapters_numbers(default_page):
-    """Issue #11: the coordinate (≈ 500 against content coordinates ≈ 1), then the score: content ≈ √d, the index's
-    term ≈ 500 (the chapter's "term of order 500") and p·p in both q and k — numbers from posenc."""
-    text = page_text(assert_ok(default_page))
+def test_the_lead_asks_and_the_answer_waits_for_a_pick(default_page):
+    at = default_page
+    lead = at.markdown[0].value
+    assert lead.rstrip().endswith("?") and "drowns" not in lead
+    text = page_text(at)
+    assert "Right." not in text and [b.label for b in at.button].count("Show me the answer") == 1
+
+
+def test_raw_index_shows_the_chapters_numbers(default_page):
+    """The coordinate (≈ 500 against content coordinates ≈ 1), then the score: content ≈ √d, the index's term
+    ≈ 500 (the chapter's "term of order 500") and p·p in both q and k — numbers from posenc."""
+    at = default_page
+    text = page_text(assert_ok(at))
     inp = fixes_inputs(TOKENS, 64, 0)
     t = raw_term(inp.X, inp.W, chapter.RAW_POSITION)
-    assert f"p = {chapter.RAW_POSITION:,} against coordinates of typical size {t.content_coordinate:.2f}" in text
-    assert f"content scores spread by {t.content_score:.3g} (√d = 8)" in text
-    assert f"adds {t.one_side:,.0f}" in text and f"p × p = {chapter.RAW_POSITION ** 2:,}" in text
+    holds, measured = verdict(at, "the index coordinate dwarfs")
+    assert holds and f"p = {chapter.RAW_POSITION:,} against coordinates of typical size {t.content_coordinate:.2f}" in measured
+    holds, measured = verdict(at, "in a score, the index outweighs the words")
+    assert holds and f"content scores spread by {t.content_score:.3g} (√d = 8)" in measured
+    assert f"adds {t.one_side:,.0f}" in measured and f"p × p = {chapter.RAW_POSITION ** 2:,}" in measured
     assert f"“term of order {chapter.RAW_POSITION}”" in text
     assert f"8 at the chapter's d = {chapter.CONTENT_D}" in text
+    assert COMPETE in _main_text(at)
 
 
 def test_every_tab_states_its_verdict_from_posenc(default_page):
-    text = page_text(assert_ok(default_page))
+    at = default_page
     inp = fixes_inputs(TOKENS, 64, 0)
     raw = raw_index_demo(inp.X, inp.W, chapter.RAW_POSITION)
-    assert f"position explains {raw.share_with:.4f}" in text and f"{raw.last_wins} of 5 queries" in text
+    _, measured = verdict(at, "position decides the weights")
+    assert f"position explains {raw.share_with:.4f}" in measured and f"{raw.last_wins} of 5 queries" in measured
     r = ratio_demo(5, chapter.LENGTH_EXAMPLE[2])
-    assert f"{r.tracked_sentence:.4g} in 5 words, {r.tracked_long:.4g} in 100" in text
+    _, measured = verdict(at, "code depends on the sentence's length")
+    assert f"{r.tracked_sentence:.4g} in 5 words, {r.tracked_long:.4g} in 100" in measured
     m = multiply_demo(inp.X, inp.W, inp.word, inp.query, chapter.MULTIPLY_POSITIONS[1])
-    assert f"is {chapter.MULTIPLY_POSITIONS[1]} times louder" in text and f"{m.norm_at_m:.4g}" in text
+    holds, measured = verdict(at, f"is {chapter.MULTIPLY_POSITIONS[1]} times louder")
+    assert holds and f"{m.norm_at_m:.4g}" in measured
     oh = one_hot_demo(5, 8, 9)
-    assert f"asking for position 9 in a table of width 8 gives “{oh.past_error}”" in text
-    table = default_page.table[0].value.set_index("wish (the computed test)")
-    assert list(table.columns) == ["raw index", "index ÷ length", "multiply by p", "one-hot"]
-    assert f"no column {chapter.LENGTH_EXAMPLE[2] + 1}" in " ".join(table.to_numpy().ravel())
+    _, measured = verdict(at, "has no encoding")
+    assert f"asking for position 9 in a table of width 8 gives “{oh.past_error}”" in measured
+    # the summary on the main path is two short columns; the full five-column table sits in a Deeper
+    short, full = at.table[0].value, at.table[1].value
+    assert list(short.columns) == ["wish", "met by", "broken by"]
+    assert list(full.columns) == ["wish (the computed test)", "raw index", "index ÷ length", "multiply by p",
+                                  "one-hot"]
+    assert f"no column {chapter.LENGTH_EXAMPLE[2] + 1}" in " ".join(full.to_numpy().ravel())
+    verdict_list = summary(inp.X[inp.word], SHORT, LONG)
+    broken = dict(zip(short["wish"], short["broken by"]))
+    for w in dict.fromkeys(v.wish for v in verdict_list):
+        fails = [v.fix for v in verdict_list if v.wish == w and not v.passed]
+        assert broken[w] == (", ".join(fails) if fails else "none")
 
 
-def test_predict_is_answered_at_its_own_settings_whatever_the_slider_says():
-    """Issue #9: with the slider moved to 1,500 the answer still speaks of position 500, with 500's numbers."""
+def test_predict_is_answered_at_the_charts_state_and_at_its_own():
+    """With the slider moved to 1,500 the answer speaks of 1,500's numbers (the chart's) and of the question's
+    position 500."""
     at = open_page(PAGE, query={"fx_start": "1500"})
-    at.radio(key="fixes_predict_guess").set_value("The last word of the sentence").run()
+    at.radio(key="fixes_predict_guess").set_value(LAST).run()
     text = page_text(assert_ok(at))
     inp = fixes_inputs(TOKENS, 64, 0)
     at500, at1500 = raw_index_demo(inp.X, inp.W, 500), raw_index_demo(inp.X, inp.W, 1500)
     assert "Right." in text
-    assert "{:,} to {:,}".format(int(at500.position_term.min()), int(at500.position_term.max())) in text
-    assert "{:,} to {:,}".format(int(at1500.position_term.min()), int(at1500.position_term.max())) not in text
-    assert f"{at500.last_weight:.4f}" in text
-    assert "p = 1,500 against" in text  # while the section itself follows the slider
+    assert "{:,} to {:,}".format(int(at1500.position_term.min()), int(at1500.position_term.max())) in text
+    assert f"At the question's position 500: {at500.last_wins} of 5 (on average {at500.last_weight:.4f})" in text
+    assert "p = 1,500 against" in verdict(at, "the index coordinate dwarfs")[1]
 
 
 def test_a_wrong_guess_names_the_answer():
     at = open_page(PAGE)
-    at.radio(key="fixes_predict_guess").set_value("All keys about equally").run()
+    at.radio(key="fixes_predict_guess").set_value("All about equally").run()
     text = page_text(assert_ok(at))
-    assert "Not quite" in text and "The last word of the sentence" in text
+    assert "Not quite" in text and LAST in text
+
+
+@pytest.mark.parametrize("start", ["1", "2", "5", "40"])
+def test_near_the_start_the_prose_does_not_say_the_words_cannot_compete(start):
+    """Issue 17: at position 1 both verdicts say “Does not hold”, and the prose must not say the opposite."""
+    at = open_page(PAGE, query={"fx_start": start})
+    assert_ok(at)
+    inp = fixes_inputs(TOKENS, 64, 0)
+    t = raw_term(inp.X, inp.W, int(start))
+    holds, _ = verdict(at, "in a score, the index outweighs the words")
+    assert holds == (t.one_side >= DWARFS * t.content_score)
+    text = _main_text(at)
+    assert (COMPETE in text) == holds, (start, holds)
+    if not holds:
+        assert "the words still compete" in text or "already" in text
+    raw = raw_index_demo(inp.X, inp.W, int(start))
+    at.radio(key="fixes_predict_guess").set_value(LAST).run()
+    answer = page_text(assert_ok(at))
+    wins = f"all 5 queries put" if raw.last_wins == 5 else f"{raw.last_wins} of your 5 queries put"
+    assert f"At position {int(start):,}, {wins}" in answer or (raw.last_wins == 1 and "1 of your 5 queries puts" in answer)
 
 
 @pytest.mark.parametrize("query,tab", [
-    ({"fx_mpos": "60"}, 2), ({"fx_len": "300"}, 1), ({"fx_past": "3"}, 3), ({"fx_tab": "One-hot"}, 3),
-    ({"fx_tab": "All four"}, 4), ({"fx_mpos": "60", "fx_tab": "Raw index"}, 0), ({"fx_start": "9"}, 0),
+    ({"fx_mpos": "60"}, 1), ({"fx_len": "300"}, 0), ({"fx_past": "3"}, 2), ({"fx_tab": "One-hot"}, 2),
+    ({"fx_tab": "All four"}, 3), ({"fx_mpos": "60", "fx_tab": "Divide by length"}, 0), ({"fx_start": "9"}, 0),
 ])
 def test_a_link_opens_its_tab(query, tab):
-    """Issue #9: the tab lives in the URL; a link with one tab's control and no tab opens that tab."""
+    """The tab lives in the URL; a link with one tab's control and no tab opens that tab."""
     at = open_page(PAGE, query=query)
     page_text(assert_ok(at))
     assert _tab_index(at) == tab
@@ -99,8 +159,8 @@ def test_a_link_opens_its_tab(query, tab):
 def test_at_position_1_the_index_does_not_dwarf_the_words():
     """The verdicts are computed, not decorative: at p = 1 the coordinate is the size of the others."""
     at = open_page(PAGE, query={"fx_start": "1"})
-    text = page_text(assert_ok(at))
-    assert "Does not hold** — the index coordinate dwarfs the word's own coordinates" in text
+    assert_ok(at)
+    assert verdict(at, "the index coordinate dwarfs the word's own coordinates")[0] is False
 
 
 @pytest.mark.parametrize("query", [
@@ -185,3 +245,43 @@ def test_a_position_or_length_changes_data_not_layouts(control, values):
         at = open_page(PAGE, query={control: v})
         assert_ok(at)
         assert layouts(at) == base, (control, v)
+
+
+def _marks(node):
+    if isinstance(node, dict):
+        if "mark" in node:
+            yield node["mark"]
+        for k, v in node.items():
+            if k != "config":  # config.mark holds defaults, not a mark
+                yield from _marks(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _marks(v)
+
+
+def test_every_mark_is_hidden_from_screen_readers_and_every_chart_named_with_numbers(default_page):
+    """Issue 22: the chart is named by its description (takeaway and numbers); its marks are not read one by
+    one (aria: false on every mark, point overlays included)."""
+    from conftest import chart_specs
+    for spec in chart_specs(default_page):
+        marks = list(_marks(spec))
+        assert marks
+        for m in marks:
+            assert isinstance(m, dict) and m.get("aria") is False, (spec.get("description", "")[:50], m)
+        assert any(ch.isdigit() for ch in spec["description"]), spec["description"]
+
+
+def test_no_table_wider_than_four_columns_on_the_main_path(default_page):
+    wide = [e for e in main_path(default_page) if kind(e) in ("table", "dataframe") and len(e.value.columns) > 4]
+    assert not wide
+
+
+@pytest.mark.parametrize("length", ["10", "12"])
+def test_equal_lengths_are_said_as_equal(length):
+    """A 10-word sentence against a 10-word one: the two checks fail, and the prose says the codes agree."""
+    words = " ".join(f"w{i}" for i in range(10))
+    at = open_page(PAGE, query={"fx_len": length, "fx_tab": "Divide by length"}, sentence=words)
+    assert_ok(at)
+    holds, _ = verdict(at, "the step to the previous word changes with the length")
+    assert holds == (length != "10")
+    assert ("The two lengths are equal (10 words)" in _main_text(at)) == (length == "10")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import assert_ok, charts_of, open_page, page_text
+from conftest import assert_ok, charts_of, open_page, page_text, predict_radios, verdict, verdicts
 
 from posenc import chapter
 from posenc.learned import TRAIN_MEDIAN, TRAIN_SENTENCES, edge, independence, pattern_terms, simulate_training
@@ -20,40 +20,56 @@ def default_page():
     return open_page(PAGE)
 
 
-def test_defaults_open_on_a_verdict_not_an_error_box(default_page):
-    """Issue #9: the chapter's row N_max + 1 is the point, said as a verdict that holds — no st.error."""
+def _deeper_text(at, label: str) -> str:
+    found = [e for e in at.expander if label in e.label]
+    assert len(found) == 1, [e.label for e in at.expander]
+    return "\n".join(m.value for m in found[0].markdown)
+
+
+def test_defaults_ask_first_and_open_on_a_verdict_not_an_error_box(default_page):
+    """The lead poses the page's questions; the row N_max + 1 is the point, said as a verdict that holds (in
+    Checks) — no st.error — and the answer waits for a pick."""
     at = default_page
     text = page_text(assert_ok(at))
     assert at.title[0].value == "A learned table"
+    assert at.markdown[0].value.rstrip().endswith("?") and "no row past" not in at.markdown[0].value
     assert not at.error and not at.warning
     n = chapter.N_MAX
     e = edge(n, 64, 0, n + 1)
-    assert (f"**Holds** — a model built for {n:,} tokens has no row {n + 1:,}, as the chapter says: row {n:,} is "
-            f"found; asking for row {n + 1:,} gives “{e.after_last}”") in text
-    assert f"Row {n + 1:,}: nothing to look up." in text
-    assert "Does not hold" not in text
+    holds, measured = verdict(at, f"a model built for {n:,} tokens has no row {n + 1:,}")
+    assert holds and measured == f"row {n:,} is found; asking for row {n + 1:,} gives “{e.after_last}”"
+    assert all(h for h, _, _ in verdicts(at))
+    assert len(predict_radios(at)) == 2 and "Right." not in text
+    assert [h.value for h in at.header] == ["One row past the end", "Rows training rarely reaches",
+                                            "Rows do not know their neighbours"]
     assert len(charts_of(at)) >= 8
 
 
 def test_defaults_show_computed_numbers(default_page):
-    text = page_text(assert_ok(default_page))
+    at = default_page
     tr = simulate_training(chapter.N_MAX, 64, 0, TRAIN_SENTENCES, TRAIN_MEDIAN)
-    assert f"row {chapter.N_MAX:,} gets {int(tr.updates[-1]):,}" in text
+    assert f"row {chapter.N_MAX:,} gets {int(tr.updates[-1]):,}" in verdict(at, "the last rows get little practice")[1]
     ind = independence(chapter.N_MAX, 64, 0)
+    text = page_text(assert_ok(at))
     assert f"cos(P3, P4) = {ind.cos_ab:+.3f}" in text and f"cos(P3, P900) = {ind.cos_ac:+.3f}" in text
     assert f"{cosine_by_offset(load_minilm_table(), 1)[1]:.3f} trained" in text  # the Deeper aside
     assert "no row 513" in text and "Apache-2.0" in text and "PROVENANCE.md" in text
-    latex = " ".join(e.value for e in default_page.latex)
+    latex = " ".join(e.value for e in at.latex)
     assert r"x_p = E[w_p] + P[p]" in latex and r"n_r" in latex and r"\cos(u, v)" in latex
 
 
-def test_a_pattern_not_a_magnitude_has_a_live_number(default_page):
-    """Issue #11 item 4: the position part of a score against the content part, for the table's rows."""
-    text = page_text(assert_ok(default_page))
+def test_a_pattern_not_a_magnitude_is_computed_at_every_start(default_page):
+    """Issue 17: the range is over every start of the sentence in the table (0.72–2.4 at the defaults, not the
+    1–2.2 of 40 sampled starts), and the raw index's part at 500 is exact (27,459, not an interpolated 27,467)."""
+    at = default_page
     pt = pattern_terms(WORDS, chapter.N_MAX, 64, 0)
-    assert "A pattern, not a magnitude" in [h.value for h in default_page.header]
-    assert (f"its part of a score is {pt.ratio.min():.2g}–{pt.ratio.max():.2g} times the content part, wherever "
-            f"the sentence sits in rows 1 … {chapter.N_MAX:,}") in text
+    assert pt.starts.tolist() == list(range(1, chapter.N_MAX - len(WORDS) + 2))
+    text = _deeper_text(at, "a pattern, not a magnitude")
+    assert f"{pt.ratio.min():.3g}–{pt.ratio.max():.3g} times the words' part" in text
+    assert "0.72–2.4 times" in text and "27,459 times" in text
+    assert "It colours the score rather than deciding it." in text
+    holds, measured = verdict(at, "a position vector colours a score")
+    assert holds and "computed at every start 1 … 1,020" in measured
 
 
 def test_every_chart_has_tooltips_and_stays_small(default_page):
@@ -65,20 +81,35 @@ def test_every_chart_has_tooltips_and_stays_small(default_page):
 def test_position_inside_the_table_is_found():
     at = open_page(PAGE)
     at.slider(key="lt_pos").set_value(chapter.N_MAX).run()
+    at.button(key="learned_predict_show").click().run()
     text = page_text(assert_ok(at))
     assert not at.error
-    assert f"Row {chapter.N_MAX:,}: found." in text
+    assert f"Row {chapter.N_MAX:,} of this {chapter.N_MAX:,}-row table is found (outlined)" in text
 
 
-def test_the_predicts_are_answered_at_their_own_settings():
+def test_the_predicts_are_answered_at_their_own_settings_and_the_charts():
     at = open_page(PAGE, query={"lt_pos": "12", "lt_nmax": "8", "lt_median": "400", "lt_sent": "1000"})
-    at.radio(key="learned_predict_guess").set_value(f"Nothing: there is no row {chapter.N_MAX + 1:,} to look up")
+    at.radio(key="learned_predict_guess").set_value(f"Nothing: there is no row {chapter.N_MAX + 1:,}")
     at.radio(key="learned_train_predict_guess").set_value("The last rows").run()
     text = page_text(assert_ok(at))
     assert text.count("Right.") == 2
-    assert f"Asking the table for row {chapter.N_MAX + 1:,} gives" in text
-    tr = simulate_training(chapter.N_MAX, 64, 0, TRAIN_SENTENCES, TRAIN_MEDIAN)
-    assert f"row {chapter.N_MAX:,} got {int(tr.updates[-1]):,} updates" in text
+    assert f"Asking the chapter's table for row {chapter.N_MAX + 1:,} gives" in text
+    assert "Row 12 of this 8-row table: nothing to look up" in text  # the chart's state, beside the question's
+    tr = simulate_training(chapter.N_MAX, 64, 0, 1000, 400)
+    assert f"row {chapter.N_MAX:,} got {int(tr.updates[-1]):,}" in text
+    assert f"at the question's {TRAIN_SENTENCES:,} sentences and median {TRAIN_MEDIAN}; here 1,000 and 400" in text
+
+
+@pytest.mark.parametrize("d", ["2", "512"])
+def test_the_pattern_sentence_is_true_at_extreme_widths(d):
+    at = open_page(PAGE, query={"d": d})
+    assert_ok(at)
+    pt = pattern_terms(WORDS, chapter.N_MAX, int(d), 0)
+    holds, _ = verdict(at, "a position vector colours a score")
+    assert holds == (pt.ratio.max() < 10)
+    text = _deeper_text(at, "a pattern, not a magnitude")
+    assert ("It colours the score rather than deciding it." in text) == holds
+    assert f"{pt.raw_ratio_at(chapter.RAW_POSITION):,.0f} times" in text
 
 
 @pytest.mark.parametrize("query", [
