@@ -276,6 +276,7 @@ function createLive() {
   // role or tag, its label, and its place among its like in that container. Streamlit swaps a toolbar button for
   // its counterpart (Show data ↔ Show chart, Fullscreen ↔ Close fullscreen) in the same place.
   const CONTAINER = "[data-testid=stElementContainer]";
+  const TOOLBAR = "[data-testid=stElementToolbar] button, [data-testid=stBaseButton-elementToolbar]";
   const labelOf = (el) =>
     el.getAttribute("aria-label") || el.name || el.textContent.trim().slice(0, 60) || el.getAttribute("data-testid") || "";
   function describe(el) {
@@ -290,6 +291,8 @@ function createLive() {
       selector,
       label: labelOf(el),
       place: scope ? [...scope.querySelectorAll(selector)].indexOf(el) : -1,
+      toolbar: el.matches(TOOLBAR),
+      path: window.location.pathname, // a page switch is not a loss to repair
     };
   }
   function find(d) {
@@ -297,10 +300,11 @@ function createLive() {
     let scope = d.key ? document.querySelector(`.${CSS.escape(d.key)}`) : null;
     if (!scope && d.index >= 0) scope = document.querySelectorAll(CONTAINER)[d.index] || null;
     if (!scope) return null;
-    const candidates = [...scope.querySelectorAll(d.selector)].filter(visible);
     const all = [...scope.querySelectorAll(d.selector)];
-    return candidates.find((c) => labelOf(c) === d.label) || (all[d.place] && visible(all[d.place]) ? all[d.place] : null)
-      || candidates[0] || null;
+    const same = all.find((c) => labelOf(c) === d.label && visible(c));
+    if (same) return same;
+    const swapped = d.toolbar ? all[d.place] : null; // Show data → Show chart, in the same place
+    return swapped && visible(swapped) && swapped.matches(TOOLBAR) ? swapped : null;
   }
   function visible(el) {
     return el.isConnected && el.getClientRects().length > 0 && !el.closest("[inert]");
@@ -336,6 +340,7 @@ function createLive() {
     if (!onBody()) return void (lostAt = -1); // focus is somewhere: nothing to do
     const onControl = pointerTarget instanceof Element && pointerTarget.closest("button, a, input, select, textarea, [tabindex]");
     if (pointerAt > lostAt || (pointerAt > lostAt - 400 && !onControl)) return void (lostAt = -1); // a click elsewhere
+    if (lastKey && lastKey.path !== window.location.pathname) return void (lostAt = -1);
     const target = last && visible(last) ? last : find(lastKey);
     if (target) {
       target.focus({ preventScroll: true });

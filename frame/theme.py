@@ -30,14 +30,14 @@ a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visib
 .st-key-pe_live, [class*="st-key-pe_play_"] { display: none !important; }
 /* In-chart inputs (Vega's .vega-bind): every target at least 24 × 24 px, on a phone too (WCAG 2.5.8). */
 /* (The chart's own selector makes them win over Streamlit's, whose slider is one thumb, 16 px, tall.) */
-[data-testid="stVegaLiteChart"] .vega-bind label { min-height: 28px; }
-[data-testid="stVegaLiteChart"] .vega-bind input[type="range"] { height: 28px; min-width: 8em; }
-[data-testid="stVegaLiteChart"] .vega-bind input[type="radio"],
-[data-testid="stVegaLiteChart"] .vega-bind input[type="checkbox"] { width: 24px; height: 24px; margin: 0; }
-[data-testid="stVegaLiteChart"] .vega-bind select { min-height: 32px; min-width: 48px; }
+[data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind label { min-height: 28px; }
+[data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind input[type="range"] { height: 28px; min-width: 8em; }
+[data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind input[type="radio"],
+[data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind input[type="checkbox"] { width: 24px; height: 24px; margin: 0; }
+[data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind select { min-height: 32px; min-width: 48px; }
 @media (max-width: 640px) {  /* a phone: the label's 8 em reserve would push the slider and its value to new rows */
-  [data-testid="stVegaLiteChart"] .vega-bind-name { min-width: 0; }
-  [data-testid="stVegaLiteChart"] .vega-bind input[type="range"] { width: 10em; }
+  [data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind .vega-bind-name { min-width: 0; }
+  [data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind input[type="range"] { width: 10em; }
 }
 /* Play/Pause (a real button before its slider): 32 px tall, the colour of the house's buttons. */
 .pe-play { font: inherit; min-height: 32px; min-width: 4.8rem; padding: 0.15rem 0.8rem;

@@ -5,7 +5,8 @@ the lesson pages. Run: streamlit run tests/live_app.py
 - a sine over a bound position ``lv_pos`` (range 0 … 63) with a Play button, a dot and its value that follow it;
 - a second chart with a radio ``lv_wave`` (sin / cos), a checkbox ``lv_grid`` and a select ``lv_freq``;
 - a Streamlit slider bound to the address (``lv_n``), in a fragment with the charts, so a rerun redraws them;
-- a sidebar with a text box and a toggle (the collapsed sidebar must hold no Tab stop), a code block, tabs.
+- a sidebar with a text box and a toggle (the collapsed sidebar must hold no Tab stop), a code block, tabs
+  bound to the address (Streamlit 1.67 drops focus to <body> when an arrow key switches them).
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ if __name__ == "__main__":
         frame.chart(pick_figure(n))
 
     charts()
-    a, b = st.tabs(["First", "Second"], key="lv_tab")
+    a, b = frame.tabs(["First", "Second"], key="lv_tab")  # bound to the address, as the pages' tabs are
     with a:
         st.code("print('a line long enough to scroll sideways on a phone: " + "x" * 120 + "')", language="python")
     with b:
