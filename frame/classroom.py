@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import streamlit as st
@@ -80,10 +80,15 @@ class Room:
     teacher: bool
     token: str
     student: str
+    qids: dict = field(default_factory=dict, repr=False)
 
     # ---------------------------------------------------------------- questions
     def qid(self, key: str) -> str:
-        return f"{_page_path()}#{key}"
+        """The question's id: the page's script path and the Predict's key. Found once, in the page's run (a
+        fragment's rerun, e.g. a poll, has no page script on its call stack)."""
+        if key not in self.qids:
+            self.qids[key] = f"{_page_path()}#{key}"
+        return self.qids[key]
 
     def before_radio(self, key: str, label: str, options: list[str]) -> class_store.QuestionState | None:
         """Register the question in the class (round 1 opens the first time) and, for a student, forget the
@@ -136,9 +141,10 @@ def _record(key: str, code: str, qid: str, options: list[str], student: str) -> 
     if choice is None or choice not in options:
         return
     res = store().vote(code, qid, student, options.index(choice))
-    st.session_state[f"_pe_said_{key}"] = (
-        "Your vote is in (anonymous). You can change it until your teacher closes the round." if res.ok
-        else class_store.REASONS.get(res.reason, "Your vote was not recorded."))
+    if res.ok:  # the status under the chart says what counts
+        st.session_state.pop(f"_pe_said_{key}", None)
+    else:
+        st.session_state[f"_pe_said_{key}"] = class_store.REASONS.get(res.reason, "Your vote was not recorded.")
 
 
 def _student_status(room: Room, key: str, draw: Callable[[], None]) -> None:
@@ -156,8 +162,9 @@ def _student_status(room: Room, key: str, draw: Callable[[], None]) -> None:
         st.caption(f"Class vote (round {state.round}): pick an answer above. It counts anonymously; the answer shows "
                    "here when your teacher reveals it.")
     else:
-        st.info(f"Your vote in round {state.round}: “{state.options[mine]}”. The answer shows here when your "
-                "teacher reveals it.", icon=":material/how_to_vote:")
+        st.info(f"Your vote in round {state.round}: “{state.options[mine]}” (anonymous; you can change it while "
+                "the round is open). The answer shows here when your teacher reveals it.",
+                icon=":material/how_to_vote:")
 
 
 def _teacher_panel(room: Room, key: str, options: list[str], correct: int) -> None:
@@ -172,23 +179,26 @@ def _teacher_panel(room: Room, key: str, options: list[str], correct: int) -> No
         where = "open" if state.is_open else ("revealed" if state.revealed else "closed")
         with st.container(border=True, key=f"pe_class_{key}"):
             st.markdown(f"**Class {room.code}, round {state.round} ({where}):** {n} answered.")
-            from .live import chart
+            from .live import chart, presenting
 
-            chart(class_charts.votes(options, counts, correct=correct if state.revealed else None,
-                                     question=state.label))
-            c1, c2, c3 = st.columns(3)
-            if c1.button("Reveal", key=f"pe_reveal_{key}", icon=":material/visibility:", disabled=state.revealed,
-                         help="Close the round and show the answer here and on every student's page."):
-                store().reveal(room.code, qid, room.token)
-                st.rerun()
-            if c2.button("Vote again", key=f"pe_again_{key}", icon=":material/replay:",
-                         help="Close this round and open the next; the rounds are shown side by side."):
-                store().vote_again(room.code, qid, room.token)
-                st.rerun()
-            if c3.button("Reset", key=f"pe_reset_{key}", icon=":material/restart_alt:",
-                         help="Forget this question's votes and rounds."):
-                store().reset(room.code, qid, room.token)
-                st.rerun()
+            left, right = st.columns([4, 1], vertical_alignment="center")
+            with left:
+                chart(class_charts.votes(options, counts, correct=correct if state.revealed else None,
+                                         question=state.label, font=18 if presenting() else 13))
+            with right:
+                if st.button("Reveal", key=f"pe_reveal_{key}", icon=":material/visibility:", disabled=state.revealed,
+                             help="Close the round and show the answer here and on every student's page.",
+                             width="stretch"):
+                    store().reveal(room.code, qid, room.token)
+                    st.rerun()
+                if st.button("Vote again", key=f"pe_again_{key}", icon=":material/replay:", width="stretch",
+                             help="Close this round and open the next; the rounds are shown side by side."):
+                    store().vote_again(room.code, qid, room.token)
+                    st.rerun()
+                if st.button("Reset", key=f"pe_reset_{key}", icon=":material/restart_alt:", width="stretch",
+                             help="Forget this question's votes and rounds."):
+                    store().reset(room.code, qid, room.token)
+                    st.rerun()
 
     panel()
 
@@ -264,12 +274,14 @@ QR_MAX_PX = 560  # the QR code's width on the projected page: ~40 % of a 1280 px
 
 def qr_svg(url: str) -> str:
     """``url`` as a QR code (SVG, black on white, error level M, a 4-module quiet zone), scaled by CSS to its
-    column, at most QR_MAX_PX wide."""
+    column, at most QR_MAX_PX wide and 60 % of the window's height (with the join code on one projected screen)."""
     import segno
 
-    svg = segno.make(url, error="m").svg_inline(omitsize=True, border=4, dark="#000000", light="#ffffff")
-    return (f'<div class="pe-qr" style="width:min(100%, {QR_MAX_PX}px);" role="img" '
-            f'aria-label="QR code of the student link">{svg}</div>')
+    uri = segno.make(url, error="m").svg_data_uri(border=4, dark="#000000", light="#ffffff")
+    # an <img> of the SVG: st.html's sanitiser drops inline <svg>, and keeps an image's data: address
+    return (f'<div class="pe-qr" style="width:min(100%, {QR_MAX_PX}px, 60vh);"><img src="{uri}" '
+            'alt="QR code of the student link" style="width:100%;height:auto;image-rendering:pixelated;'
+            'display:block"></div>')
 
 
 def base_url() -> str:

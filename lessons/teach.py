@@ -48,9 +48,11 @@ with frame.page(PATH, "What did the hall predict? Start a class, and every Predi
                         f"{room.code}</p>")
                 st.markdown("**Student link** (any page works; the code rides in the address):")
                 st.code(student_link, language=None, wrap_lines=True)
-                st.markdown("**Your teacher link** — keep it to yourself: it carries your key. Open it on the "
-                            "projected screen (full screen hides the address bar).")
-                st.code(teacher_link, language=None, wrap_lines=True)
+                with st.expander("Your teacher link (keep it to yourself: it carries your key)",
+                                 icon=":material/key:"):
+                    st.markdown("Open it on the screen you project — in full screen, which hides the address "
+                                "bar — or on your own device. Anyone with it gets the teacher controls.")
+                    st.code(teacher_link, language=None, wrap_lines=True)
                 st.page_link("lessons/home.py", label="Start the lesson on the first page",
                              icon=":material/arrow_forward:")
             with right:

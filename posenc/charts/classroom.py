@@ -14,7 +14,7 @@ import altair as alt
 
 from .spec import SERIES, TEXT, Figure, columns, figure, layout, named
 
-BAR_PX = 22  # one bar's thickness (room for the 18 px text of presentation mode)
+BAR_PX = 26  # one bar's thickness (room for the 18 px text of presentation mode)
 LABEL_CHARS = 38  # option labels longer than this are cut (with …) on the axis; the full text is in the tooltip
 
 
@@ -28,7 +28,7 @@ def option_labels(options: Sequence[str], correct: int | None) -> list[str]:
 
 
 @layout
-def _votes_layout(labels: Sequence[str], rounds: int, top: int) -> alt.Chart:
+def _votes_layout(labels: Sequence[str], rounds: int, top: int, font: int) -> alt.Chart:
     names = [f"round {r}" for r in range(1, rounds + 1)]
     colours = [SERIES[(r - 1) % len(SERIES)] for r in range(1, rounds + 1)]
     base = alt.Chart(named("votes")).encode(
@@ -44,7 +44,7 @@ def _votes_layout(labels: Sequence[str], rounds: int, top: int) -> alt.Chart:
         tooltip=[alt.Tooltip("option:N", title="option"), alt.Tooltip("round_name:N", title="round"),
                  alt.Tooltip("votes:Q", title="votes"), alt.Tooltip("share:Q", title="share", format=".0%")],
     )
-    text = base.mark_text(aria=False, align="left", dx=4, color=TEXT).encode(
+    text = base.mark_text(aria=False, align="left", dx=4, color=TEXT, fontSize=font).encode(
         x=alt.X("votes:Q"), text=alt.Text("text:N"))
     return alt.layer(bars, text).properties(
         height={"step": BAR_PX}, width="container",
@@ -52,9 +52,10 @@ def _votes_layout(labels: Sequence[str], rounds: int, top: int) -> alt.Chart:
 
 
 def votes(options: Sequence[str], counts: dict[int, list[int]], *, correct: int | None = None,
-          question: str = "") -> Figure:
+          question: str = "", font: int = 13) -> Figure:
     """The figure of a question's votes: ``counts`` = {round: [votes per option]}; ``correct`` (the right
-    option's index) once the teacher has revealed it."""
+    option's index) once the teacher has revealed it; ``font``: the printed counts' size (18 when projecting, as
+    the presentation config's axis text)."""
     rounds = sorted(counts) or [1]
     counts = {r: list(counts.get(r, [0] * len(options))) for r in rounds}
     labels = option_labels(options, correct)
@@ -77,5 +78,5 @@ def votes(options: Sequence[str], counts: dict[int, list[int]], *, correct: int 
     most = (f"most picked “{_short(options[lead])}” ({last[lead]})" if sum(last) else "no votes yet")
     desc = f"Class votes{' on: ' + question if question else ''}. {totals}; latest round {most}."
     # leave room right of the longest bar for its printed count
-    return figure(_votes_layout(labels, len(rounds), int(top * 1.35) + 1),
+    return figure(_votes_layout(labels, len(rounds), int(top * 1.35) + 1, font),
                   {"votes": columns(**rows)}, description=desc)
