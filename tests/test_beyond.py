@@ -278,19 +278,20 @@ def _colours(node) -> set:
 
 
 def _all_figures(d, L_train, s, heads, sentence):
+    from posenc.beyond import score_curves
     from posenc.charts import beyond as bc
+    from posenc.charts import stretch as cs
 
     res = stretch_demo(d, L_train, s, 2 * L_train)
     al = alibi_attention(sentence, 16, 0, heads)
     dec = decay_demo(d, 10000.0, 0.5, 0)
     pr = precision_demo(d, 10000.0, 0)
     win = bf16_positions(248, 272)
-    shown = bc.alibi_heads_to_show(heads, len(al.tokens))
-    figs = [bc.rotations_figure(res), bc.wavelength_figure(res), bc.ratio_figure(res), bc.ramp_figure(res),
-            bc.slopes_figure(al.slopes, al.base_heads), bc.alibi_figure(al, shown), bc.bound_figure(dec),
-            bc.score_figure(dec), bc.angle_error_figure(pr), bc.pair_error_figure(pr), bc.offset_figure(pr),
-            bc.bf16_figure(win)]
-    return figs, shown
+    figs = [cs.turns_figure(d, L_train, res), cs.ratio_figure(res),
+            bc.slopes_figure(al.slopes, al.base_heads), bc.alibi_figure(al), bc.bound_figure(dec),
+            bc.score_figure(score_curves(d, 10000.0, 0)), bc.angle_error_figure(pr), bc.pair_error_figure(pr),
+            bc.offset_figure(pr), bc.bf16_figure(win)]
+    return figs
 
 
 @pytest.mark.parametrize("d, L_train, s, heads, sentence", [
@@ -299,10 +300,13 @@ def _all_figures(d, L_train, s, heads, sentence):
     (512, 1_000_000, 64, 16, " ".join(f"w{i % 40}" for i in range(64))),
 ])
 def test_chart_builders_validate_and_stay_small(d, L_train, s, heads, sentence):
+    from posenc.charts import beyond as bc
     from posenc.charts import spec
 
-    figs, shown = _all_figures(d, L_train, s, heads, sentence)
-    allowed = {c.lower() for c in (spec.FOCUS, spec.REFERENCE, spec.TEXT, *spec.SERIES, "#ffffff")}
+    figs = _all_figures(d, L_train, s, heads, sentence)
+    # the house palette, and the weight scale's two ends (a sequential scale kept light enough for dark numbers)
+    allowed = {c.lower() for c in (spec.FOCUS, spec.REFERENCE, spec.TEXT, *spec.SERIES, "#ffffff", bc.HEAT_LIGHT,
+                                   bc.HEAT_DARK)}
     for fig in figs:
         full = spec.validate(fig)  # against the Vega-Lite schema
         assert fig.rows <= spec.MAX_MARKS, fig.rows
@@ -311,84 +315,67 @@ def test_chart_builders_validate_and_stay_small(d, L_train, s, heads, sentence):
         # every named data source a layer reads is one of the figure's datasets, and there is no inline data
         assert _data_names(full) <= set(fig.datasets), _data_names(full)
         assert not _inline_data(fig.spec)
-        # colours keep their app-wide meaning: only the house palette
         assert _colours(fig.spec) <= allowed, _colours(fig.spec) - allowed
-    assert 1 <= len(shown) <= heads and shown[0] == 0
+        assert all(m.get("aria") is False for m in _marks(fig.spec)), "every mark hidden from screen readers"
 
 
-def test_compared_lines_differ_by_more_than_colour():
-    from posenc.charts import spec
+def _marks(node):
+    if isinstance(node, dict):
+        if isinstance(node.get("mark"), dict):
+            yield node["mark"]
+        for k, v in node.items():
+            if k not in ("datasets", "config"):
+                yield from _marks(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _marks(v)
 
-    figs, _ = _all_figures(128, 4096, 16, 8, "the dog bit the man")
-    for k, field in ((1, "m"), (2, "m"), (7, "curve"), (10, "f")):
-        text = str(figs[k].spec)
-        for channel in ("'strokeDash': {", "'color': {"):
-            assert channel in text, (k, channel)
-        assert f"'field': '{field}'" in text
-        assert "'shape': {" in text or k == 7  # the score chart's two lines differ by dash (and width)
-    # methods and number formats are named on the chart itself where their lines part
-    labels = figs[1].datasets["labels"].column("m").to_pylist()
-    assert "PI" in labels and "RoPE as trained" in labels
-    assert set(figs[10].datasets["labels"].column("f").to_pylist()) == {"float64", "float32", "bfloat16"}
+
+def test_lines_are_named_on_the_chart_not_by_legend_blobs():
+    figs = _all_figures(128, 4096, 16, 8, "the dog bit the man")
+    ratio, offset = figs[1], figs[8]
+    assert "legend" not in str(ratio.spec["layer"][0]["encoding"]["color"]) or \
+        ratio.spec["layer"][0]["encoding"]["color"]["legend"] is None
+    assert set(ratio.datasets["ends"].column("m").to_pylist()) == set(METHODS)
+    assert set(offset.datasets["labels"].column("f").to_pylist()) == {"float64", "float32", "bfloat16"}
+    # a label sits above (dy < 0, baseline bottom) or below its point, never across its own line
+    for layer in offset.spec["layer"]:
+        mark = layer.get("mark", {})
+        if mark.get("type") == "text" and "dy" in mark and layer.get("encoding", {}).get("text", {}).get("field") == "f":
+            assert mark["baseline"] == ("bottom" if mark["dy"] < 0 else "top")
 
 
 def test_chart_builders_reject_bad_specs():
     from posenc.charts import spec
 
-    figs, _ = _all_figures(8, 64, 2, 2, "a b a")
+    figs = _all_figures(8, 64, 2, 2, "a b a")
     bad = spec.Figure(copy.deepcopy(figs[0].spec), figs[0].datasets)
     bad.spec["layer"][0]["mark"]["type"] = "barr"  # a mark Vega-Lite does not know
     with pytest.raises(Exception, match="barr"):
         spec.validate(bad)
 
 
-def test_moving_s_changes_only_the_data_of_the_charts_that_depend_on_it():
-    # the wavelength and turns charts keep their spec (only their datasets change), so the browser swaps data
-    # instead of redrawing; the ramp does not depend on s at all
-    from posenc.charts import beyond as bc
+def test_the_key_chart_is_one_layout_for_every_trained_length():
+    """L_train takes a million values and s, base and the method run in the chart: the turns chart names L_train
+    in a title read from its data, so every L_train reuses the layout."""
+    from posenc.charts import stretch as cs
 
-    def figs(s):
-        r = stretch_demo(128, 4096, s, 8192)
-        return [bc.wavelength_figure(r), bc.rotations_figure(r), bc.ramp_figure(r)]
-
-    a, b = figs(16), figs(17)
-    for x, y in zip(a[:2], b[:2]):
-        assert x.spec == y.spec and x.datasets != y.datasets
-    assert a[2].spec == b[2].spec and all(a[2].datasets[k].equals(b[2].datasets[k]) for k in a[2].datasets)
-
-
-def test_the_trained_length_is_data_not_layout():
-    """L_train takes a million values: the turns chart names it in a title read from its data, so every L_train
-    reuses the layout."""
-    from posenc.charts import beyond as bc
-
-    a, b = (bc.rotations_figure(stretch_demo(128, L, 16, 8192)) for L in (4096, 4097))
+    a, b = (cs.turns_figure(128, L, stretch_demo(128, L, 16, 8192)) for L in (4096, 4097))
     assert layout_of(a) == layout_of(b) and not a.datasets["pairs"].equals(b.datasets["pairs"])
     assert 'data("one")' in a.spec["title"]["text"]["expr"]
     assert "L_train = 4,097 tokens" in b.datasets["one"].column("title")[0].as_py()
-
-
-def test_turns_chart_ticks_mark_the_slow_pairs_reach():
-    from posenc.charts import beyond as bc
-
-    r = stretch_demo(128, 4096, 16, 8192)
-    reach = bc.rotations_figure(r).datasets["reach"].to_pylist()
-    # by hand: pair i is slow when 4096·θ_i < 2π; at 16·4096 tokens it turns 16·4096·θ_i/(2π) times
-    slow = [i for i in range(64) if 4096 * 10000.0 ** (-2 * i / 128) < 2 * math.pi]
-    assert [row["i"] for row in reach] == slow
-    for row in reach:
-        assert math.isclose(row["reach"], 16 * 4096 * 10000.0 ** (-2 * row["i"] / 128) / (2 * math.pi))
+    names = {p["name"] for p in a.spec.get("params", []) + [q for lay in a.spec["layer"] for q in lay.get("params", [])]}
+    assert {"st_s", "st_base", "st_method"} <= names
 
 
 def test_method_table_derives_wavelength_and_ratio():
-    from posenc.charts import beyond as bc
+    from posenc.charts import stretch as cs
 
     r = stretch_demo(16, 64, 4, 64)
-    rows = bc.wavelength_figure(r).datasets["methods"].to_pylist()
+    rows = cs.ratio_figure(r).datasets["methods"].to_pylist()
     assert len(rows) == len(METHODS) * 8
     for row in rows:
         assert math.isclose(row["wl"], 2 * math.pi / row["t"])
-        assert math.isclose(row["ratio"] * row["wl"], row["wl0"])  # θ'/θ · 2π/θ' = 2π/θ
     pi = [row for row in rows if row["m"] == "PI"]
     assert all(math.isclose(row["ratio"], 1 / 4) for row in pi)  # PI divides every pair by s
 
@@ -402,3 +389,41 @@ def test_direct_labels_sit_on_their_lines_and_skip_coinciding_ones():
     assert [r[0] for r in rows] == ["a"]  # b and c coincide everywhere: the legend names them
     assert rows[0][2] == 1.0 and 0 <= rows[0][1] <= 10
     assert direct_labels(xs, {"a": np.ones(11), "b": np.ones(11)}) == []
+
+
+# ---------------------------------------------------------------------------------------------- closed forms in ρ
+@pytest.mark.parametrize("rho", [0.0, 0.5, 1.0])
+def test_score_curves_one_draw_is_mean_rope_score_of_one_sample(rho):
+    from posenc.beyond import score_curves
+    from posenc.stretch import mean_rope_score
+
+    sc = score_curves(64, 10000.0, 5, max_gap=200, step=4)
+    one = mean_rope_score(sc.deltas, 64, n_samples=1, seed=5, correlation=rho)
+    assert np.allclose(sc.one(rho), one.mean / 64, atol=1e-12)
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.6, 1.0])
+def test_score_curves_mean_and_sd_agree_with_many_samples(rho):
+    """E score/d = ρ·(2/d)Σcos Δθ_i and sd/d = √(ρ²·(4/d²)Σcos² + (1 − ρ²)/d): 20,000 draws agree within a few
+    standard errors (sd/d ≈ 0.1 here, so its standard error over 20,000 draws is below 0.001)."""
+    from posenc.beyond import score_curves
+    from posenc.stretch import mean_rope_score
+
+    sc = score_curves(128, 10000.0, 0, max_gap=400, step=8)
+    stats = mean_rope_score(sc.deltas, 128, n_samples=20_000, seed=11, correlation=rho)
+    assert np.max(np.abs(stats.mean / 128 - sc.mean(rho))) < 0.005
+    assert np.max(np.abs(stats.std / 128 - sc.sd(rho))) < 0.005
+    assert sc.mean(1.0)[0] == pytest.approx(1.0)  # (2/d)·Σ cos 0 = 1
+
+
+def test_first_drift_is_the_first_position_that_drifts():
+    from posenc.beyond import OFFSET_TOL, first_drift
+    from posenc.precision import rope_offset_error
+
+    for dtype in ("float32", "bfloat16"):
+        m = first_drift(dtype, OFFSET_TOL)
+        assert m is not None
+        before = rope_offset_error(np.arange(1, m, dtype=float), 3, 128, dtype)
+        assert np.all(before < OFFSET_TOL) and rope_offset_error(np.array([float(m)]), 3, 128, dtype)[0] >= OFFSET_TOL
+    assert first_drift("bfloat16", OFFSET_TOL) == 1  # at once: bf16 rounds θ_i itself
+    assert first_drift("float64", OFFSET_TOL, upto=10**6) is None

@@ -1,0 +1,223 @@
+"""The in-chart closed forms (Vega expressions that redraw while a slider drags) against posenc.
+
+Each expression the stretch and beyond charts compute in the browser is evaluated here in Python — a small
+mirror of Vega's expression language (JavaScript operators, ``datum.x``, Math functions, ``clamp``) — over the
+rows the chart ships, at several parameter values, and compared with the ``posenc`` function the page
+otherwise computes on the server. The expressions are read from the built figures' specs, so a change in the
+chart is a change in what is tested.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from posenc import beyond, chapter
+from posenc.charts import beyond as bc
+from posenc.charts import stretch as cs
+from posenc.encodings import frequencies
+from posenc.stretch import alibi_slopes, ntk_frequencies, pi_frequencies, rotations_within, yarn_frequencies
+
+FUNCS = {"pow": math.pow, "log": math.log, "exp": math.exp, "sqrt": math.sqrt, "floor": math.floor,
+         "ceil": math.ceil, "min": min, "max": max, "cos": math.cos, "sin": math.sin, "PI": math.pi,
+         "clamp": lambda v, lo, hi: max(lo, min(hi, v))}
+
+
+def _top_level(expr: str, char: str) -> int:
+    """Index of the first ``char`` outside parentheses and quotes (-1 if none)."""
+    depth, quote = 0, None
+    for k, c in enumerate(expr):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == char and depth == 0:
+            return k
+    return -1
+
+
+def to_python(expr: str) -> str:
+    """A Vega expression as Python: ``a ? b : c`` → ``(b if a else c)`` (right-associative), ``&&``/``||``,
+    ``datum.x`` → ``D['x']``; parenthesised groups are translated inside."""
+    expr = expr.strip()
+    q = _top_level(expr, "?")
+    if q >= 0:
+        cond, rest = expr[:q], expr[q + 1:]
+        depth = 0
+        for k, c in enumerate(rest):  # the ':' that closes this '?', nested ternaries skipped
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            elif c == "?" and depth == 0:
+                depth -= 100
+            elif c == ":" and depth == 0:
+                return f"(({to_python(rest[:k])}) if ({to_python(cond)}) else ({to_python(rest[k + 1:])}))"
+            elif c == ":" and depth < -50:
+                depth += 100
+        raise ValueError(f"unbalanced ternary: {expr}")
+    out, k = [], 0
+    while k < len(expr):  # translate inside each parenthesised group (they may hold ternaries)
+        if expr[k] == "(":
+            depth, j = 1, k + 1
+            while depth:
+                depth += {"(": 1, ")": -1}.get(expr[j], 0)
+                j += 1
+            out.append("(" + ", ".join(to_python(a) for a in _split_args(expr[k + 1:j - 1])) + ")")
+            k = j
+        else:
+            out.append(expr[k])
+            k += 1
+    flat = "".join(out).replace("&&", " and ").replace("||", " or ")
+    return re.sub(r"datum\.(\w+)", r"D['\1']", flat)
+
+
+def _split_args(inner: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for k, c in enumerate(inner):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            parts.append(inner[start:k])
+            start = k + 1
+    parts.append(inner[start:])
+    return parts
+
+
+def evaluate(expr: str, row: dict, params: dict) -> float:
+    return eval(to_python(expr), {"__builtins__": {}}, {**FUNCS, **params, "D": row})  # noqa: S307
+
+
+def calculates(spec: dict) -> dict[str, str]:
+    """Every calculate transform of a spec (any layer): {as: expression}."""
+    found: dict[str, str] = {}
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "calculate" in node and "as" in node:
+                found.setdefault(node["as"], node["calculate"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(spec)
+    return found
+
+
+def test_the_translator_keeps_javascript_meaning():
+    assert evaluate("datum.a > 1 ? 'x' : datum.a > 0 ? 'y' : 'z'", {"a": 0.5}, {}) == "y"
+    assert evaluate("clamp((datum.i - 2) / 4, 0, 1)", {"i": 9}, {}) == 1
+    assert evaluate("pow(2, -8 * h / 4)", {}, {"h": 2}) == 0.0625
+    assert evaluate("datum.x + (datum.x == 1 ? 0.001 : 0)", {"x": 1}, {}) == 1.001
+
+
+# ---------------------------------------------------------------------------------------------- stretching
+STRETCH_CASES = [(128, 4096, 16, 10_000), (4, 16, 1, 100), (64, 2048, 7, 500_000), (512, 1_000_000, 64, 10_000_000),
+                 (6, 100, 3, 1_000)]
+
+
+def _stretch_rows(d, L, s, base, method):
+    fig = cs.turns_figure(d, L, beyond.stretch_demo(d, L, 16, 8192, 10000.0))
+    exprs = calculates(fig.spec)
+    for name, text in cs.EXPR.items():
+        assert exprs[name] == text, name  # the chart computes exactly these
+    rows = []
+    for row in fig.datasets["pairs"].to_pylist():
+        for name, text in cs.EXPR.items():
+            row[name] = evaluate(text, row, {"st_s": s, "st_base": base, "st_method": method})
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("d, L, s, base", STRETCH_CASES)
+def test_stretch_closed_forms_match_posenc(d, L, s, base):
+    rows = _stretch_rows(d, L, s, base, "RoPE as trained")
+    col = {k: np.array([r[k] for r in rows], dtype=float) for k in ("th", "r", "th_pi", "th_ntk", "th_yarn", "g")}
+    theta = frequencies(d, base)
+    assert np.allclose(col["th"], theta, rtol=1e-12)
+    assert np.allclose(col["r"], rotations_within(theta, L), rtol=1e-12)
+    assert np.allclose(col["th_pi"], pi_frequencies(d, s, base), rtol=1e-12)
+    assert np.allclose(col["th_ntk"], ntk_frequencies(d, s, base), rtol=1e-12)
+    yarn, ramp = yarn_frequencies(d, s, L, base)
+    assert np.allclose(col["th_yarn"], yarn, rtol=1e-12)
+    assert np.allclose(col["g"], ramp, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("d, L, s, base", STRETCH_CASES)
+@pytest.mark.parametrize("method", cs.KEY_METHODS)
+def test_stretch_counts_in_the_chart_match_stretch_demo(d, L, s, base, method):
+    """The in-chart count of pairs past their trained angles and the worst overreach are stretch_demo's."""
+    rows = _stretch_rows(d, L, s, base, method)
+    res = beyond.stretch_demo(d, L, s, 8192, float(base))
+    assert sum(r["slow"] for r in rows) == int((res.rotations < 1).sum())
+    assert sum(r["past"] for r in rows) == int(res.unseen[method].sum())
+    assert max(r["over"] for r in rows) == pytest.approx(res.overreach[method], rel=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------- ALiBi
+@pytest.mark.parametrize("heads", [1, 3, 8, 12])
+def test_alibi_closed_forms_match_alibi_attention(heads):
+    al = beyond.alibi_attention(chapter.SENTENCE, 64, 0, heads)
+    fig = bc.alibi_figure(al)
+    exprs = calculates(fig.spec)
+    for name, text in {**bc.EXPR_ALIBI, **bc.EXPR_SOFTMAX}.items():
+        assert exprs[name] == text, name
+    cells = fig.datasets["cells"].to_pylist()
+    n = len(al.tokens)
+    slopes = alibi_slopes(heads)
+    for h in range(0, heads + 1):
+        a = np.zeros((n, n))
+        z = {}
+        for row in cells:
+            for name, text in bc.EXPR_ALIBI.items():
+                row[name] = evaluate(text, row, {"by_head": h})
+            z[(row["i"], row["j"])] = row
+        for i in range(n):  # joinaggregate max and sum per query row, as the chart does
+            zmax = max(z[(i, j)]["z"] for j in range(i + 1))
+            e = [evaluate(bc.EXPR_SOFTMAX["e"], {**z[(i, j)], "zmax": zmax}, {}) for j in range(i + 1)]
+            a[i, :i + 1] = np.array(e) / sum(e)
+        if h:
+            assert z[(1, 0)]["m"] == pytest.approx(slopes[h - 1], rel=1e-12)
+        want = al.weights[h - 1] if h else al.plain_weights
+        assert np.allclose(np.tril(a), np.tril(want), atol=1e-12), h
+
+
+def _luminance(hex_colour: str) -> float:
+    rgb = [int(hex_colour[k:k + 2], 16) / 255 for k in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def test_alibi_cell_numbers_are_readable_on_every_cell():
+    """Dark text on the weight scale, interpolated in RGB between its ends: the contrast is lowest at the dark end
+    (luminance falls monotonically along the line, every channel of the dark end being below the light end's)."""
+    from posenc.charts.spec import TEXT
+
+    light, dark = bc.HEAT_LIGHT, bc.HEAT_DARK
+    assert all(int(dark[k:k + 2], 16) <= int(light[k:k + 2], 16) for k in (1, 3, 5))
+    worst = (_luminance(dark) + 0.05) / (_luminance(TEXT) + 0.05)
+    assert worst >= 4.5, worst
+
+
+# ---------------------------------------------------------------------------------------------- decay
+@pytest.mark.parametrize("rho", [0.0, 0.35, 0.8, 1.0])
+def test_decay_closed_forms_match_score_curves(rho):
+    sc = beyond.score_curves(beyond.DECAY_D, chapter.BASE, 3)
+    fig = bc.score_figure(sc)
+    exprs = calculates(fig.spec)
+    for name, text in bc.EXPR_DECAY.items():
+        assert exprs[name] == text, name
+    rows = fig.datasets["gaps"].to_pylist()
+    for row in rows:
+        for name, text in bc.EXPR_DECAY.items():
+            row[name] = evaluate(text, row, {"by_rho": rho})
+    assert np.allclose([r["mean"] for r in rows], sc.mean(rho), atol=1e-12)
+    assert np.allclose([r["sd"] for r in rows], sc.sd(rho), atol=1e-12)
+    assert np.allclose([r["one"] for r in rows], sc.one(rho), atol=1e-12)
