@@ -28,7 +28,7 @@ def run(sentence: str, order: tuple[int, ...], d: int, seed: int, causal: bool):
             f"with the causal mask the two pictures differ (largest difference {err:.2g})")
     figs = (
         charts.outputs(res.out_of_scrambled[:, :k], moved, title="Attn(PX): attention on the scramble",
-                       d=d, limit=limit,
+                       d=d, limit=limit, legend=False,
                        description=f"Attn(PX): the outputs of attention run on the scrambled sentence, one row per "
                                    f"slot, labelled with each word's original position; {same}."),
         charts.outputs(res.permuted_out[:, :k], moved, title="P·Attn(X): the original, reordered",
@@ -97,15 +97,14 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
         correct = 0 if not changed else 2 if len(changed) == n else 1
         with ask:
             q = frame.predict(
-                ("With the causal mask on, attention" if causal else "Attention") + " runs on the scrambled "
-                "sentence (left). How do its outputs compare with the original outputs moved to the same slots "
-                "(right)?", ANSWERS, correct, key="sc_predict_mask" if causal else "sc_predict")
-        st.text(f"original:  {' '.join(tokens)}\nscrambled: {' '.join(res.scrambled)}")
+                ("With the causal mask on, how" if causal else "How") + " do the outputs on the scramble (left) "
+                "compare with the original outputs, reordered (right)?", ANSWERS, correct, key="sc_predict_mask" if causal else "sc_predict")
+        with c2:
+            st.text(f"original:  {' '.join(tokens)}\nscrambled: {' '.join(res.scrambled)}")
         left, right = st.columns(2)
-        with left:
-            frame.chart(figs[0])
-        with right:
-            frame.chart(figs[1])
+        for where, fig in zip((left, right), figs):
+            with where:
+                frame.chart(charts.for_screen(fig, frame.presenting()))
         k = min(SHOWN_DIMS, ex.d)
         st.caption("Rows are the slots of the scrambled sentence, labelled with each word's original position; "
                    f"the first {k} of d = {ex.d} coordinates (the check covers all of them).")

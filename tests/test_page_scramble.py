@@ -373,13 +373,13 @@ def test_the_scramble_predict_asks_at_the_state_its_chart_opens_in():
     A link with the mask on opens a question that says so, under its own key, answered from the live rows."""
     at = assert_ok(open_page(PAGE))
     label = predict_label(at, "sc_predict")
-    assert "mask" not in label and label.startswith("**Predict.** Attention runs on the scrambled sentence")
+    assert "mask" not in label and label.startswith("**Predict.** How do the outputs on the scramble (left) compare")
     radio = at.radio(key="sc_predict_guess")
     radio.set_value("Identical, row by row").run()
     assert "**Right.** Identical, row by row" in page_text(at)
     masked = assert_ok(open_page(PAGE, query={"causal": "true"}))
     assert masked.toggle(key="causal").value is True
-    assert predict_label(masked, "sc_predict_mask").startswith("**Predict.** With the causal mask on")
+    assert predict_label(masked, "sc_predict_mask").startswith("**Predict.** With the causal mask on, how do the outputs")
     tokens = tokenize(DEFAULT)
     res = scramble(tokens, swap(tokens), frame.DEFAULT_D, 0, causal=True)
     changed = rows_changed(res)

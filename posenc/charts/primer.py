@@ -103,7 +103,8 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copie
 
 
 def for_screen(fig: Figure, present: bool) -> Figure:
-    """The figure for this screen: in presentation mode its printed numbers grow with the axes (18/13)."""
+    """The figure for this screen: in presentation mode its printed numbers and its titles' subtitles grow with
+    the axes (18/13; ``spec.PRESENT_CONFIG`` scales axes, legends and titles, not text marks or subtitles)."""
     if not present:
         return fig
     import json
@@ -122,6 +123,8 @@ def for_screen(fig: Figure, present: bool) -> Figure:
                 walk(v)
 
     walk(spec)
+    config = spec.setdefault("config", {})
+    config["title"] = {**config.get("title", {}), "subtitleFontSize": round(11 * 18 / 13)}
     return Figure(spec=spec, datasets=fig.datasets)
 
 

@@ -21,23 +21,24 @@ VALUE_LABELS_MAX = 12  # bars carry their weight as text up to this many words
 
 
 def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, limit: float,
-            description: str) -> Figure:
+            description: str, legend: bool = True) -> Figure:
     """Output vectors as a heatmap: one row per slot of the scrambled sentence (top = slot 1), labelled with
     its word's original position (labels are unique: they carry the position); the first ``matrix.shape[1]`` of
     ``d`` coordinates (d is said in the description, not the layout, so a new d reuses the layout). ``limit`` (the
     largest |value| of the pictures compared) fixes the colour range to [−b, b], b its ``nice_bound``, so that two
-    pictures side by side share one scale."""
+    pictures side by side share one scale (``legend=False`` for the first of them: one legend serves both)."""
     m = np.asarray(matrix, dtype=float)
     n, k = m.shape
     slots = [f"{s + 1}" for s in range(n)]
     data = columns(slot=np.repeat(slots, k), label=np.repeat(row_labels, k),
                    coordinate=np.tile(np.arange(1, k + 1), n), value=m.ravel())
-    return figure(_outputs_layout(list(row_labels), n, k, nice_bound(limit), title), {"main": data},
+    return figure(_outputs_layout(list(row_labels), n, k, nice_bound(limit), title, legend), {"main": data},
                   description=f"{description.strip()} First {k} of d = {d} coordinates.")
 
 
 @layout
-def _outputs_layout(row_labels: Sequence[str], n: int, k: int, limit: float, title: str) -> alt.Chart:
+def _outputs_layout(row_labels: Sequence[str], n: int, k: int, limit: float, title: str,
+                    legend: bool = True) -> alt.Chart:
     """The slot × coordinate heatmap, rows labelled ``row_labels``, colours over [−limit, limit]."""
     height = min(MAX_PLOT_HEIGHT, ROW_STEP * n)
     return alt.Chart(named("main")).mark_rect(aria=False).encode(
@@ -46,7 +47,7 @@ def _outputs_layout(row_labels: Sequence[str], n: int, k: int, limit: float, tit
         y=alt.Y("label:N", sort=list(row_labels), title=None,
                 axis=alt.Axis(labelOverlap=n > 24, labelFlush=False)),
         color=alt.Color("value:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit], domainMid=0),
-                        title="value"),
+                        title="value", legend=alt.Legend() if legend else None),
         tooltip=[alt.Tooltip("slot:O", title="slot"), alt.Tooltip("label:N", title="original position, word"),
                  alt.Tooltip("coordinate:O"), alt.Tooltip("value:Q", format=".4f")],
     ).properties(title=alt.TitleParams(title, subtitle="rows: slots 1, 2, …; labels: each word's original place"),
