@@ -1,5 +1,3 @@
-import inspect
-
 import streamlit as st
 
 import frame
@@ -22,6 +20,7 @@ from posenc.rope_demo import (
 )
 
 PATH = "lessons/rope.py"
+PLAY_SECONDS = frame.live.PLAY_SECONDS  # one sweep of the play button: the circles open on a pair it turns gently
 BASE = f"{chapter.BASE:g}"
 (M0, N0) = chapter.PAIRS[0]
 
@@ -36,21 +35,14 @@ def window_data(sentence: str, qi: int, ki: int, d: int, seed: int, start: int):
 @frame.cached
 def pair_data(sentence: str, qi: int, ki: int, d: int, seed: int):
     r = rope_demo(posenc.tokenize(sentence), qi, ki, d, seed, M0, N0)
-    return r, rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=N0, gap=N0 - M0, pair=0, score=r.score)
+    pair = rc.play_pair(r.thetas, PLAY_SECONDS)
+    return r, pair, rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=N0, gap=N0 - M0, pair=pair, score=r.score)
 
 
 @frame.cached
 def length_data(sentence: str, qi: int, d: int, seed: int, m: int):
     L = length_demo(posenc.tokenize(sentence), qi, d, seed, m)
     return L, rc.lengths(L.positions, L.rope_norms, L.raw_norms, m)
-
-
-def draw(fig, play: str | None = None) -> None:
-    """frame.chart, with the play button once frame.live offers it (``play=``)."""
-    if play and "play" in inspect.signature(frame.chart).parameters:
-        frame.chart(fig, play=play)
-    else:
-        frame.chart(fig)
 
 
 with frame.page(PATH, "Turn q and k by their positions just before they meet: what is left of the two "
@@ -75,7 +67,7 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
                                           "Try 1,000,000."))
         w, fig = window_data(ex.sentence, qi, ki, ex.d, ex.seed, start)
         with left:
-            draw(fig)
+            frame.chart(fig)
         holds = w.rope_diag_spread < w.tol
         frame.verdict("RoPE's score is the same all along every diagonal — the gap n − m alone sets it, as the "
                       "chapter predicts", holds,
@@ -124,13 +116,13 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
     @frame.section("Each pair turns on its own circle")
     def circles():
         q = frame.predict(
-            f"Press play: the key position n sweeps from {N0} on while the gap n − m stays {N0 - M0}, so the "
-            "query moves with it. What does the score do?",
+            f"Press Play: the key position n sweeps from {N0} to {rc.N_MAX:,} while the gap n − m stays "
+            f"{N0 - M0}, so the query moves with it. What does the score do?",
             ["It grows", "It shrinks", "It swings up and down", "It stays the same"], 3, key="rp_predict_play")
-        r, fig = pair_data(ex.sentence, qi, ki, ex.d, ex.seed)
+        r, pair, fig = pair_data(ex.sentence, qi, ki, ex.d, ex.seed)
         left, right = st.columns([3, 2])
         with left:
-            draw(fig, play=rc.KEY_POSITION)
+            frame.chart(fig, play=rc.KEY_POSITION)
         gap = r.pairs[0][1] - r.pairs[0][0]
         same = r.pair_spread < r.pair_tol
         frame.verdict(f"the chapter's three pairs, each with gap {gap}, get one score", same,
@@ -148,7 +140,8 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
                 "them — the readout in the chart — does not move.")
             fastest = ("the one pair turns by θ₀ = 1 radian per position" if len(r.thetas) == 1 else
                        f"pair 0 turns fastest (θ₀ = 1 radian per position), pair {len(r.thetas) - 1} slowest "
-                       f"(θ = {r.thetas[-1]:.2g})")
+                       f"(θ = {r.thetas[-1]:.2g}); the chart opens on pair {pair} (θ = {r.thetas[pair]:.2g}), "
+                       "slow enough to follow while playing")
             st.markdown(
                 f"Pair $i$ of q turns by $m\\theta_i$ and pair $i$ of k by $n\\theta_i$; {fastest}. The score adds "
                 "up, over the pairs, |q pair| · |k pair| · cos(angle from q to k), and each angle is its starting angle "
@@ -162,7 +155,7 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
                                  help=f"Any whole number up to {MAX_POSITION:,}."))
         L, fig = length_data(ex.sentence, qi, ex.d, ex.seed, m)
         with left:
-            draw(fig)
+            frame.chart(fig)
         tol = NORM_TOL * max(L.q_norm, 1.0)
         frame.verdict(f"turning q by m = {m:,} keeps its length, as the chapter says a rotation does",
                       L.norm_error < tol, f"‖q R_mᵀ‖ − ‖q‖ = {small(L.norm_error)}; over positions 1 … "

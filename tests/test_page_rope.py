@@ -24,12 +24,14 @@ from conftest import (
     verdicts,
 )
 
+import frame
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.charts.spec import nice_bound
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, rope
 from posenc.rope_demo import WINDOW, length_demo, rope_demo, score_window
+from test_rope_demo import marks_of
 
 PAGE = "lessons/rope.py"
 SENT = tokenize(chapter.SENTENCE)
@@ -97,11 +99,12 @@ def test_play_answer_quotes_the_chapters_pairs():
     at = assert_ok(open_page(PAGE))
     question = at.radio(key="rp_predict_play_guess")
     (m0, n0) = chapter.PAIRS[0]
-    assert f"sweeps from {n0}" in question.label and f"stays {n0 - m0}" in question.label
+    assert f"sweeps from {n0} to {rc.N_MAX:,}" in question.label and f"stays {n0 - m0}" in question.label
     # the chart opens where the question says: n = 7, gap −3
     spec = json.loads(circle_chart(at).proto.spec)
     values = {p["name"]: p["value"] for p in spec["params"]}
-    assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: 0}
+    r = rope_demo(SENT, QI, KI, 64, 0)
+    assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: rc.play_pair(r.thetas, frame.live.PLAY_SECONDS)}
     question.set_value("It stays the same").run()
     text = page_text(assert_ok(at))
     r = rope_demo(SENT, QI, KI, 64, 0)
@@ -218,5 +221,4 @@ def test_student_text_never_markdown():
 def test_every_chart_has_tooltips_a_description_and_no_pixel_width():
     for s in chart_specs(open_page(PAGE)):
         assert "tooltip" in json.dumps(s) and s.get("description") and "width" not in s
-        marks = [layer["mark"] for layer in s.get("layer", [s])]
-        assert all(m["aria"] is False for m in marks)
+        assert marks_of(s) and all(m["aria"] is False for m in marks_of(s))

@@ -228,6 +228,13 @@ def test_largest_settings_stay_exact():
     assert rope_demo(long, 63, 0, 512, 0, MAX_POSITION, 0) is not None
 
 
+def marks_of(node) -> list[dict]:
+    """Every mark of a spec, at any depth of layering."""
+    if "layer" in node:
+        return [m for layer in node["layer"] for m in marks_of(layer)]
+    return [node["mark"]] if "mark" in node else []
+
+
 # ---------------------------------------------------------------- the figures
 def _figures(d=64, start=1, m=10, n=7, tokens=SENT):
     from posenc.charts import rope as rc
@@ -267,8 +274,7 @@ def test_window_figure_holds_both_schemes_and_a_bound_pick():
     assert circles.datasets["pairs"].num_rows == 32
     # every mark is hidden from screen readers: the chart is named by its description
     for fig in (win, circles, lengths):
-        layers = fig.spec.get("layer", [fig.spec])
-        assert all(layer["mark"]["aria"] is False for layer in layers)
+        assert marks_of(fig.spec) and all(m["aria"] is False for m in marks_of(fig.spec))
     w = score_window(SENT, 2, 1, 64, 0, 1)  # the takeaway's numbers are in the chart's name
     assert f"at most {w.rope_diag_spread:.1e} along any diagonal" in win.description
     assert f"up to {w.rope_row_spread:.2f} along a row" in win.description

@@ -124,6 +124,17 @@ def turned_expressions() -> dict[str, str]:
     }
 
 
+PLAY_TURN = 0.15  # radians a pair should turn per frame (60 a second) while the play button sweeps n
+
+
+def play_pair(thetas: np.ndarray, sweep_seconds: float) -> int:
+    """The pair the circles open on: the one whose turn per frame, while play sweeps n over 0 … N_MAX in
+    ``sweep_seconds``, is closest to ``PLAY_TURN`` (the fast pairs spin past the eye; pair 0 turns a radian per
+    position)."""
+    per_frame = np.asarray(thetas, float) * N_MAX / (60.0 * sweep_seconds)
+    return int(np.argmin(np.abs(np.log(per_frame / PLAY_TURN))))
+
+
 def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *, n: int, gap: int,
                  pair: int, score: float) -> spec.Figure:
     """Pair i of q and of k on their circles, turned in the browser: three sliders inside the chart pick the
@@ -170,7 +181,8 @@ def _circles_layout(half: int, R: float) -> alt.LayerChart:
     width/height ratio), with the readouts (positions, angle, score) in the plot's top-left corner."""
     n_in = alt.param(name=KEY_POSITION, value=int(chapter.PAIRS[0][1]),
                      bind=alt.binding_range(min=0, max=N_MAX, step=1, name="key position n "))
-    gap_in = alt.param(name=GAP, value=int(chapter.PAIRS[0][1] - chapter.PAIRS[0][0]), bind=alt.binding_range(min=GAP_MIN, max=0, step=1, name="gap n − m "))
+    gap_in = alt.param(name=GAP, value=int(chapter.PAIRS[0][1] - chapter.PAIRS[0][0]),
+                       bind=alt.binding_range(min=GAP_MIN, max=0, step=1, name="gap n − m "))
     pair_in = alt.param(name=PAIR, value=0,
                         bind=alt.binding_range(min=0, max=max(half - 1, 0), step=1, name="pair i (0 = fastest) "))
     aspect = "(width / max(height, 1))"
@@ -197,12 +209,7 @@ def _circles_layout(half: int, R: float) -> alt.LayerChart:
     k_circle = unit.transform_calculate(cx="datum.klen * cos(datum.t)", cy="datum.klen * sin(datum.t)").mark_line(
         strokeWidth=1.5, color=orange, strokeDash=list(spec.DASHES[1]), aria=False).encode(
         x=X("cx"), y=Y("cy"), order=alt.Order(field="order", type="quantitative"))
-    base = (alt.Chart(spec.named("pairs"))
-            .transform_calculate(m=ex["m"], qx=ex["qx"], qy=ex["qy"], kx=ex["kx"], ky=ex["ky"])
-            .transform_calculate(dot=ex["dot"])
-            .transform_joinaggregate(score="sum(dot)")
-            .transform_filter(f"datum.pair == {PAIR}")
-            .transform_calculate(angle=ex["angle"]))
+    base = alt.Chart()  # the turned pair's marks share one data flow (the parent layer's, below)
     tips = [alt.Tooltip(field="pair", type="quantitative", title="pair i (0-based)"),
             alt.Tooltip(field="theta", type="quantitative", title="θ_i (rad per position)", format=".6g"),
             alt.Tooltip(field="angle", type="quantitative", title="angle q → k (rad)", format=".4f"),
@@ -229,8 +236,14 @@ def _circles_layout(half: int, R: float) -> alt.LayerChart:
         align="left", baseline="top", fontWeight="bold", color=spec.TEXT, aria=False).encode(
         x=alt.value(4), y=alt.value(y), text=alt.Text(field="text", type="nominal"))
         for y, text in ((4, READOUT_ANGLE), (24, READOUT_SCORE))]
-    return alt.layer(q_circle, k_circle, spoke_q, spoke_k, before_q, before_k, after_q, after_k, label_q, label_k,
-                     *readouts).add_params(n_in, gap_in, pair_in).properties(
+    turned = (alt.layer(spoke_q, spoke_k, before_q, before_k, after_q, after_k, label_q, label_k, *readouts,
+                        data=spec.named("pairs"))
+              .transform_calculate(m=ex["m"], qx=ex["qx"], qy=ex["qy"], kx=ex["kx"], ky=ex["ky"])
+              .transform_calculate(dot=ex["dot"])
+              .transform_joinaggregate(score="sum(dot)")
+              .transform_filter(f"datum.pair == {PAIR}")
+              .transform_calculate(angle=ex["angle"]))  # computed once a frame for all ten marks
+    return alt.layer(q_circle, k_circle, turned).add_params(n_in, gap_in, pair_in).properties(
         height=CIRCLE_HEIGHT,
         title=alt.TitleParams("Pair i of q and of k, turned by their positions",
                               subtitle="Hollow: before turning. Filled: q turned by m·θᵢ, k by n·θᵢ."))
