@@ -25,6 +25,10 @@ def methods_data(d: int, L_train: int, seq_len: int):
     return res, cs.ratio_figure(res)
 
 
+def go(n: int) -> str:
+    return "goes" if n == 1 else "go"
+
+
 def pair_range(first: int, last: int) -> str:
     """“pair 3”, “pairs 3 and 4”, “pairs 3 to 9”."""
     return (f"pair {first}" if first == last else f"pairs {first} and {last}" if last == first + 1
@@ -68,19 +72,21 @@ def answer(q, res, d: int, L_train: int) -> None:
 
     ntk = (f"NTK-aware raises the base to {res.ntk_base:,.0f}: the fastest pair keeps its angle"
            + ("" if ntk_keeps else " (up to rounding)") + ", the slowest is divided by s and those between by "
-           "less. " + (f"That is not enough: {past['NTK-aware']} of the {count(n_slow, 'slow pair')} still go "
-                       f"past, by up to {res.overreach['NTK-aware']:.3g}×." if past["NTK-aware"]
-                       else "Here that brings every slow pair back within what it saw."))
+           "less. " + (f"That is not enough: {past['NTK-aware']} of the {count(n_slow, 'slow pair')} still "
+                       + ("goes" if past["NTK-aware"] == 1 else "go")
+                       + f" past, by up to {res.overreach['NTK-aware']:.3g}×." if past["NTK-aware"]
+                       else "Here that brings every slow pair back within what it saw." if n_slow
+                       else "Here no pair is slow, so there is nothing to bring back."))
     yarn = (f"YaRN keeps {pair_range(0, kept - 1)} exactly as they were"
             if kept else "YaRN (here with no pair left exactly as it was)")
     yarn += (f", divides the pairs from {res.high} on by s and blends the ones between"
              if res.high <= n - 1 else ", and blends the rest (its ramp ends past the last pair)")
     yarn += (": " + ("no pair goes past." if past["YaRN"] == 0 else
-                     f"{count(past['YaRN'], 'pair')} still go past."))
+                     f"{count(past['YaRN'], 'pair')} still {go(past['YaRN'])} past."))
     st.markdown(
         "Move **s** and the **base** in the chart, and pick a **method**: the ticks follow.\n\n"
         f"At the opening s = {TYPICAL_S}: PI (position interpolation) divides every frequency by s, so "
-        + ("no pair goes past" if pi_ok else f"{count(past['PI'], 'pair')} still go past")
+        + ("no pair goes past" if pi_ok else f"{count(past['PI'], 'pair')} still {go(past['PI'])} past")
         + f" — but neighbouring words now differ by only {res.frequencies['PI'][0]:.3g} rad in the fastest pair, "
         f"instead of {res.theta[0]:.3g}. {ntk}\n\n{yarn} The fast pairs have seen every angle many times over, "
         f"so slowing them (as PI does) only blurs neighbouring words. This is {TYPICAL_SOURCE} (Peng et al. "
