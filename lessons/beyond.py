@@ -16,7 +16,7 @@ from posenc.beyond import (
     TYPICAL_L_TRAIN,
 )
 from posenc.charts import beyond as bc
-from posenc.core import count
+from posenc.core import count, tokenize
 from posenc.precision import angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 
 PATH = "lessons/beyond.py"
@@ -107,7 +107,11 @@ with frame.page(PATH, "Could a model say where with no position vector at all â€
         deep = frame.deeper("how many heads, and their slopes", key="by_deep_slopes")
         heads = int(frame.slider("How many heads (the chart's head slider runs over them)", "by_heads", 1, 16, 8,
                                  where=deep, help="Each head gets its own slope; the count need not be a power of two."))
-        tokens = frame.tokens_or_stop(ex.sentence)
+        try:  # a sentence with no words stops this section only: the decay and the formats need none
+            tokens = tokenize(ex.sentence)
+        except ValueError as err:
+            st.error(str(err), icon=":material/edit_note:")
+            return
         own = len(chapter.copies(tokens)) >= 2
         sentence = ex.sentence if own else chapter.SENTENCE
         try:
