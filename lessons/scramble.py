@@ -131,13 +131,15 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
                 frame.verdict("with the mask, every query that may read all the copies gives them equal weights",
                               res.weight_gap < TOL,
                               f"largest difference {res.weight_gap:.0e} over {res.queries_checked} query rows")
+        last_copy = max(chapter.copies(tokens), default=0)
         st.markdown(
             f"Attention sees a bag of words: each {frame.term('query')} meets the same {frame.term('key', 'keys')} "
             f"whatever order they come in, and the {frame.term('softmax')} of a row does not care where its scores "
             "sit. So each word walks away with the same weighted sum of the same values."
             + ("\n\nThe causal mask breaks the equation, but not because it knows where a word sits: it decides "
-               "**which** words a slot may read. A query that may read both copies of a word still weighs them "
-               "equally." if causal and res.duplicates and res.weight_gap < TOL else
+               f"**which** words a slot may read. In the original sentence the query at position {last_copy + 1}, "
+               "the first that may read every copy of the repeated word, still weighs them equally, as does every "
+               "query after it." if causal and res.duplicates and res.weight_gap < TOL else
                "\n\nThe causal mask breaks the equation, but not because it knows where a word sits: it decides "
                "**which** words a slot may read." if causal else ""))
 
