@@ -41,107 +41,18 @@ def positions_word(k: int) -> str:
 
 (na, nb), (fa, fb) = chapter.BINARY_NEIGHBOURS, chapter.BINARY_FAR
 q_codes = code_strings(bit_table(DEFAULT_BITS))
-frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1, name 2ⁿ positions — but nearness in "
-                 "the code is not nearness in the sentence.")
-
-ex = frame.example()
-tokens = frame.tokens_or_stop(ex.sentence)
-
-# ---------------------------------------------------------------- Predict (at the chapter's settings: 4 bits)
-h_near, h_far = hamming(na, nb), hamming(fa, fb)
-frame.predict(
-    f"Write positions in {DEFAULT_BITS} bits. Positions {na} and {nb} are neighbours in the sentence. "
-    f"In how many of their {DEFAULT_BITS} bits do their codes differ?",
-    [str(k) for k in range(1, DEFAULT_BITS + 1)],
-    h_near - 1,
-    f"{'All ' if h_near == DEFAULT_BITS else ''}{h_near}: {na} is {q_codes[na]} and {nb} is {q_codes[nb]} — adding 1 "
-    f"carries through every bit. Meanwhile {fa} ({q_codes[fa]}) and {fb} ({q_codes[fb]}), {abs(fb - fa)} steps "
-    f"apart, differ in {count(h_far, 'bit')}. The heatmaps below show every pair.",
-    key="binary_predict",
-)
 
 
 @frame.cached
-def bits_view(n: int):
+def bits_view(n: int, start: int):
     res = binary_demo(n)
     codes = code_strings(res.table)
-    figs = (bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="hamming"),
-            bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="distance"),
-            bc.bit_table(*bit_runs(n), n, res.table if n <= DIGITS_UP_TO else None))
+    figs = (bc.bit_table(*bit_runs(n), n, res.table if n <= DIGITS_UP_TO else None, position=start),
+            bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="hamming"),
+            bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="distance"))
     return res, codes, figs
 
 
-# ---------------------------------------------------------------- the key chart
-@frame.section("Neighbours can be strangers")
-def neighbours():
-    n = int(frame.slider("Number of bits n", "bn_bits", 1, MAX_BITS, DEFAULT_BITS,
-                         help=f"Each position gets n coordinates, each 0 or 1: positions 0 … 2ⁿ − 1. At most "
-                              f"{MAX_BITS} ({2**MAX_BITS:,} positions)."))
-    res, codes, (fig_h, fig_d, fig_table) = bits_view(n)
-    left, right = st.columns(2)
-    with left:
-        frame.chart(fig_h)
-    with right:
-        frame.chart(fig_d)
-    if res.shown < res.positions:
-        st.caption(f"Positions 0 … {res.shown - 1} of the {res.positions:,} the {n} bits write (the first "
-                   f"{SHOWN_MAX} only, so the heatmaps stay small). Hover a cell for both codes.")
-    else:
-        st.caption(f"All {res.positions} positions the {count(n, 'bit')} write, 0 … "
-                   f"{res.positions - 1}. Hover a cell for both codes.")
-    near, far = res.near_pair, res.far_pair
-    if n == 1:
-        st.info("With one bit there are only two codes, 0 and 1: they differ in their one bit and are one step "
-                "apart, so nothing goes wrong yet. Add bits to see neighbours become strangers.",
-                icon=":material/looks_one:")
-    else:
-        hn, hf = hamming(*near), hamming(*far)
-        frame.verdict(
-            f"the neighbours {near[0]} and {near[1]} are further apart in the code than {far[0]} and {far[1]}, "
-            f"{abs(far[1] - far[0])} steps apart, as the chapter says",
-            hn > hf,
-            f"{near[0]} = {codes[near[0]]} and {near[1]} = {codes[near[1]]}: {bits_differ(hn)}; "
-            f"{far[0]} = {codes[far[0]]} and {far[1]} = {codes[far[1]]}: {bits_differ(hf)}")
-        w0, w1 = res.worst_pair
-        hw = hamming(w0, w1)
-        frame.verdict(f"some neighbours differ in every one of the {n} bits", hw == n,
-                      f"{w0:,} = {codes[w0]} and {w1:,} = {codes[w1]}: {bits_differ(hw)}")
-        st.markdown(
-            f"The bits map should look like the |i − j| map if the code measured distance: dark far from the "
-            f"diagonal, light next to it. It does not. Next to the diagonal (|i − j| = 1) it flickers between 1 "
-            f"and {n} bits; far from it there are light cells such as ({far[0]}, {far[1]}). Over the "
-            f"{res.shown} × {res.shown} pairs drawn, the correlation between bits that differ and |i − j| is "
-            f"r = {res.corr:.2f} (1 would mean the code measures distance).")
-    frame.formula(r"H(i, j) = \sum_{b=0}^{n-1} \left|\mathrm{bit}_b(i) - \mathrm{bit}_b(j)\right| "
-                  r"= \operatorname{popcount}(i \oplus j)")
-
-    st.subheader("The bit table: bits that flip every step, every two, every four")
-    frame.formula(r"\mathrm{bit}_b(p) = \left\lfloor p / 2^{b} \right\rfloor \bmod 2, \qquad b = 0, \dots, n-1")
-    frame.chart(fig_table)
-    st.caption("Scroll on the chart to zoom, drag to pan, double-click to reset; hover a run for its positions."
-               if n > DIGITS_UP_TO else "Every position and every bit; hover a cell for its position.")
-    expected = [2 ** (n - b) - 1 for b in range(n)]
-    shown = ", ".join(str(int(f)) for f in res.flips[:6]) + (", …" if n > 6 else "")
-    frame.verdict(f"bit b flips every 2^b steps, so 2^(n−b) − 1 times over positions 0 … {res.positions - 1:,}",
-                  [int(f) for f in res.flips] == expected, f"bits 0, 1, 2, … flip {shown} times")
-    distinct = len(set(codes))
-    frame.verdict("every position gets its own code", distinct == res.positions,
-                  f"{distinct:,} different codes for {res.positions:,} positions")
-    st.markdown(
-        f"**{count(n, 'coordinate')} name {res.positions:,} positions.** A one-hot code of width {n} "
-        f"names only {n}, and a learned table needs a whole row per position. Each extra bit doubles the reach: "
-        f"{n + 1} bits would name {2 * res.positions:,}.")
-
-    fits = min(len(tokens), res.positions - 1)
-    st.markdown(f"**The sidebar's sentence, coded.** The word at place p gets the code of p; code 0 "
-                f"({codes[0]}) is a number the bits write with no word on it.")
-    frame.strip({"word": tokens[:fits], "code of p": codes[1:fits + 1]}, corner="position p")
-    if fits < len(tokens):
-        st.warning(f"{count(n, 'bit')} write only 0 … {res.positions - 1}: words "
-                   f"{fits + 1} … {len(tokens)} of the sentence get no code. Add bits.", icon=":material/warning:")
-
-
-# ---------------------------------------------------------------- bits beside the content
 @frame.cached
 def sizes_view(sentence: str, d: int, seed: int):
     toks = posenc.tokenize(sentence)
@@ -150,24 +61,6 @@ def sizes_view(sentence: str, d: int, seed: int):
     return sz, qi, bc.sizes_strip(sz.content, MAX_BITS, chapter.RAW_POSITION, f"word ({qi + 1}) “{toks[qi]}”")
 
 
-@frame.section("A bit never drowns the word", fragment=False)
-def never_drowns():
-    sz, qi, fig = sizes_view(ex.sentence, ex.d, ex.seed)
-    st.markdown(
-        f"The chapter's reason to like bits: each coordinate is 0 or 1, so it never overwhelms the content. Here "
-        f"are the content coordinates of word ({qi + 1}) of the sidebar's sentence (one per dimension, "
-        f"{frame.term('d')} = {ex.d}), the {MAX_BITS} bits of a position p, and — the chapter's first failed fix "
-        f"— the raw index p in one coordinate. Move p with the slider under the chart.")
-    frame.chart(fig)
-    frame.verdict(f"every bit stays inside the word's own spread, at every position 0 … {sz.largest_position:,}",
-                  sz.bits_min >= -sz.content_max and sz.bits_max <= sz.content_max,
-                  f"bits are {sz.bits_min} or {sz.bits_max}; the word's coordinates reach ±{sz.content_max:.2f}")
-    raw = chapter.RAW_POSITION
-    frame.verdict(f"the raw index does overwhelm it: at position {raw} it dwarfs the word's largest coordinate",
-                  raw > sz.content_max, f"{raw} is {raw / sz.content_max:,.0f} times {sz.content_max:.2f}")
-
-
-# ---------------------------------------------------------------- no gradient, and the way out
 @frame.cached
 def waves_view(b: int):
     w = smoothing(b)
@@ -175,62 +68,160 @@ def waves_view(b: int):
     return w, top, bottom, bc.square_to_sine(w.x, w.curves, w.names, w.whole, w.whole_bits, w.b)
 
 
-w, step_fig, slope_fig, wave_fig = waves_view(STEP_BIT)
-sl = w.slope
+with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1, name 2ⁿ positions. But are "
+                      "neighbours in the sentence neighbours in the code?"):
+    ex = frame.example()
+    tokens = frame.tokens_or_stop(ex.sentence)
+
+    # ------------------------------------------------------------ idea 1: neighbours can be strangers
+    @frame.section("Neighbours in the sentence, neighbours in the code?")
+    def neighbours():
+        h_near, h_far = hamming(na, nb), hamming(fa, fb)
+        ask = frame.predict(
+            f"In the chapter's {DEFAULT_BITS} bits, positions {na} and {nb} are neighbours in the sentence. In how "
+            f"many of their {DEFAULT_BITS} bits do their codes differ?",
+            [str(k) for k in range(1, DEFAULT_BITS + 1)], h_near - 1, key="binary_predict")
+        n = int(frame.slider("Number of bits n", "bn_bits", 1, MAX_BITS, DEFAULT_BITS,
+                             help=f"Each position gets n coordinates, each 0 or 1: positions 0 … 2ⁿ − 1. At most "
+                                  f"{MAX_BITS} ({2**MAX_BITS:,} positions)."))
+        half = 2 ** (n - 1)
+        start = na if max(na, nb) < 2 ** n else max(half - 1, 0)  # the chart opens on the question's pair
+        res, codes, (fig_table, fig_h, fig_d) = bits_view(n, start)
+        frame.chart(fig_table, play=bc.POSITION)
+        ask.answer(
+            f"{'All ' if h_near == DEFAULT_BITS else ''}{h_near}: {na} is {q_codes[na]} and {nb} is {q_codes[nb]} "
+            f"— adding 1 carries through every bit. Meanwhile {fa} ({q_codes[fa]}) and {fb} ({q_codes[fb]}), "
+            f"{abs(fb - fa)} steps apart, differ in {count(h_far, 'bit')}. Step the chart from {na} to {nb}, or "
+            "press Play and watch the outlined cells.")
+        near, far = res.near_pair, res.far_pair
+        hn, hf = hamming(*near), hamming(*far)
+        if n > 1:
+            frame.verdict(
+                f"the neighbours {near[0]} and {near[1]} are further apart in the code than {far[0]} and "
+                f"{far[1]}, {abs(far[1] - far[0])} steps apart, as the chapter says", hn > hf,
+                f"{near[0]} = {codes[near[0]]} and {near[1]} = {codes[near[1]]}: {bits_differ(hn)}; "
+                f"{far[0]} = {codes[far[0]]} and {far[1]} = {codes[far[1]]}: {bits_differ(hf)}")
+            w0, w1 = res.worst_pair
+            frame.verdict(f"some neighbours differ in every one of the {n} bits", hamming(w0, w1) == n,
+                          f"{w0:,} = {codes[w0]} and {w1:,} = {codes[w1]}: {bits_differ(hamming(w0, w1))}")
+        expected = [2 ** (n - b) - 1 for b in range(n)]
+        shown = ", ".join(str(int(f)) for f in res.flips[:6]) + (", …" if n > 6 else "")
+        frame.verdict(f"bit b flips every 2^b steps, so 2^(n−b) − 1 times over positions 0 … {res.positions - 1:,}",
+                      [int(f) for f in res.flips] == expected, f"bits 0, 1, 2, … flip {shown} times")
+        distinct = len(set(codes))
+        frame.verdict("every position gets its own code", distinct == res.positions,
+                      f"{distinct:,} different codes for {res.positions:,} positions")
+        if n == 1:
+            body = ("With one bit there are two codes, 0 and 1, one step apart: nothing goes wrong yet. Add bits.")
+        else:
+            body = (f"Bit b flips every 2^b steps, so from {half - 1:,} to {half:,} all {n} bits flip at once, while "
+                    f"{far[0]} and {far[1]}, {abs(far[1] - far[0])} apart, differ in {count(hf, 'bit')}: bits that "
+                    "differ do not measure distance.")
+        st.markdown(f"{body} **{count(n, 'coordinate')} name {res.positions:,} positions**, and each extra bit "
+                    f"doubles the reach ({n + 1} bits: {2 * res.positions:,}).")
+        with frame.deeper("every pair at once, and the sidebar's sentence coded", key="bn_deep_pairs"):
+            left, right = st.columns(2)
+            with left:
+                frame.chart(fig_h)
+            with right:
+                frame.chart(fig_d)
+            drawn = (f"positions 0 … {res.shown - 1} of the {res.positions:,} the {n} bits write" if
+                     res.shown < res.positions else f"all {res.positions} positions the {count(n, 'bit')} write")
+            corr = (f" Over the {res.shown} × {res.shown} pairs drawn, the correlation between bits that differ and "
+                    f"|i − j| is r = {res.corr:.2f} (1 would mean the code measures distance)." if n > 1 else "")
+            st.markdown(f"The heatmaps show {drawn}. If the code measured distance, the left map would look "
+                        f"like the right one: dark far from the diagonal, light next to it. It does not.{corr}")
+            frame.formula(r"H(i, j) = \sum_{b=0}^{n-1} \left|\mathrm{bit}_b(i) - \mathrm{bit}_b(j)\right| "
+                          r"= \operatorname{popcount}(i \oplus j)")
+            fits = min(len(tokens), res.positions - 1)
+            st.markdown(f"The word at place p gets the code of p; code 0 ({codes[0]}) is a number the bits write "
+                        "with no word on it.")
+            frame.strip({"word": tokens[:fits], "code of p": codes[1:fits + 1]}, corner="position p")
+            if fits < len(tokens):
+                st.warning(f"{count(n, 'bit')} write only 0 … {res.positions - 1}: words "
+                           f"{fits + 1} … {len(tokens)} of the sentence get no code. Add bits.",
+                           icon=":material/warning:")
+
+    # ------------------------------------------------------------ how big is a bit beside the word?
+    @frame.section("How big is a bit beside the word?", fragment=False)
+    def beside():
+        sz, qi, fig = sizes_view(ex.sentence, ex.d, ex.seed)
+        inside = sz.bits_min >= -sz.content_max and sz.bits_max <= sz.content_max
+        frame.chart(fig, play="bn_raw")
+        frame.verdict(f"every bit stays inside the word's own spread, at every position 0 … {sz.largest_position:,}",
+                      inside, f"bits are {sz.bits_min} or {sz.bits_max}; the word's coordinates reach "
+                              f"±{sz.content_max:.2f}")
+        raw = chapter.RAW_POSITION
+        frame.verdict(f"the raw index does overwhelm it: at position {raw} it dwarfs the word's largest coordinate",
+                      raw > sz.content_max, f"{raw} is {raw / sz.content_max:,.0f} times {sz.content_max:.2f}")
+        if inside:
+            verdict_ = f"here every bit stays inside the word's spread (±{sz.content_max:.2f})"
+        else:
+            verdict_ = (f"not quite here: at d = {ex.d} the word's coordinates reach only ±{sz.content_max:.2f}, "
+                        f"so a bit of 1 sticks out by {1 - sz.content_max:.2f}, still nothing like the raw index")
+        st.markdown(
+            f"The chapter likes bits because each is 0 or 1: it cannot grow with the position as the raw index p "
+            f"does (the first failed fix) — and {verdict_}. Play p: the {MAX_BITS} bits stay 0 or 1 beside word "
+            f"({qi + 1})'s {ex.d} coordinates, the raw index walks off to {sz.largest_position:,}.")
 
 
-@frame.section("No gradient: a bit is a step", fragment=False)
-def no_gradient():
-    st.markdown(
-        f"Extend bit {w.b} to any real position x and it is a staircase: flat, then a jump every "
-        f"{positions_word(2 ** w.b)}. Its slope is zero almost everywhere and spikes at each jump, so it never "
-        "says which way the next position lies.")
-    s1, s2 = st.columns(2)
-    with s1:
-        frame.chart(step_fig)
-    with s2:
-        frame.chart(slope_fig)
-    frame.verdict("the slope is 0 almost everywhere", sl.flat_share > FLAT_SHARE,
-                  f"{sl.flat_share:.1%} of {sl.x.size:,} grid points (step h = 1/{1 / sl.h:g})")
-    frame.verdict("at a jump the slope is 1/h, so it grows without limit as h shrinks", sl.steepest == 1 / sl.h,
-                  f"steepest {sl.steepest:g} = 1/h; halve h and it doubles")
+    # ------------------------------------------------------------ idea 2: smooth the bit into a sine
+    w, step_fig, slope_fig, wave_fig = waves_view(STEP_BIT)
+    sl = w.slope
+
+    @frame.section("Smooth the bit and you get a sine")
+    def smooth():
+        ask = frame.predict(
+            f"Bit {w.b} is a square wave: 0 for {positions_word(2 ** w.b)}, then 1 for {2 ** w.b}, over and over. "
+            "Drop its sharp harmonics until one smooth sine is left. What is that sine's wavelength?",
+            [str(2 ** w.b), str(w.wavelength), str(2 * w.wavelength), "2π ≈ 6.28"], 1, key="bn_smooth_predict")
+        frame.chart(wave_fig, play="bn_smooth")
+        ask.answer(
+            f"{w.wavelength}, the bit's own: keeping only the first harmonic leaves ½ − (2/π)·sin(2πx/{w.wavelength}), "
+            f"smooth, defined at every real x, with a slope everywhere. Every bit b has one, of wavelength "
+            "2^(b+1): the sinusoidal encoding keeps that ladder of rates and drops the steps.")
+        frame.verdict("the slope is 0 almost everywhere", sl.flat_share > FLAT_SHARE,
+                      f"{sl.flat_share:.1%} of {sl.x.size:,} grid points (step h = 1/{1 / sl.h:g})")
+        frame.verdict("at a jump the slope is 1/h, so it grows without limit as h shrinks", sl.steepest == 1 / sl.h,
+                      f"steepest {sl.steepest:g} = 1/h; halve h and it doubles")
+        st.markdown(
+            f"Why smooth it? A bit is a staircase, flat and then a jump every {positions_word(2 ** w.b)}: its slope "
+            "is 0 almost everywhere and spikes at the jumps, so it never says which way the next position lies. "
+            "Drop the harmonics one by one with the slider: the **sine of the same wavelength** is left.")
 
 
-@frame.section("Smooth the bit and you get a sine", fragment=False)
-def smooth():
-    st.markdown("Keep only the first harmonic of bit b's square wave (its Fourier series is under *Deeper* below):")
-    frame.formula(r"\mathrm{bit}_b(x) \approx \frac12 - \frac{2}{\pi}\sin\!\left(\frac{2\pi x}{T}\right), "
-                  r"\qquad T = 2^{b+1}")
-    frame.chart(wave_fig)
-    st.markdown(
-        f"Bit {w.b} is a square wave of wavelength T = {w.wavelength}: 0 for {positions_word(2 ** w.b)}, then 1 "
-        f"for {positions_word(2 ** w.b)}. Drag the slider under the chart to drop its sharp harmonics one by one. "
-        f"What is left is the **sine of the same wavelength** — smooth, defined at every x, with a slope "
-        "everywhere. Every bit b has one, of wavelength 2^(b+1).")
-    if ex.d % 2 or ex.d < 4:
-        why = "is odd: sinusoids come in (sin, cos) pairs" if ex.d % 2 else "gives a single (sin, cos) pair"
-        st.info(f"The sidebar's d = {ex.d} {why}, so there is no ladder of pairs to compare with the bits' "
-                "ladder. Pick an even d of 4 or more in the sidebar.", icon=":material/info:")
-        return
-    lad = ladders(MAX_BITS, ex.d, chapter.BASE)
-    frame.chart(bc.ladder(lad.bit_wavelengths, lad.pair_wavelengths, lad.bit_ratio, lad.pair_ratio, lad.d))
-    st.markdown(
-        f"Sinusoidal encodings keep the **idea** of a ladder of rates, not its spacing. Bit wavelengths double "
-        f"from one bit to the next (×{lad.bit_ratio:g}). The sinusoid pairs, with the paper's base "
-        f"{chapter.BASE:,.0f} and the sidebar's d = {lad.d}, grow by base^(2/d) = {lad.pair_ratio:.4f} from one "
-        f"pair to the next: {lad.d // 2} rungs from {lad.pair_wavelengths[0]:.4f} (2π) to "
-        f"{lad.pair_wavelengths[-1]:,.0f}, where {lad.d // 2} bits would climb to "
-        f"2^{lad.d // 2} = {2.0 ** (lad.d // 2):,.0f}.")
+    with frame.deeper("a step has no slope, and the whole Fourier series", key="bn_deep_slope"):
+        s1, s2 = st.columns(2)
+        with s1:
+            frame.chart(step_fig)
+        with s2:
+            frame.chart(slope_fig)
+        st.markdown(f"Bit {w.b} extended to every real position x, and its finite-difference slope on a grid of "
+                    f"step h = 1/{1 / sl.h:g}: 0 on the flats, 1/h = {sl.steepest:g} at each jump.")
+        frame.formula(r"\mathrm{bit}_b(x) \approx \frac12 - \frac{2}{\pi}\sin\!\left(\frac{2\pi x}{T}\right), "
+                      r"\qquad T = 2^{b+1}")
+        frame.formula(r"\mathrm{bit}_b(x) = \frac12 - \frac{2}{\pi} \sum_{k = 1, 3, 5, \dots} \frac{1}{k}"
+                      r"\sin\!\left(\frac{2\pi k x}{T}\right), \qquad T = 2^{b+1}")
+        st.markdown("Each odd harmonic k adds a sine k times as fast and k times as small. The chart's levels keep "
+                    f"the odd k up to {', '.join(str(k) for k in HARMONICS)}, the last being the sine alone; at "
+                    "every jump all the partial sums pass through ½.")
 
+    with frame.deeper("the bits' ladder beside the sinusoids'", key="bn_deep_ladder"):
+        if ex.d % 2 or ex.d < 4:
+            why = "is odd: sinusoids come in (sin, cos) pairs" if ex.d % 2 else "gives a single (sin, cos) pair"
+            st.info(f"The sidebar's d = {ex.d} {why}, so there is no ladder of pairs to compare with the bits' "
+                    "ladder. Pick an even d of 4 or more in the sidebar.", icon=":material/info:")
+        else:
+            lad = ladders(MAX_BITS, ex.d, chapter.BASE)
+            frame.chart(bc.ladder(lad.bit_wavelengths, lad.pair_wavelengths, lad.bit_ratio, lad.pair_ratio, lad.d))
+            finer = lad.pair_ratio < lad.bit_ratio
+            st.markdown(
+                f"Bit wavelengths double from one bit to the next. The sinusoid pairs, with the paper's base "
+                f"{chapter.BASE:,.0f} and the sidebar's d = {lad.d}, grow by one fixed factor base^(2/d) from pair "
+                f"to pair, {'smaller' if finer else 'larger'} than 2: {lad.d // 2} rungs from 2π to "
+                f"{lad.pair_wavelengths[-1]:,.0f}. How large that factor is, the next page asks.")
 
-with frame.deeper("the whole Fourier series of a bit", key="bn_deep_fourier"):
-    frame.formula(r"\mathrm{bit}_b(x) = \frac12 - \frac{2}{\pi} \sum_{k = 1, 3, 5, \dots} \frac{1}{k}"
-                  r"\sin\!\left(\frac{2\pi k x}{T}\right), \qquad T = 2^{b+1}")
-    st.markdown("Each odd harmonic k adds a sine k times as fast and k times as small. The chart's levels keep "
-                f"the odd k up to {', '.join(str(k) for k in HARMONICS)}, the last being the sine alone; at every "
-                "jump all the partial sums pass through ½.")
-
-frame.show_code(binary_demo, posenc.binary, hamming_matrix, flips_per_bit, sizes, step_slope, square_wave_sums,
-                smoothing, ladders)
-frame.bridge(PATH, "Binary codes have the right idea — coordinates that change at different rates — and the wrong "
-                   "shape. Replace each bit by a smooth sine and a shift becomes a rotation.")
+    frame.show_code(binary_demo, posenc.binary, hamming_matrix, flips_per_bit, sizes, step_slope, square_wave_sums,
+                    smoothing, ladders)
+    frame.bridge(PATH, "Binary codes have the right idea — coordinates that change at different rates — and the "
+                       "wrong shape. Replace each bit by a smooth sine and a shift becomes a rotation.")

@@ -27,7 +27,6 @@ from posenc.sinusoid_demo import (
     shift_rule,
     sinusoidal_halves,
     table,
-    wave_pairs,
 )
 
 PATH = "lessons/sinusoids.py"
@@ -57,13 +56,13 @@ def pairs_word(n: int) -> str:
     return "one pair" if n == 1 else f"{n} pairs"
 
 
-with frame.page(PATH, "Give each pair of coordinates a sine and a cosine, each pair turning at its own rate. How "
-                      "much slower does each pair turn than the one before it — and what does moving k steps do?"):
+with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at its own rate: how much slower is "
+                      "each pair, and what does a shift by k do?"):
     ex = frame.example()
     frame.require(ex.d % 2 == 0, f"The sidebar's d = {ex.d} is odd: sines and cosines come in (sin, cos) pairs, "
                                  "so d must be even. Pick an even d in the sidebar.")
     d = ex.d
-    shown = wave_pairs(d)
+    shown = sc.dial_pairs(d)
 
     # ------------------------------------------------------------ idea 1: a ladder of rates (the key chart)
     @frame.section("A ladder of rates")
@@ -93,15 +92,12 @@ with frame.page(PATH, "Give each pair of coordinates a sine and a cosine, each p
         frame.verdict(f"PE({chapter.HUGE_POSITION:,}) is computed on demand, every coordinate between −1 and 1",
                       bool(np.all(np.abs(far.pe64) <= 1.0)),
                       f"{d} coordinates, length √(d/2) = {float(np.linalg.norm(far.pe64)):.4f}, no table consulted")
-        slow = ("the slowest barely moves over a hundred positions" if lam[-1] > 2 * sc.DIAL_SPAN
-                else "even the slowest turns a visible way over a hundred positions")
+        slow = ("the slowest barely moves" if lam[-1] > 2 * sc.DIAL_SPAN else "even the slowest turns visibly")
         st.markdown(
-            "Press **Play** and watch the dials: pair 0 goes round once every 2π ≈ 6.3 positions, each pair below "
-            f"more slowly; {slow}. Like the bits of a counter, fast pairs tell neighbours apart and slow ones tell "
-            "far-apart positions apart — but smoothly, on a finer ladder. Slide the base: a larger base stretches "
-            "the ladder, a smaller one squeezes it.\n\n"
-            f"Nothing is stored: the vector of any position is computed from the formula — the chapter's "
-            f"“position 5, or {chapter.HUGE_POSITION:,}, is computed on demand” — so the table never runs out.")
+            f"Press **Play**: pair 0 goes round every 2π ≈ 6.3 positions, each pair below more slowly, and {slow} "
+            "over a hundred positions — fast pairs tell neighbours apart, slow ones far-apart positions, like a "
+            "counter's bits but smooth (the base slider stretches the ladder). Nothing is stored: any "
+            f"position's vector, {chapter.HUGE_POSITION:,} too, comes from the formula.")
         frame.formula(r"PE(p,\,2i) = \sin(p\,\omega_i), \quad PE(p,\,2i+1) = \cos(p\,\omega_i), \quad "
                       r"\omega_i = \mathrm{base}^{-2i/d}")
 
@@ -118,28 +114,26 @@ with frame.page(PATH, "Give each pair of coordinates a sine and a cosine, each p
         ask.answer(
             f"Both hands turn at ω_i, so the angle between them is k·ω_i — k alone, whatever p. Moving k steps is "
             f"one rotation per pair, the matrix M_k built from k alone: the same at word 7, 37 or 3997. So "
-            f"PE(p)·PE(p + k) = Σᵢ cos(k·ω_i) = **{closed:.4f}** at k = {k} and d = {d}, at every p.")
-        frame.formula(
-            r"\begin{pmatrix}\sin\omega_i(p+k)\\ \cos\omega_i(p+k)\end{pmatrix} = "
-            r"\begin{pmatrix}\cos\omega_i k & \sin\omega_i k\\ -\sin\omega_i k & \cos\omega_i k\end{pmatrix}"
-            r"\begin{pmatrix}\sin\omega_i p\\ \cos\omega_i p\end{pmatrix}")
-        st.markdown("The readout at the top right is the dot product of the two whole vectors, all "
-                    f"{pairs_word(d // 2)}: it does not move while p plays, and changes only when you move k. "
-                    "The matrix itself and the table of every PE(p)·PE(q) are under *Deeper* below.")
+            f"PE(p)·PE(p + k) = Σᵢ cos(k·ω_i) = **{closed:.4f}** at k = {k} and d = {d}, at every p: the readout "
+            f"at the top right sums all {pairs_word(d // 2)} and stands still while p plays. M_k is under *Deeper*.")
 
     # ------------------------------------------------------------ the catch
     @frame.cached
     def catch_view(sentence: str, qi: int, ki: int, d: int, seed: int):
         ca = catch(posenc.tokenize(sentence), qi, ki, d, seed, BASE, chapter.PAIRS)
         marks = [(m, float(v)) for (m, _), v in zip(ca.pairs, ca.scores) if m <= ca.sweep_m[-1]]
-        return ca, sc.quiet(sc.catch_sweep(ca.sweep_m, ca.sweep_scores, ca.gap, marks))
+        return ca, sc.catch_sweep(ca.sweep_m, ca.sweep_scores, ca.gap, marks)
 
     @frame.section("The catch: the score sees more than the gap")
     def the_catch():
         tokens = frame.tokens_or_stop(ex.sentence)
-        qi, ki, _ = frame.word_pair(tokens, "sn")
+        where = st.container()  # the chart, drawn once the words are picked (their pickers are in the Deeper)
+        terms = frame.deeper("the two words, and the four terms of each score", key="sn_deep_terms")
+        with terms:
+            qi, ki, _ = frame.word_pair(tokens, "sn")
         ca, fig = catch_view(ex.sentence, qi, ki, d, ex.seed)
-        frame.chart(fig)
+        with where:
+            frame.chart(fig)
         varies = ca.spread > CATCH_SPREAD
         frame.verdict(f"the score is not a function of the gap alone, as the chapter warns: the chapter's pairs, "
                       f"all {abs(ca.gap)} apart, score differently", varies,
@@ -149,12 +143,11 @@ with frame.page(PATH, "Give each pair of coordinates a sine and a cosine, each p
         moves = ("the gap is fixed, yet the score moves with m" if varies
                  else "here the score happens to stay put, but nothing in the model promises it")
         st.markdown(
-            f"The chapter's models add PE to the word vectors, then project with $W_Q$ and $W_K$ (the sidebar's "
-            f"d = {d}, seed {ex.seed}). The line puts the query word at m and the key word at m − {ca.gap}: "
-            f"{moves}. The score sees $PE_m\\,A\\,PE_n^\\top$ with $A = W_Q W_K^\\top$ in between, plus two "
-            "cross terms with the words (split under *Deeper*), and a learned $A$ need not commute with the "
-            "rotations $M_k$: the gap structure is **in the input, not promised in the score**.")
-        with frame.deeper("the four terms of each score", key="sn_deep_terms"):
+            f"Add PE to the word vectors and project with $W_Q$, $W_K$ (d = {d}, seed {ex.seed}), the query word "
+            f"at m, the key word at m − {ca.gap} (both picked under *Deeper*): {moves}. The score sees "
+            "$PE_m\\,A\\,PE_n^\\top$ with $A = W_Q W_K^\\top$ in between, which need not commute with $M_k$: the "
+            "gap structure is **in the input, not promised in the score**.")
+        with terms:
             frame.formula(
                 r"\big((x_q + PE_m)W_Q\big)\cdot\big((x_k + PE_n)W_K\big)/\sqrt d = ",
                 r"\big[\,x_q A x_k^\top + x_q A\,PE_n^\top + PE_m A\,x_k^\top + PE_m A\,PE_n^\top\big]/\sqrt d")
@@ -169,9 +162,15 @@ with frame.page(PATH, "Give each pair of coordinates a sine and a cosine, each p
     @frame.cached
     def table_view(d: int, length: int):
         tab = table(d, BASE, length)
-        return tab, ladder(d, BASE), sc.quiet(sc.table_heatmap(tab.image, length, tab.omegas))
+        return tab, ladder(d, BASE), sc.table_heatmap(tab.image, length, tab.omegas)
 
-    with frame.deeper("the whole table, position × dimension", key="sn_deep_table"):
+    @frame.cached
+    def layouts_view(d: int):
+        return layouts(d, BASE, LAYOUT_LENGTH)
+
+    table_deeper = frame.deeper("the whole table: its columns, its layouts, float32 at huge positions",
+                                key="sn_deep_table")
+    with table_deeper:
         length = int(frame.slider("Positions shown", "sn_len", 2, MAX_LENGTH, DEFAULT_LENGTH,
                                   help="Word positions 1 … this number, at the paper's base."))
         tab, lad, fig_table = table_view(d, length)
@@ -200,13 +199,29 @@ with frame.page(PATH, "Give each pair of coordinates a sine and a cosine, each p
                                    "wavelength 2π/ω_i": st.column_config.NumberColumn(format="%.4f")})
         st.caption("The table's numbers, column by column (dimensions j and pairs i count from 0, as in the "
                    "formula): each column's rate, and its values at the first and last position drawn.")
+        st.markdown("**Interleaved or [sin | cos] halves?**")
+        lay = layouts_view(d)
+        st.markdown(
+            "This page follows the paper: dimensions 2i and 2i + 1 hold the sine and cosine of pair i "
+            "(interleaved). Much public code (GPT-NeoX, Hugging Face Marian) puts all the sines first and all the "
+            "cosines after ([sin | cos] halves): the same numbers in another column order. The pictures differ, "
+            "what a trained model can do does not.\n\n"
+            f"tensor2tensor and fairseq also use halves, but with other frequencies, ω_i = base^(−i/(d/2 − 1)): "
+            f"not a reordering. At d = {lay.d} their table differs from the paper's halves by up to "
+            f"{lay.t2t_diff:.3f} over positions 1 … {lay.length}.")
+        frame.verdict("the halves layout is the interleaved table with its columns reordered",
+                      lay.permuted_diff == 0.0,
+                      f"positions 1 … {lay.length}, d = {lay.d}: largest difference after reordering "
+                      f"{lay.permuted_diff:g} (before: {lay.unpermuted_diff:.3f})")
+
 
     @frame.cached
     def position_view(p: int, d: int):
         pos = any_position(p, d, BASE)
-        return pos, sc.quiet(sc.precision(pos.pe64, pos.pe32, p))
+        return pos, sc.precision(pos.pe64, pos.pe32, p)
 
-    with frame.deeper("float32 at huge positions", key="sn_deep_float32"):
+    with table_deeper:
+        st.markdown("**float32 at huge positions**")
         p = int(frame.number("Position p", "sn_far", 0, MAX_POSITION, chapter.HUGE_POSITION,
                              help=f"Any whole number up to {MAX_POSITION:,}: the formula needs no table."))
         pos, fig_prec = position_view(p, d)
@@ -234,14 +249,18 @@ with frame.page(PATH, "Give each pair of coordinates a sine and a cosine, each p
     def shift_view(k: int, d: int):
         sh = shift_rule(k, d, BASE, MAX_LENGTH, shown=M_SHOWN, sim_size=SIM_SIZE)
         starts = [n for _, n in chapter.PAIRS]
-        return sh, shift_at(k, starts, d, BASE), (sc.quiet(sc.shift_heatmap(sh.M_shown, k)),
-                                                  sc.quiet(sc.similarity(sh.similarity)))
+        return sh, shift_at(k, starts, d, BASE), (sc.shift_heatmap(sh.M_shown, k),
+                                                  sc.similarity(sh.similarity))
 
     with frame.deeper("the matrix M_k, and every PE(p)·PE(q)", key="sn_deep_shift"):
         k = int(frame.number("Shift k", "sn_k", 0, MAX_SHIFT, chapter.SHIFT,
                              help=f"M_k is built from k alone; the checks apply it to every position 1 … "
                                   f"{MAX_LENGTH:,}."))
         sh, chapter_err, (fig_m, fig_sim) = shift_view(k, d)
+        frame.formula(
+            r"\begin{pmatrix}\sin\omega_i(p+k)\\ \cos\omega_i(p+k)\end{pmatrix} = "
+            r"\begin{pmatrix}\cos\omega_i k & \sin\omega_i k\\ -\sin\omega_i k & \cos\omega_i k\end{pmatrix}"
+            r"\begin{pmatrix}\sin\omega_i p\\ \cos\omega_i p\end{pmatrix}")
         tol = angle_tolerance(MAX_LENGTH + k)
         starts = ", ".join(str(n) for _, n in chapter.PAIRS)
         frame.verdict(f"one M_k moves the chapter's starts {starts} by k: the same matrix whatever the start",
@@ -264,25 +283,6 @@ with frame.page(PATH, "Give each pair of coordinates a sine and a cosine, each p
         st.markdown("Every diagonal of this table (one gap q − p) holds one value: how alike two positions are "
                     "depends on how far apart they are, not where they are. The slider under it outlines one "
                     f"diagonal (from the chapter's gap {sc.FIRST_GAP}, any gap from −{s_n - 1} to {s_n - 1}).")
-
-    @frame.cached
-    def layouts_view(d: int):
-        return layouts(d, BASE, LAYOUT_LENGTH)
-
-    with frame.deeper("interleaved or [sin | cos] halves?", key="sn_deep_layout"):
-        lay = layouts_view(d)
-        st.markdown(
-            "This page follows the paper: dimensions 2i and 2i + 1 hold the sine and cosine of pair i "
-            "(interleaved). Much public code (GPT-NeoX, Hugging Face Marian) puts all the sines first and all the "
-            "cosines after ([sin | cos] halves): the same numbers in another column order. The pictures differ, "
-            "what a trained model can do does not.\n\n"
-            f"tensor2tensor and fairseq also use halves, but with other frequencies, ω_i = base^(−i/(d/2 − 1)): "
-            f"not a reordering. At d = {lay.d} their table differs from the paper's halves by up to "
-            f"{lay.t2t_diff:.3f} over positions 1 … {lay.length}.")
-        frame.verdict("the halves layout is the interleaved table with its columns reordered",
-                      lay.permuted_diff == 0.0,
-                      f"positions 1 … {lay.length}, d = {lay.d}: largest difference after reordering "
-                      f"{lay.permuted_diff:g} (before: {lay.unpermuted_diff:.3f})")
 
     frame.show_code(frequencies, sinusoidal, ladder, table, any_position, shift_matrix, shift_rule, shift_at,
                     additive_scores, catch, sinusoidal_halves, layouts)

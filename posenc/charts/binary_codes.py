@@ -13,6 +13,7 @@ import altair as alt
 import numpy as np
 
 from . import spec
+from .sinusoids import quiet  # aria: false on every mark (one home; it belongs beside spec.figure)
 
 ONE = spec.SERIES[0]  # a bit that is 1
 ZERO = "#dfe7f3"  # a bit that is 0 (a light fill; its digit or its run's tooltip says 0)
@@ -23,9 +24,29 @@ def _every(m: int, labels: int = 8) -> list[int]:
     return list(range(0, m, step))
 
 
+#: the in-chart expressions of the counter (the tests evaluate these very strings against ``posenc``):
+#: bit b of the position param, and of the position before it
+EXPR_BIT = "floor({p} / pow(2, {b})) % 2"
+EXPR_FLIPPED = "({p} > 0 && floor({p} / pow(2, {b})) % 2 != floor(({p} - 1) / pow(2, {b})) % 2)"
+POSITION = "bn_p"  # the counter's position param (its address key; play sweeps it)
+
+
+def code_expr(p: str, n_bits: int) -> str:
+    """The n-bit code of ``p`` as a Vega string expression, most significant bit first ('0111')."""
+    return " + ".join(["''"] + [f"(floor({p} / {2 ** b}) % 2)" for b in reversed(range(n_bits))])
+
+
+def flips_expr(p: str, n_bits: int) -> str:
+    """How many bits flip from p − 1 to p (popcount of p xor (p − 1)), as a Vega number expression."""
+    return " + ".join(f"(floor({p} / {2 ** b}) % 2 != floor(({p} - 1) / {2 ** b}) % 2 ? 1 : 0)"
+                      for b in range(n_bits))
+
+
 def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.ndarray, n_bits: int,
-              digits: np.ndarray | None = None) -> spec.Figure:
-    """The bit table as runs of equal bits: one row per bit (bit 0 on top), positions 0 … 2ⁿ − 1 across.
+              digits: np.ndarray | None = None, *, position: int = 0) -> spec.Figure:
+    """The bit table as runs of equal bits, one row per bit (bit 0 on top), positions 0 … 2ⁿ − 1 across, and a
+    counter on it: the position p is a slider in the chart (``bn_p``; a play button counts up), its code drawn
+    as a column of cells at p, the bits that flipped from p − 1 outlined, the title reading out both codes.
 
     Drag to pan, scroll to zoom (x only). ``digits`` (2ⁿ × n), when given, writes each 0/1 in its cell.
     """
@@ -42,27 +63,35 @@ def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.nd
         "digits": spec.columns(p=np.repeat(np.arange(d.shape[0], dtype=np.int32), n_bits),
                                bit=np.tile(np.arange(n_bits, dtype=np.int8), d.shape[0]),
                                digit=d.ravel().astype(np.int8)),
+        "bits": spec.columns(bit=np.arange(n_bits, dtype=np.int8)),
     }
-    return spec.figure(_bit_table_layout(n_bits), data, description=(
-        f"The bit table for {n_bits} bits: bit 0 flips every step, bit 1 every two, bit 2 every four, and so on; "
-        f"{positions} positions get {positions} different codes."))
+    fig = quiet(spec.figure(_bit_table_layout(n_bits), data, description=(
+        f"The bit table for {n_bits} bits, positions 0 … {positions - 1}: bit 0 flips every step, bit 1 every two, "
+        f"bit 2 every four, and so on; {positions} positions get {positions} different codes. Going from "
+        f"{2 ** (n_bits - 1) - 1} to {2 ** (n_bits - 1)}, neighbours, all {n_bits} bits flip.")))
+    for p in fig.spec.get("params", []):
+        if p.get("name") == POSITION:
+            p["value"] = int(np.clip(position, 0, positions - 1))
+    return fig
 
 
 @spec.layout
 def _bit_table_layout(n_bits: int) -> alt.LayerChart:
-    """Runs of equal bits, one row per bit, and the digits on top; x zooms and pans."""
+    """Runs of equal bits, one row per bit, the digits on top; the counter's column at p; x zooms and pans."""
     positions = 2**n_bits
     y = alt.Y("bit:O", title="bit b (0-based)", sort="ascending",
               axis=alt.Axis(labelExpr="datum.value == 0 ? 'bit 0: every step' : "
                                       "'bit ' + datum.value + ': every ' + pow(2, datum.value)"))
     zoom = alt.selection_interval(bind="scales", encodings=["x"])
+    p = POSITION
+    pos = alt.param(name=p, value=0, bind=alt.binding_range(min=0, max=positions - 1, step=1, name="position p "))
+    x = alt.X("from:Q", title=f"position p (0 … {positions - 1})",
+              scale=alt.Scale(nice=False, zero=False), axis=alt.Axis(tickMinStep=1, format="d"))
     runs = alt.Chart(spec.named("runs")).mark_rect(stroke="white").encode(
-        x=alt.X("from:Q", title=f"position p (0 … {positions - 1})",
-                scale=alt.Scale(nice=False, zero=False), axis=alt.Axis(tickMinStep=1, format="d")),
-        x2="to:Q",
-        y=y,
+        x=x, x2="to:Q", y=y,
         strokeWidth=alt.StrokeWidth("border:Q", scale=None, legend=None),
-        color=alt.Color("value:N", title="bit value", scale=alt.Scale(domain=[0, 1], range=[ZERO, ONE])),
+        color=alt.Color("value:N", title="bit value", scale=alt.Scale(domain=[0, 1], range=[ZERO, ONE]),
+                        legend=None),  # the digits and the tooltips say 0 or 1; the subtitle names the colours
         tooltip=[alt.Tooltip("bit:O", title="bit b"), alt.Tooltip("value:O", title="value"),
                  alt.Tooltip("first:O", title="from position"), alt.Tooltip("last:O", title="to position")],
     ).add_params(zoom)
@@ -72,8 +101,25 @@ def _bit_table_layout(n_bits: int) -> alt.LayerChart:
         tooltip=[alt.Tooltip("p:Q", title="position"), alt.Tooltip("bit:O", title="bit b"),
                  alt.Tooltip("digit:Q", title="value")],
     )
-    return alt.layer(runs, text).properties(
-        title=f"The bit table, {n_bits} bit{'s' if n_bits != 1 else ''}: bit b flips every 2^b steps",
+    cells = alt.Chart(spec.named("bits")).transform_calculate(
+        now=EXPR_BIT.format(p=p, b="datum.bit"), flipped=EXPR_FLIPPED.format(p=p, b="datum.bit"),
+        x=p).transform_calculate(state="datum.flipped ? 'flipped from p − 1' : 'kept'")
+    cursor = cells.mark_square(size=420, opacity=1, strokeWidth=3).encode(
+        x=alt.X("x:Q"), y=alt.Y("bit:O", sort="ascending"),
+        fill=alt.condition("datum.now === 1", alt.value(ONE), alt.value(ZERO)),
+        stroke=alt.condition("datum.flipped", alt.value(spec.FOCUS), alt.value(spec.REFERENCE)),
+        tooltip=[alt.Tooltip("bit:O", title="bit b"), alt.Tooltip("now:Q", title="value at p"),
+                 alt.Tooltip("state:N", title="since p − 1")])
+    digit = cells.mark_text(fontSize=13, fontWeight="bold").encode(
+        x=alt.X("x:Q"), y=alt.Y("bit:O", sort="ascending"), text=alt.Text("now:Q"),
+        color=alt.condition("datum.now === 1", alt.value("white"), alt.value(spec.TEXT)))
+    flips = flips_expr(p, n_bits)
+    head = (f"'p = ' + {p} + ' = ' + {code_expr(p, n_bits)} + ({p} > 0 ? '   ·   from ' + ({p} - 1) + ' = ' + "
+            f"{code_expr(f'({p} - 1)', n_bits)} + ': ' + ({flips}) + (({flips}) == 1 ? ' bit flips' : ' bits flip') "
+            f": '')")
+    return alt.layer(runs, text, cursor, digit).add_params(pos).properties(
+        title=alt.TitleParams(alt.expr(head),
+                              subtitle="Dark = 1, light = 0. Bit b flips every 2^b steps; outlined in red: the bits that flipped from p − 1"),
         height=alt.Step(30) if n_bits > 1 else 60)
 
 
@@ -105,8 +151,8 @@ def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[
     takeaway = (f"{a} and {b} are neighbours yet differ in {int(H[a, b])} bits; {c} and {e} are {abs(e - c)} apart "
                 f"yet differ in {int(H[c, e])}." if show == "hamming" else
                 "the colour grows steadily away from the diagonal: distance in the sentence.")
-    return spec.figure(_heatmap_layout(m, show, names), data,
-                       description=f"{title}, positions 0 … {m - 1}: {takeaway}")
+    return quiet(spec.figure(_heatmap_layout(m, show, names), data,
+                       description=f"{title}, positions 0 … {m - 1}: {takeaway}"))
 
 
 # what each heatmap colours by: show → (field, title, legend title)
@@ -159,9 +205,9 @@ def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -
     b = np.concatenate([np.arange(d), np.arange(n_bits), [0]]).astype(np.int16)
     value = np.concatenate([np.asarray(content, dtype=np.float64), np.zeros(n_bits), [0.0]])
     data = {"coords": spec.columns(kind=kind, b=b, value=value, row=spec.categories(kind, rows))}
-    return spec.figure(_sizes_layout(n_bits, edge, int(min(start, top)), word_label), data, description=(
+    return quiet(spec.figure(_sizes_layout(n_bits, edge, int(min(start, top)), word_label), data, description=(
         f"The coordinates a word brings and those its position brings: the {n_bits} bits stay 0 or 1, inside the "
-        f"content's spread, at every position; the raw index walks off to {top:,}."))
+        f"content's spread, at every position; the raw index walks off to {top:,}.")))
 
 
 @spec.layout
@@ -169,10 +215,10 @@ def _sizes_layout(n_bits: int, edge: float, start: int, word_label: str) -> alt.
     """Three rows of dots on one axis (±``edge``), the slider p starting at ``start``; past the edge, a label."""
     top = 2**n_bits - 1
     rows = ["content (d coords)", f"{n_bits} bits of p", "raw index p"]
-    p = alt.param(name="p", value=start,
+    p = alt.param(name="bn_raw", value=start,
                   bind=alt.binding_range(min=0, max=top, step=1, name="position p "))
     base = alt.Chart(spec.named("coords")).transform_calculate(
-        x="datum.kind === 0 ? datum.value : datum.kind === 1 ? floor(p / pow(2, datum.b)) % 2 : p",
+        x="datum.kind === 0 ? datum.value : datum.kind === 1 ? floor(bn_raw / pow(2, datum.b)) % 2 : bn_raw",
     ).transform_calculate(shown=f"min(datum.x, {edge})")
     xe = alt.X("shown:Q", title="coordinate value", scale=alt.Scale(domain=[-edge, edge + 0.2], nice=False))
     ye = alt.Y("row:N", title=None, sort=rows, axis=alt.Axis(labelLimit=140))
@@ -193,11 +239,11 @@ def step_and_slope(x: np.ndarray, value: np.ndarray, slope: np.ndarray, b: int) 
     """bit_b(x) for real x as a step, and its finite-difference slope (0 but at the jumps)."""
     data = {"steps": spec.columns(x=np.asarray(x, dtype=np.float32), bit=np.asarray(value, dtype=np.int8),
                                   slope=np.asarray(slope, dtype=np.float32))}
-    return (spec.figure(_step_layout(b), data,
-                        description=f"Bit {b} over real positions: flat, then a jump every {2**b}."),
-            spec.figure(_slope_layout(), data,
+    return (quiet(spec.figure(_step_layout(b), data,
+                        description=f"Bit {b} over real positions: flat, then a jump every {2**b}.")),
+            quiet(spec.figure(_slope_layout(), data,
                         description="The bit's slope: zero everywhere except a spike at each jump, "
-                                    "so it says nothing about which way the next position lies."))
+                                    "so it says nothing about which way the next position lies.")))
 
 
 def _step_axes() -> tuple[alt.X, list[alt.Tooltip]]:
@@ -237,7 +283,7 @@ def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], po
     if (levels + 2) * len(x) > spec.MAX_MARKS:
         raise ValueError("Too many points; use a coarser grid.")
     T = 2 ** (b + 1)
-    ref_names = [f"bit {b} (square wave)", f"sine of wavelength {T}"]
+    ref_names = [f"bit {b} (square wave)", "the sine left at the end"]
     data = {
         "names": spec.columns(level=np.arange(levels, dtype=np.int8), curve=list(names)),
         "references": spec.columns(x=np.concatenate([x, x]).astype(np.float32),
@@ -248,17 +294,17 @@ def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], po
                                level=np.repeat(np.arange(levels, dtype=np.int8), len(x))),
         "whole": spec.columns(position=np.asarray(points_x, dtype=np.int32), bit=np.asarray(points_y, dtype=np.int8)),
     }
-    return spec.figure(_square_to_sine_layout(levels, b), data, description=(
+    return quiet(spec.figure(_square_to_sine_layout(levels, b), data, description=(
         f"Bit {b} as a square wave of wavelength {T}; dropping its sharp harmonics leaves the smooth sine of the "
-        "same wavelength, defined and sloped at every x."))
+        "same wavelength, defined and sloped at every x.")))
 
 
 @spec.layout
 def _square_to_sine_layout(levels: int, b: int) -> alt.LayerChart:
     """The bit and its sine as references, the curve at the slider's level (0 … levels − 1), the whole positions."""
     T = 2 ** (b + 1)
-    ref_names = [f"bit {b} (square wave)", f"sine of wavelength {T}"]
-    smooth = alt.param(name="smooth", value=0, bind=alt.binding_range(
+    ref_names = [f"bit {b} (square wave)", "the sine left at the end"]
+    smooth = alt.param(name="bn_smooth", value=0, bind=alt.binding_range(
         min=0, max=levels - 1, step=1, name=f"Smooth it: 0 = the bit … {levels - 1} = the sine "))
     xe = alt.X("x:Q", title="position x", scale=alt.Scale(nice=False))
     ye = alt.Y("value:Q", title="value", scale=alt.Scale(domain=[-0.25, 1.25], nice=False),
@@ -267,19 +313,19 @@ def _square_to_sine_layout(levels: int, b: int) -> alt.LayerChart:
         x=xe, y=ye, **spec.series("curve", ref_names, colours=(spec.REFERENCE, spec.SERIES[0])),
         tooltip=[alt.Tooltip("curve:N"), alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("value:Q", format=".3f")],
     )
-    moving = alt.Chart(spec.named("curves")).transform_filter("datum.level === smooth").transform_lookup(
+    moving = alt.Chart(spec.named("curves")).transform_filter("datum.level === bn_smooth").transform_lookup(
         lookup="level", from_=alt.LookupData(data=spec.named("names"), key="level", fields=["curve"])
     ).mark_line(color=spec.FOCUS, strokeWidth=3).encode(
         x=xe, y=ye, tooltip=[alt.Tooltip("curve:N"), alt.Tooltip("x:Q", format=".2f"),
                              alt.Tooltip("value:Q", format=".3f")])
-    label = alt.Chart(spec.named("names")).transform_filter("datum.level === smooth").mark_text(
+    label = alt.Chart(spec.named("names")).transform_filter("datum.level === bn_smooth").mark_text(
         align="left", baseline="top", x=8, y=8, fontSize=14, fontWeight="bold", color=spec.FOCUS,
     ).encode(text="curve:N")
     dots = alt.Chart(spec.named("whole")).mark_point(filled=True, size=50, color=spec.SERIES[0]).encode(
         x=alt.X("position:Q"), y=alt.Y("bit:Q"),
         tooltip=[alt.Tooltip("position:Q"), alt.Tooltip("bit:Q", title="bit at this whole position")])
     return alt.layer(refs, moving, dots, label).add_params(smooth).properties(
-        title=f"Bit {b} smoothed into the sine of the same wavelength, {T}", height=280)
+        title=f"Bit {b} as a square wave, smoothed harmonic by harmonic", height=180)
 
 
 def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio: float, pair_ratio: float,
@@ -287,16 +333,16 @@ def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio:
     """Wavelength of each rung, on a log axis: bits (×2 per rung) beside sinusoid pairs (×base^(2/d) per rung).
     The two ladders' names carry their ratio, which changes with d: they travel in the data (``series`` named by
     the data, in the order of ``code``), so a new d reuses the layout."""
-    names = [f"bits: ×{bit_ratio:g} per rung", f"sinusoid pairs: ×{pair_ratio:.4f}"]
+    names = [f"bits: ×{bit_ratio:g} per rung", "sinusoid pairs: ×base^(2/d) per rung"]
     nb, npairs = len(bit_wavelengths), len(pair_wavelengths)
     code = np.repeat([0, 1], [nb, npairs]).astype(np.int8)
     data = {"rungs": spec.columns(
         rung=np.concatenate([np.arange(nb), np.arange(npairs)]).astype(np.int16),
         wavelength=np.concatenate([bit_wavelengths, pair_wavelengths]).astype(np.float64),
         code=code, ladder=spec.categories(code, names))}
-    return spec.figure(_ladder_layout(), data, description=(
-        f"Wavelengths rung by rung: a bit's doubles (×{bit_ratio:g}), a sinusoid pair's grows by only "
-        f"×{pair_ratio:.4f} at d = {d}, over many more rungs."))
+    return quiet(spec.figure(_ladder_layout(), data, description=(
+        f"Wavelengths rung by rung: a bit's doubles (×{bit_ratio:g}), a sinusoid pair's grows by a smaller "
+        f"factor at d = {d}, over more rungs, from 2π to {pair_wavelengths[-1]:,.0f}.")))
 
 
 @spec.layout

@@ -71,9 +71,9 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
                                    "ω_i": omegas[i], "wavelength 2π/ω_i": 2 * np.pi / omegas[i]}),
         "legend": spec.columns(**{"PE value": [-1.0, 1.0]}),
     }
-    return spec.figure(chart, data, description=(
+    return quiet(spec.figure(chart, data, description=(
         f"The sinusoid table for positions 1 … {length:,} and d = {d}: the left columns change fastest, each pair "
-        "to the right turns more slowly, and the right columns barely change."))
+        "to the right turns more slowly, and the right columns barely change.")))
 
 
 @spec.layout
@@ -119,9 +119,9 @@ def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], ome
             "kind": kind.astype(np.int8)}),
         "labels": spec.columns(pair=names, top=centre + 1.15),
     }
-    return spec.figure(chart, data, description=(
+    return quiet(spec.figure(chart, data, description=(
         "Waves of a few pairs: the fastest repeats every 2π ≈ 6.3 positions, the slowest barely moves over the "
-        "positions drawn."))
+        "positions drawn.")))
 
 
 @spec.layout
@@ -168,11 +168,11 @@ def position_vector(pe64: np.ndarray, position: int) -> spec.Figure:
     """PE(p) coordinate by coordinate (float64)."""
     d = len(pe64)
     title = f"PE({position:,}): {d} coordinates, computed from the formula"
-    return spec.figure(_vector_layout(),
+    return quiet(spec.figure(_vector_layout(),
                        {"vector": spec.columns(**_coordinates(d), PE=np.asarray(pe64, dtype=np.float64),
                                                title=spec.categories(np.zeros(d, dtype=int), [title]))},
                        description=f"The vector of position {position:,}: d = {d} numbers between −1 and 1, "
-                                   "computed on demand with no table.")
+                                   "computed on demand with no table."))
 
 
 @spec.layout
@@ -194,9 +194,9 @@ def precision(pe64: np.ndarray, pe32: np.ndarray, position: int) -> spec.Figure:
         "PE float64": np.asarray(pe64, dtype=np.float64), "PE float32": np.asarray(pe32, dtype=np.float64),
         "difference": diff, "shown": np.clip(diff, PRECISION_FLOOR, None),
         "title": spec.categories(np.zeros(d, dtype=int), [title])})}
-    return spec.figure(_precision_layout(), data, description=(
+    return quiet(spec.figure(_precision_layout(), data, description=(
         f"How far a float32 computation of PE({position:,}) lands from float64, per coordinate: the fast pairs "
-        "on the left suffer first as p grows."))
+        "on the left suffer first as p grows.")))
 
 
 @spec.layout
@@ -217,12 +217,12 @@ def shift_heatmap(M: np.ndarray, k: int) -> spec.Figure:
     n = M.shape[0]
     r, c = np.divmod(np.arange(n * n), n)
     title = f"M_k for k = {k:,}: the top-left {n} × {n}"
-    return spec.figure(_shift_layout(n),
+    return quiet(spec.figure(_shift_layout(n),
                        {"M": spec.columns(row=r.astype(np.int16), column=c.astype(np.int16),
                                           entry=np.ravel(M).astype(np.float64),
                                           title=spec.categories(np.zeros(n * n, dtype=int), [title]))},
                        description=f"The shift matrix for k = {k:,}: 2 × 2 rotation blocks on the diagonal, zero "
-                                   "elsewhere, and no position anywhere in it.")
+                                   "elsewhere, and no position anywhere in it."))
 
 
 @spec.layout
@@ -258,9 +258,9 @@ def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chos
                                     "PE(p)·PE(p+k)": np.ravel(dots),
                                     "shift": spec.categories(line, names),
                                     "slot": slot[line].astype(np.int8)})}
-    return spec.figure(_dots_layout(), data, description=(
+    return quiet(spec.figure(_dots_layout(), data, description=(
         "The dot product of two positions k apart, along the sentence: every line is flat, so it depends on the "
-        "offset k alone."))
+        "offset k alone.")))
 
 
 @spec.layout
@@ -292,9 +292,9 @@ def similarity(S: np.ndarray) -> spec.Figure:
     data = {"S": spec.columns(**{"p": (p + 1).astype(np.int16), "q": (q + 1).astype(np.int16),
                                  "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)}),
             "range": spec.columns(**{"PE(p)·PE(q)": [0.0 if positive else -bound, bound]})}
-    return spec.figure(chart, data, description=(
+    return quiet(spec.figure(chart, data, description=(
         f"Similarity between positions 1 … {n}: every diagonal holds one value, so it depends on how far apart "
-        "two positions are, not where they are."))
+        "two positions are, not where they are.")))
 
 
 @spec.layout
@@ -333,9 +333,9 @@ def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[
                                  "key position n": np.array([m - gap for m, _ in marks], dtype=np.int32),
                                  col: np.array([v for _, v in marks], dtype=np.float64)}),
     }
-    return spec.figure(_catch_layout(gap), data, description=(
+    return quiet(spec.figure(_catch_layout(gap), data, description=(
         f"The score of the query word at m on the key word at m − {gap}, with sinusoids added before W_Q and W_K: "
-        "the gap is fixed, yet the score moves with m."))
+        "the gap is fixed, yet the score moves with m.")))
 
 
 @spec.layout
@@ -350,7 +350,7 @@ def _catch_layout(gap: int) -> alt.LayerChart:
         size=10, color=spec.SERIES[0])).encode(**enc)
     rings = alt.Chart(spec.named("pairs")).mark_point(color=spec.FOCUS, size=160, strokeWidth=2.5).encode(**enc)
     return alt.layer(line, rings).properties(
-        title=f"The score with the gap fixed at {gap}", height=230)
+        title=f"The score with the gap fixed at {gap}", height=130)
 
 
 # ---------------------------------------------------------------- the dials: pairs turning as the position moves
@@ -377,6 +377,12 @@ EXPR_LAMBDA = "2 * PI / datum.omega"  # the wavelength
 EXPR_GAP_DEG = "(({k} * datum.omega) * 180 / PI) % 360"  # the angle between the hands at p and p + k, degrees
 EXPR_DOT = ("sin({pos} * datum.omega) * sin(({pos} + {k}) * datum.omega) "
             "+ cos({pos} * datum.omega) * cos(({pos} + {k}) * datum.omega)")  # pair i's term of PE(p)·PE(p+k)
+
+
+def dial_pairs(d: int) -> tuple[int, ...]:
+    """The pairs the dials show, fast to slow: i = 0, 1, d/8 and the slowest, d/2 − 1 (duplicates dropped)."""
+    half = d // 2
+    return tuple(sorted({0, min(1, half - 1), half // 4, half - 1}))
 
 
 def dial_rows(d: int, pairs: tuple[int, ...]) -> dict:
@@ -415,8 +421,8 @@ def dials(d: int, pairs: tuple[int, ...], *, position: int, base: float | None =
             p["value"] = round(float(np.clip(np.log10(base), *LOG_BASE_RANGE)), 1)
         elif p["name"] == f"{prefix}_k" and shifted:
             p["value"] = int(np.clip(shift, 0, MAX_SHIFT_IN_CHART))
-    fig = spec.figure(spec.Layout(json.dumps(spec_)), dial_rows(d, pairs), description=_dials_description(
-        d, pairs, position, base, shift))
+    fig = quiet(spec.figure(spec.Layout(json.dumps(spec_)), dial_rows(d, pairs), description=_dials_description(
+        d, pairs, position, base, shift)))
     return quiet(fig)
 
 
@@ -454,7 +460,7 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
     p = f"{prefix}_pos"
     omega = EXPR_OMEGA.format(base=base)
     span_y = (n - 1) * DIAL_ROW + 3.0
-    height = 58 * n + 40
+    height = 42 * n + 24
     # the dials sit left of the waves, in a margin as wide as a dial (the x domain's start follows the width)
     x = alt.X("x:Q", title="position p", scale=alt.Scale(nice=False, zero=False, domain=[0, DIAL_SPAN]),
               axis=alt.Axis(values=list(range(0, DIAL_SPAN + 1, 20)), format="d"))
