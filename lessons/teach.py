@@ -34,10 +34,14 @@ with frame.page(PATH, "What did the hall predict? Start a class, and every Predi
     elif not room.teacher:
         st.info(f"You are in class {room.code} as a student. Open any page and answer its Predict: your vote counts "
                 "anonymously, and the answer shows when your teacher reveals it.", icon=":material/how_to_vote:")
+        first = next((p for p in frame.existing_pages() if p.url_path and p.path != PATH), None)
+        if first is not None:
+            st.page_link(first.path, label=f"Start: {first.title}", icon=":material/arrow_forward:",
+                         query_params={classroom.CLASS_PARAM: room.code})
     else:
         base = classroom.base_url()
-        student_link = f"{base}/?{classroom.CLASS_PARAM}={room.code}"
-        teacher_link = f"{base}/?{classroom.CLASS_PARAM}={room.code}&{classroom.TEACH_PARAM}={room.token}"
+        student_link = f"{base}/teach?{classroom.CLASS_PARAM}={room.code}"  # lands here: says what class mode is
+        teacher_link = f"{base}/teach?{classroom.CLASS_PARAM}={room.code}&{classroom.TEACH_PARAM}={room.token}"
 
         @frame.section("Join the class")
         def join() -> None:
@@ -46,15 +50,17 @@ with frame.page(PATH, "What did the hall predict? Start a class, and every Predi
                 st.html(f'<p class="pe-join-label">Join code</p><p class="pe-join-code" '
                         f'style="font-size:4rem;font-weight:700;letter-spacing:0.2em;margin:0;color:#222">'
                         f"{room.code}</p>")
-                st.markdown("**Student link** (any page works; the code rides in the address):")
+                st.markdown("**Student link** (or add `?class=` and the code to any page's address):")
                 st.code(student_link, language=None, wrap_lines=True)
                 with st.expander("Your teacher link (keep it to yourself: it carries your key)",
                                  icon=":material/key:"):
                     st.markdown("Open it on the screen you project — in full screen, which hides the address "
                                 "bar — or on your own device. Anyone with it gets the teacher controls.")
                     st.code(teacher_link, language=None, wrap_lines=True)
-                st.page_link("lessons/home.py", label="Start the lesson on the first page",
-                             icon=":material/arrow_forward:")
+                first = next((p for p in frame.existing_pages() if p.url_path and p.path != PATH), None)
+                if first is not None:
+                    st.page_link(first.path, label=f"Start the lesson: {first.title}", icon=":material/arrow_forward:",
+                                 query_params={classroom.CLASS_PARAM: room.code, classroom.TEACH_PARAM: room.token})
             with right:
                 st.html(classroom.qr_svg(student_link))
 

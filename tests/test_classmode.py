@@ -51,7 +51,7 @@ def test_teach_page_starts_a_class_with_code_links_and_qr(store):
     html = " ".join(h.proto.body for h in at.get("html"))
     assert code in html and 'src="data:image/svg+xml' in html and 'alt="QR code of the student link"' in html
     links = [c.value for c in at.code]
-    assert any(link.endswith(f"/?class={code}") for link in links)
+    assert any(link.endswith(f"/teach?class={code}") for link in links)
     assert any(f"class={code}&teach={token}" in link for link in links)
 
 
@@ -150,6 +150,7 @@ def test_wrong_or_missing_teacher_token_never_shows_controls(store, token):
         assert "not valid for the class" in page_text(at)
     teach = assert_ok(open_page("lessons/teach.py", query=query))
     assert real not in " ".join(c.value for c in teach.code)
+    assert "as a student" in page_text(teach)
     assert not [b for b in teach.button if b.key == "pe_class_csv"]
 
 
