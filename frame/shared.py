@@ -31,7 +31,7 @@ picked by their place in the sentence, with the words themselves shown as plain 
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 import streamlit as st
 
@@ -44,29 +44,36 @@ T = TypeVar("T")
 HINT = "1 is the first word of the sidebar's sentence."
 
 
-def control(draw: Callable[[], T]) -> T:
+def control(draw: Callable[[], T], *, where: Any = None) -> T:
     """Draw a page-wide control (``draw`` makes its widgets and returns their value) at page level, in a row
-    of its own, and return the value for every section below to read. Inside a section it raises: call it
-    before the sections it feeds."""
+    of its own (or in ``where``, e.g. ``st.sidebar``), and return the value for every section below to read.
+    Inside a section it raises: call it before the sections it feeds. Its widgets keep their keys wherever they
+    are drawn, so moving the control (the sidebar in presentation mode) keeps the student's picks."""
     from .skeleton import _SLOT  # the section running now, if any (frame's own bookkeeping)
 
     if _SLOT.get() is not None:
         raise RuntimeError("frame.shared.control feeds several sections: call it at page level, before them, "
                            "not inside a section (its widget would rerun that section alone)")
-    with st.container(key="pe_shared"):
+    with (where or st).container(key="pe_shared"):
         return draw()
 
 
-def words(tokens: list[str], prefix: str, *, query_help: str = "", key_help: str = "") -> tuple[int, int]:
+def words(tokens: list[str], prefix: str, *, query_help: str = "", key_help: str = "",
+          where: Any = None) -> tuple[int, int]:
     """The query and key words (defaults: the chapter's “chased” and “cat”, else words 1 and 2), picked by
-    place in one row, each word shown as text beside its control; keys ``{prefix}_qw`` and ``{prefix}_kw``.
-    Returns the 0-based (query, key) indices."""
+    place, each word shown as text beside its control; keys ``{prefix}_qw`` and ``{prefix}_kw``. One row on
+    the page, or one row per word in ``where`` (a narrow place such as ``st.sidebar``). Returns the 0-based
+    (query, key) indices."""
     def draw() -> tuple[int, int]:
-        cols = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
+        if where is None:
+            cols = st.columns(4, vertical_alignment="bottom")
+            places = ((cols[0], cols[1]), (cols[2], cols[3]))
+        else:
+            places = tuple(tuple(st.columns([3, 2], vertical_alignment="bottom")) for _ in range(2))
         picked = []
         for (c_in, c_word), role, key, default, extra in (
-                ((cols[0], cols[1]), "Query", "qw", chapter.query_index(tokens), query_help),
-                ((cols[2], cols[3]), "Key", "kw", chapter.key_index(tokens), key_help)):
+                (places[0], "Query", "qw", chapter.query_index(tokens), query_help),
+                (places[1], "Key", "kw", chapter.key_index(tokens), key_help)):
             with c_in:
                 i = word_choice(f"{role} word (its place)", f"{prefix}_{key}", tokens, default,
                                 f"{HINT} {extra}".strip())
@@ -75,4 +82,4 @@ def words(tokens: list[str], prefix: str, *, query_help: str = "", key_help: str
             picked.append(i)
         return picked[0], picked[1]
 
-    return control(draw)
+    return control(draw, where=where)

@@ -91,8 +91,7 @@ def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
         )
         .add_params(pick)
         .transform_filter(alt.datum.scheme == pick)
-        .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(
-            spec.text_from("main", "title"), subtitle="Each cell: the query word at m against the key word at n."))
+        .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(spec.text_from("main", "title")))
     )
 
 
