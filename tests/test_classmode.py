@@ -187,3 +187,33 @@ def test_a_page_switch_keeps_the_class_in_the_address(store):
     assert_ok(at)
     got = at.query_params.get("class")
     assert (got[0] if isinstance(got, list) else got) == code
+
+
+def test_polling_student_every_5_s_only_while_open_teacher_within_2_s(store, monkeypatch):
+    """The intervals the pages ask Streamlit to rerun their class fragments at (st.fragment(run_every=…))."""
+    import streamlit as st
+
+    from frame import classroom
+
+    asked: list[tuple[str, object]] = []
+    real = st.fragment
+
+    def spy(func=None, *, run_every=None):
+        if func is None:
+            return lambda f: spy(f, run_every=run_every)
+        asked.append((getattr(func, "__name__", "?"), run_every))
+        return real(func, run_every=run_every)
+
+    monkeypatch.setattr(st, "fragment", spy)
+    code, token = store.create_class()
+    s = student(code)
+    polls = [every for name, every in asked if name == "_student_status"]
+    assert polls and all(every == classroom.STUDENT_POLL >= 5 for every in polls)
+    asked.clear()
+    store.reveal(code, QID, token)
+    s.run()
+    after = [every for name, every in asked if name == "_student_status"]
+    assert after and all(every is None for every in after)  # revealed: the round is closed, no more polling
+    asked.clear()
+    assert_ok(open_page(PAGE, query={"class": code, "teach": token}))
+    assert ("panel", classroom.TEACHER_POLL) in asked and classroom.TEACHER_POLL <= 2
