@@ -56,8 +56,9 @@ with frame.page(PATH, "One attention head turns each word into a weighted mix of
         q.answer(
             (f"Identical — {on}, rows {a} and {b} of the output differ by at most {ask_gap:.0e}. " if identical else
              f"Not identical — {on}, rows {a} and {b} of the output differ by {ask_gap:.1g}. ")
-            + "The same word is the same vector x, so it has the same query, the same key, the same row of scores "
-              "and weights, and the same weighted sum. Nothing in the five steps says which copy came first.")
+            + ("The same word is the same vector x, so it has the same query, the same key, the same row of scores "
+               "and weights, and the same weighted sum. Nothing in the five steps says which copy came first."
+               if identical else ""))
         frame.verdict("every row of weights sums to 1, as the softmax promises", res.row_sum_error < TOL,
                       f"largest |row sum − 1| {res.row_sum_error:.0e} over {n} rows, tolerance {TOL:.0e}")
         col_copies, col_gap = copy_columns_gap(res)

@@ -133,9 +133,11 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
                               f"largest difference {res.weight_gap:.0e} over {res.queries_checked} query rows")
         last_copy = max(chapter.copies(tokens), default=0)
         st.markdown(
-            f"Attention sees a bag of words: each {frame.term('query')} meets the same {frame.term('key', 'keys')} "
-            f"whatever order they come in, and the {frame.term('softmax')} of a row does not care where its scores "
-            "sit. So each word walks away with the same weighted sum of the same values."
+            f"Without a mask, attention sees a bag of words: each {frame.term('query')} meets the same "
+            f"{frame.term('key', 'keys')} whatever order they come in, and the {frame.term('softmax')} of a row does "
+            "not care where its scores sit."
+            + (" So each word walks away with the same weighted sum of the same values." if not causal and err < TOL
+               else "")
             + ("\n\nThe causal mask breaks the equation, but not because it knows where a word sits: it decides "
                f"**which** words a slot may read. In the original sentence the query at position {last_copy + 1}, "
                "the first that may read every copy of the repeated word, still weighs them equally, as does every "
@@ -169,8 +171,9 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
         equal = cw.gap < TOL
         shown = " and ".join(f"{w:.4f}" for w in cw.weights)
         q.answer((f"Equal: {shown} (at d = {ex.d}, seed {ex.seed}). " if equal else f"Not equal: {shown}. ")
-                 + f"The copies are the same word, so they hand over the same key and get the same score from any "
-                   f"query. The chapter's {fa} and {fb} cannot come from vectors like these.")
+                 + ("The copies are the same word, so they hand over the same key and get the same score from any "
+                    f"query. The chapter's {fa} and {fb} cannot come from vectors like these."
+                    if equal and res.key_gap < TOL else ""))
         frame.verdict(f"with no positions, the query at position {cw.query + 1} gives copies "
                       f"{' and '.join(str(i + 1) for i in cw.copies)} equal weights ({where.split(' “')[0]})",
                       equal, f"{', '.join(f'{x:.4f}' for x in cw.weights)} (difference {cw.gap:.0e})")
@@ -178,9 +181,10 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
                       f"largest difference {res.key_gap:.0e}")
         frame.verdict("every query gives the copies equal weights", res.weight_gap < TOL,
                       f"largest difference {res.weight_gap:.0e} over {res.queries_checked} query rows")
-        st.markdown("Pick another query in the chart: every query gives the copies equal weights. Something in the "
-                    "chapter's model told the copies apart, and these vectors lack it: the position. The rest of the "
-                    "app looks for the way to write it in.")
+        st.markdown(("Pick another query in the chart: every query gives the copies equal weights. "
+                     if res.weight_gap < TOL else "")
+                    + "Something in the chapter's model told the copies apart, and these vectors lack it: the "
+                      "position. The rest of the app looks for the way to write it in.")
 
     st.html("<style>.st-key-pe-sc-bars .vega-embed { display: flex; flex-direction: column-reverse; } "
             ".st-key-pe-sc-bars .vega-bindings { margin-bottom: 0.5rem; }</style>")
