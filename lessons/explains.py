@@ -155,8 +155,10 @@ with frame.page(PATH, f"The table hands both copies of “{WORD}” one row, yet
                  f"With no positions the outputs differ by {small(none.scramble_error)}: see Checks. ")
                 + (f"With {listing(the(s) for s in changed)} the outputs move by up to {max(moved[s] for s in changed):.3f}: a "
                    f"position belongs to the slot, not to the word, so the word now at position {i + 1} meets another "
-                   "position vector (or another turn) and comes out as a different row. The mechanism never changed; "
-                   "it stopped being handed a bag of words." if changed else ""))
+                   + ("position vector or another turn" if "RoPE" in changed and len(changed) > 1 else
+                      "turn" if changed == ["RoPE"] else "position vector")
+                   + " and comes out as a different row. The mechanism never changed; it stopped being handed a bag "
+                   "of words." if changed else ""))
         with frame.deeper("why positions break the tie", key="ex_deep_why"):
             frame.formula(
                 r"\text{learned table, sinusoids:}\quad X' = X + E,\quad E_p = T[p] \ \text{or}\ PE(p)",

@@ -134,7 +134,7 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
         pairs = ", ".join(f"({a:,}, {b:,})" for a, b in r.pairs)
         with right:
             q.answer(
-                (f"It stays the same. The chapter's pairs {pairs} score {r.pair_scores[0]:.6f}, "
+                (f"The chapter's pairs {pairs} score {r.pair_scores[0]:.6f}, "
                  f"{r.pair_scores[1]:.6f} and {r.pair_scores[2]:.6f}, differing by {small(r.pair_spread)}. " if same
                  else f"At the chapter's pairs {pairs} the scores differ by {r.pair_spread:.1e}: see Checks. ")
                 + "When m and n move together, q's pair and k's pair turn by the same angle, so the angle between "

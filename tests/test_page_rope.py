@@ -108,7 +108,7 @@ def test_play_answer_quotes_the_chapters_pairs():
     question.set_value("It stays the same").run()
     text = page_text(assert_ok(at))
     r = rope_demo(SENT, QI, KI, 64, 0)
-    assert "Right." in text and "It stays the same." in text
+    assert "Right." in text and "the angle between them" in text
     assert all(f"{s:.6f}" in text for s in r.pair_scores)
     assert verdict(at, "get one score")[0]
 
