@@ -6,7 +6,7 @@ changes the numbers leaves the spec as it was and the browser swaps the data int
 The ALiBi head and RoPE's ρ are closed forms computed in the chart (``EXPR_ALIBI``, ``EXPR_DECAY``): dragging
 them redraws with no rerun. Colours keep their one app-wide meaning (``spec.FOCUS``,
 ``spec.SERIES`` via ``spec.series``, ``spec.REFERENCE``); compared lines differ by colour, dash and shape, and are
-labelled directly where they separate. Pair indices i are 0-based (as RoPE code counts them); positions in the
+labelled directly where they separate, on a white halo. Pair indices i are 0-based (as RoPE code counts them); positions in the
 precision charts are token indices p as RoPE code counts them (0-based); words in the ALiBi chart are 1-based.
 """
 
@@ -87,9 +87,11 @@ def _label_layers(x: alt.X, y: alt.Y, field: str, names: Sequence[str], colours:
         if dim:
             base = base.transform_calculate(op=dim)
             extra["opacity"] = alt.Opacity(field="op", type="quantitative", scale=None)
-        # the text sits wholly above (dy < 0) or below its point, never across its own line
-        out.append(base.mark_text(aria=False, align=align, dx=dx, dy=dy, baseline="bottom" if dy < 0 else "top",
-                                  fontWeight="bold").encode(
+        # above (dy < 0) or below its point, on a white halo: a noisy line never strikes its own name through
+        look = dict(aria=False, align=align, dx=dx, dy=dy, baseline="bottom" if dy < 0 else "top", fontWeight="bold")
+        out.append(base.mark_text(**look, stroke="#ffffff", strokeWidth=4, strokeJoin="round").encode(
+            x=x, y=y, text=alt.Text(f"{field}:N"), color=alt.value("#ffffff"), **extra))
+        out.append(base.mark_text(**look).encode(
             x=x, y=y, text=alt.Text(f"{field}:N"),
             color=alt.Color(f"{field}:N", scale=spec.series_scale(names, colours), legend=None),
             **extra))
