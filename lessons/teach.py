@@ -84,5 +84,5 @@ with frame.page(PATH, "What did the hall predict? Start a class, and every Predi
             if st.button("Refresh", key="pe_class_refresh", icon=":material/refresh:"):
                 pass
 
-    frame.bridge(PATH, "Class mode works on every page: open the student link's first page together, and each "
-                 "Predict shows the hall's votes on your screen.")
+    frame.bridge(PATH, "Class mode works on every page: start the lesson from the link above, and each Predict "
+                 "shows the hall's votes on your screen while the students' answers wait for your Reveal.")

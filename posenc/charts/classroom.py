@@ -78,5 +78,5 @@ def votes(options: Sequence[str], counts: dict[int, list[int]], *, correct: int 
     most = (f"most picked “{_short(options[lead])}” ({last[lead]})" if sum(last) else "no votes yet")
     desc = f"Class votes{' on: ' + question if question else ''}. {totals}; latest round {most}."
     # leave room right of the longest bar for its printed count
-    return figure(_votes_layout(labels, len(rounds), int(top * 1.35) + 1, font),
+    return figure(_votes_layout(labels, len(rounds), int(top * 1.8) + 1, font),
                   {"votes": columns(**rows)}, description=desc)
