@@ -161,8 +161,8 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
                         f"so a bit of 1 sticks out by {1 - sz.content_max:.2f}, still nothing like the raw index")
         st.markdown(
             f"The chapter likes bits because each is 0 or 1: it cannot grow with the position as the raw index p "
-            f"does (the first failed fix) — and {verdict_}. Play p: the {MAX_BITS} bits stay 0 or 1 beside word "
-            f"({qi + 1})'s {ex.d} coordinates, the raw index walks off to {sz.largest_position:,}.")
+            f"does (the first failed fix) — and {verdict_}. Play p: the raw index walks off to "
+            f"{sz.largest_position:,}.")
 
 
     # ------------------------------------------------------------ idea 2: smooth the bit into a sine

@@ -143,10 +143,10 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         moves = ("the gap is fixed, yet the score moves with m" if varies
                  else "here the score happens to stay put, but nothing in the model promises it")
         st.markdown(
-            f"Add PE to the word vectors and project with $W_Q$, $W_K$ (d = {d}, seed {ex.seed}), the query word "
-            f"at m, the key word at m − {ca.gap} (both picked under *Deeper*): {moves}. The score sees "
-            "$PE_m\\,A\\,PE_n^\\top$ with $A = W_Q W_K^\\top$ in between, which need not commute with $M_k$: the "
-            "gap structure is **in the input, not promised in the score**.")
+            f"Add PE to the words, project with $W_Q$, $W_K$ (d = {d}, seed {ex.seed}), query word at m, key word "
+            f"at m − {ca.gap} (picked under *Deeper*): {moves}. The score sees $PE_m\\,A\\,PE_n^\\top$, "
+            "$A = W_Q W_K^\\top$, and $A$ need not commute with $M_k$: the gap is **in the input, not promised in "
+            "the score**.")
         with terms:
             frame.formula(
                 r"\big((x_q + PE_m)W_Q\big)\cdot\big((x_k + PE_n)W_K\big)/\sqrt d = ",

@@ -37,9 +37,9 @@ def code_expr(p: str, n_bits: int) -> str:
 
 
 def flips_expr(p: str, n_bits: int) -> str:
-    """How many bits flip from p − 1 to p (popcount of p xor (p − 1)), as a Vega number expression."""
-    return " + ".join(f"(floor({p} / {2 ** b}) % 2 != floor(({p} - 1) / {2 ** b}) % 2 ? 1 : 0)"
-                      for b in range(n_bits))
+    """How many bits flip from p − 1 to p (popcount of p xor (p − 1)), as a Vega number expression (a sum of
+    comparisons: true counts 1)."""
+    return " + ".join(f"(floor({p} / {2 ** b}) % 2 != floor(({p} - 1) / {2 ** b}) % 2)" for b in range(n_bits))
 
 
 def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.ndarray, n_bits: int,

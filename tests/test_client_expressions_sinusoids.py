@@ -1,0 +1,145 @@
+"""The sinusoid page's in-chart numbers, checked against posenc: the Vega expressions the dial charts ship (read
+from the finished spec, not copied) are evaluated in Python over the chart's own data at several values of the
+chart's parameters (position, base, shift), and compared with ``posenc.encodings``."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from posenc import chapter
+from posenc.charts import sinusoids as sc
+from posenc.encodings import frequencies, sinusoidal
+
+FUNCTIONS = {"sin": math.sin, "cos": math.cos, "pow": math.pow, "floor": math.floor, "PI": math.pi,
+             "max": max, "min": min}
+
+
+def python(expr: str) -> str:
+    """A Vega expression of the small vocabulary the charts use (arithmetic, sin, cos, pow, floor, comparisons,
+    &&) as Python. Expressions with a ternary or string concatenation are text, not numbers: refused."""
+    if "?" in expr or "'" in expr.replace("datum['", "").replace("']", ""):
+        raise ValueError(f"not a numeric expression: {expr}")
+    e = re.sub(r"datum\.(\w+)", r"datum['\1']", expr)
+    return e.replace("===", "==").replace("!==", "!=").replace("&&", " and ").replace("||", " or ")
+
+
+def evaluate(expr: str, datum: dict, params: dict) -> float:
+    return eval(python(expr), {"__builtins__": {}}, {**FUNCTIONS, **params, "datum": datum})  # noqa: S307
+
+
+def layers(spec: dict) -> list[dict]:
+    return spec.get("layer", [spec])
+
+
+def calculated(layer: dict, rows: list[dict], params: dict) -> list[dict]:
+    """The layer's rows after its calculate transforms (numeric ones; text fields are left out)."""
+    out = []
+    for row in rows:
+        datum = dict(row)
+        for t in layer.get("transform", []):
+            if "calculate" in t:
+                try:
+                    datum[t["as"]] = evaluate(t["calculate"], datum, params)
+                except (ValueError, KeyError):  # text, or built from a text field
+                    continue
+        out.append(datum)
+    return out
+
+
+def layer_with(spec: dict, data: str, field: str) -> dict:
+    """The first layer over ``data`` that computes ``field``."""
+    for layer in layers(spec):
+        if layer.get("data", {}).get("name") == data and any(t.get("as") == field for t in layer.get("transform", [])):
+            return layer
+    raise AssertionError(f"no layer over {data} computes {field}")
+
+
+def rows_of(fig, name: str) -> list[dict]:
+    return fig.datasets[name].to_pylist()
+
+
+POSITIONS = (0, 1, 7, 55, 100)
+LOG_BASES = (0.3, 2.0, 4.0, 6.0)
+
+
+@pytest.mark.parametrize("d", (2, 8, 64, 512))
+@pytest.mark.parametrize("lb", LOG_BASES)
+def test_the_dials_angles_and_waves_are_the_formulas(d, lb):
+    pairs = sc.dial_pairs(d)
+    fig = sc.dials(d, pairs, position=7, base=10 ** lb)
+    base = 10 ** lb
+    w = frequencies(d, base)
+    rows_layer = layer_with(fig.spec, "rows", "tip")
+    wave_layer = layer_with(fig.spec, "wave", "y")
+    for p in POSITIONS:
+        params = {"sn_pos": p, "sn_logbase": lb}
+        pe = sinusoidal([p], d, base)[0]
+        got = calculated(rows_layer, rows_of(fig, "rows"), params)
+        assert [r["i"] for r in got] == list(pairs)
+        for r in got:
+            i = r["i"]
+            assert r["omega"] == pytest.approx(w[i], rel=1e-12)
+            assert r["tip"] - r["cy"] == pytest.approx(pe[2 * i], abs=1e-9)  # the hand's height = sin(p·ω_i)
+            assert r["lam"] == pytest.approx(2 * np.pi / w[i], rel=1e-12)
+            deg = (90 - r["deg"]) * math.pi / 180  # the hand's angle, back to radians counter-clockwise
+            assert math.cos(deg) == pytest.approx(pe[2 * i + 1], abs=1e-9)
+            assert math.sin(deg) == pytest.approx(pe[2 * i], abs=1e-9)
+    waves = calculated(wave_layer, rows_of(fig, "wave")[::37], {"sn_logbase": lb})
+    for r in waves:
+        assert r["y"] - r["cy"] == pytest.approx(sinusoidal([r["x"]], d, base)[0][2 * r["i"]], abs=1e-9)
+
+
+@pytest.mark.parametrize("d", (2, 16, 64, 512))
+@pytest.mark.parametrize("k", (0, 1, 3, 30))
+def test_the_shifted_hands_and_the_dot_product_readout(d, k):
+    pairs = sc.dial_pairs(d)
+    fig = sc.dials(d, pairs, position=0, shift=chapter.SHIFT, prefix="sn_s")
+    w = frequencies(d, chapter.BASE)
+    rows_layer = layer_with(fig.spec, "rows", "tip2")
+    dot_layer = layer_with(fig.spec, "all", "term")
+    readings = []
+    for p in POSITIONS:
+        params = {"sn_s_pos": p, "sn_s_k": k}
+        later = sinusoidal([p + k], d, chapter.BASE)[0]
+        for r in calculated(rows_layer, rows_of(fig, "rows"), params):
+            i = r["i"]
+            assert r["tip2"] - r["cy"] == pytest.approx(later[2 * i], abs=1e-9)
+            assert r["gapdeg"] == pytest.approx(math.degrees(k * w[i]) % 360, abs=1e-9)  # k·ω_i, no p in it
+        terms = calculated(dot_layer, rows_of(fig, "all"), params)
+        dot = sum(t["term"] for t in terms)
+        closed = sum(t["closed"] for t in terms)
+        now = sinusoidal([p], d, chapter.BASE)[0]
+        assert dot == pytest.approx(float(now @ later), abs=1e-9)
+        assert closed == pytest.approx(float(np.sum(np.cos(k * w))), abs=1e-9)
+        readings.append(dot)
+    assert max(readings) - min(readings) < 1e-9  # the readout stands still while p plays
+
+
+def test_the_params_are_named_for_the_address_and_start_where_the_page_says():
+    fig = sc.dials(64, sc.dial_pairs(64), position=7, base=10000.0)
+    params = {p["name"]: p for p in fig.spec["params"]}
+    assert params["sn_pos"]["value"] == 7 and params["sn_pos"]["bind"]["max"] == sc.DIAL_SPAN
+    assert params["sn_logbase"]["value"] == 4
+    lo, hi = sc.LOG_BASE_RANGE
+    assert (params["sn_logbase"]["bind"]["min"], params["sn_logbase"]["bind"]["max"]) == (lo, hi)
+    shifted = sc.dials(64, sc.dial_pairs(64), position=0, shift=chapter.SHIFT, prefix="sn_s")
+    names = {p["name"] for p in shifted.spec["params"]}
+    assert names == {"sn_s_pos", "sn_s_k"}  # the paper's base, fixed: no base slider in the shift chart
+
+
+def test_no_mark_is_exposed_one_by_one():
+    for fig in (sc.dials(64, sc.dial_pairs(64), position=7, base=10000.0),
+                sc.dials(8, sc.dial_pairs(8), position=0, shift=3, prefix="sn_s")):
+        marks = [layer["mark"] for layer in layers(fig.spec)]
+        assert marks and all(isinstance(m, dict) and m.get("aria") is False for m in marks)
+
+
+def test_the_translator_refuses_text():
+    with pytest.raises(ValueError):
+        python("'p = ' + sn_pos")
+    with pytest.raises(ValueError):
+        python("datum.x > 1 ? 1 : 0")
