@@ -54,8 +54,9 @@ with frame.page(PATH, "One attention head turns each word into a weighted mix of
         identical = ask_gap < TOL
         on = f"on this sentence at d = {ex.d}, seed {ex.seed}" if own else f"on the chapter's sentence at d = {ex.d}"
         q.answer(
-            (f"Identical — {on}, rows {a} and {b} of the output differ by at most {ask_gap:.0e}. " if identical else
-             f"Not identical — {on}, rows {a} and {b} of the output differ by {ask_gap:.1g}. ")
+            (f"{on[0].upper()}{on[1:]}, rows {a} and {b} of the output "
+             + ("are equal in every coordinate. " if ask_gap == 0 else f"differ by at most {ask_gap:.0e}. "
+                if identical else f"differ by {ask_gap:.1g}. "))
             + ("The same word is the same vector x, so it has the same query, the same key, the same row of scores "
                "and weights, and the same weighted sum. Nothing in the five steps says which copy came first."
                if identical else ""))

@@ -110,13 +110,14 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
                    f"the first {k} of d = {ex.d} coordinates (the check covers all of them).")
         err = res.equivariance_error
         if not changed:
-            q.answer(f"{ANSWERS[0]}: the largest difference over all {n} × {ex.d} entries is {err:.0e}. "
+            q.answer(("The two pictures are equal in all " if err == 0 else
+                      f"The largest difference is {err:.0e}, over all ") + f"{n} × {ex.d} entries. "
                      + ("Scrambling the input only reorders the output: every word comes back with the same "
                         "vector, in its new slot." if not causal else
                         "This order leaves every word with the same words to read, so the mask changes nothing."))
         else:
             rows = ", ".join(str(s + 1) for s in changed)
-            q.answer(f"{ANSWERS[correct]}: {'every slot' if len(changed) == n else 'slots ' + rows} "
+            q.answer(f"{'Every slot' if len(changed) == n else 'Slot ' + rows if len(changed) == 1 else 'Slots ' + rows} "
                      f"{'differs' if len(changed) == 1 else 'differ'} (largest difference {err:.2g}). The mask is "
                      "fixed to the slots 1 … n, not to the words: after the scramble a word may read another set "
                      "of words.")

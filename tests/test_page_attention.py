@@ -86,8 +86,8 @@ def test_predict_uses_the_chapters_sentence_when_yours_repeats_no_word():
     gap = _output_gap(tokens, 16, 5, a, b)
     text = page_text(at)
     assert "**Right.**" in text
-    assert f"on the chapter's sentence at d = 16, rows {a + 1} and {b + 1} of the output differ by at most " \
-           f"{gap:.0e}" in text
+    said = "are equal in every coordinate" if gap == 0 else f"differ by at most {gap:.0e}"
+    assert f"On the chapter's sentence at d = 16, rows {a + 1} and {b + 1} of the output {said}" in text
 
 
 def test_predict_speaks_of_your_sentence_when_it_repeats_a_word():
@@ -103,8 +103,8 @@ def test_predict_speaks_of_your_sentence_when_it_repeats_a_word():
     assert_ok(at)
     gap = _output_gap(tokenize(sentence), 8, 2, 0, 3)
     text = page_text(at)
-    assert "**Not quite**" in text and f"on this sentence at d = 8, seed 2, rows 1 and 4 of the output differ by " \
-                                       f"at most {gap:.0e}" in text
+    said = "are equal in every coordinate" if gap == 0 else f"differ by at most {gap:.0e}"
+    assert "**Not quite**" in text and f"On this sentence at d = 8, seed 2, rows 1 and 4 of the output {said}" in text
 
 
 def test_predict_comes_first_and_no_verdict_sits_on_the_main_path(default_page):
