@@ -262,13 +262,6 @@ def start_class() -> tuple[str, str]:
     return code, token
 
 
-def leave_class() -> None:
-    for k in (_CODE, _TOKEN):
-        st.session_state.pop(k, None)
-    for k in (CLASS_PARAM, TEACH_PARAM):
-        st.query_params.pop(k, None)
-
-
 QR_MAX_PX = 560  # the QR code's width on the projected page: ~40 % of a 1280 px screen, scannable from far back
 
 
