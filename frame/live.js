@@ -31,6 +31,7 @@ function createLive() {
     // Each work-around can be switched off, so a test can check that Streamlit still needs it.
     keepFocus: true,
     tapToRead: true,
+    sidebarInert: true,
   };
   const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
   const pending = new Map();
@@ -388,25 +389,33 @@ function createLive() {
     // Streamlit makes the block's outer div focusable, but the <pre> inside is what scrolls: the <pre> takes the
     // Tab stop instead (arrow keys scroll it), so the block keeps one stop.
     for (const pre of document.querySelectorAll("[data-testid=stCode] pre:not([data-pe-code])")) {
-      pre.setAttribute("data-pe-code", "");
+      pre.setAttribute("data-pe-code", pre.hasAttribute("tabindex") ? "had" : "added"); // the tests read it
       pre.setAttribute("tabindex", "0");
       pre.setAttribute("role", "region");
       pre.setAttribute("aria-label", "Code (scrolls sideways with the arrow keys)");
       const outer = pre.closest("[data-testid=stCode]");
       if (outer && outer.getAttribute("tabindex") === "0") outer.setAttribute("tabindex", "-1");
     }
-    // Material icons are decoration: the word beside them carries the meaning.
-    for (const icon of document.querySelectorAll("[data-testid=stIconMaterial]:not([aria-hidden])")) {
+    // Material icons are decoration: the word beside them carries the meaning. Streamlit 1.67 hides its own
+    // element icons, but an icon written in Markdown (":material/check_circle: Holds") is read out as
+    // "check_circle icon".
+    for (const icon of document.querySelectorAll(
+      "[data-testid=stMarkdownContainer] span[role=img][aria-label$=' icon']:not([aria-hidden]), [data-testid=stIconMaterial]:not([aria-hidden])",
+    )) {
       const host = icon.closest("button, a, [role=button], [role=tab], [role=link]");
       const rest = host ? host.textContent.replace(icon.textContent, "").trim() : "x";
-      if (!host || rest || host.getAttribute("aria-label")) icon.setAttribute("aria-hidden", "true");
+      if (!host || rest || host.getAttribute("aria-label")) {
+        icon.setAttribute("aria-hidden", "true");
+        icon.setAttribute("data-pe-icon", ""); // the tests read it
+      }
     }
     // The collapsed sidebar is off screen: out of the Tab order too.
     const side = document.querySelector("[data-testid=stSidebar]");
     if (side) {
       const collapsed = side.getAttribute("data-collapsed") === "true" || side.getAttribute("aria-expanded") === "false";
-      if (collapsed && !side.hasAttribute("inert")) side.setAttribute("inert", "");
-      if (!collapsed && side.hasAttribute("inert")) side.removeAttribute("inert");
+      const want = collapsed && live.sidebarInert;
+      if (want && !side.hasAttribute("inert")) side.setAttribute("inert", "");
+      if (!want && side.hasAttribute("inert")) side.removeAttribute("inert");
     }
   }
   function schedule() {

@@ -91,4 +91,7 @@ if __name__ == "__main__":
         st.code("print('a line long enough to scroll sideways on a phone: " + "x" * 120 + "')", language="python")
     with b:
         st.write("The second tab.")
+    st.markdown(":material/check_circle: **3 of 3 checks hold.** A verdict line, as the pages write it.")
+    with st.expander("Checks", icon=":material/fact_check:"):
+        st.write("Folded.")
     frame.unknown_params_notice()
