@@ -135,7 +135,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
     frame.require(n >= 2, "Type at least two words: attention needs something to compare.")
 
     # ------------------------------------------------------------ 1. the raw index (the key chart)
-    @frame.section("1 · The raw index as one extra coordinate")
+    @frame.section("1 · The raw index, appended")
     def raw_index_section():
         q = frame.predict(
             f"The sentence starts at position {P_RAW}, its index appended to every vector ({frame.term('query')} "
@@ -213,7 +213,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             frame.chart(figs["sweep"])
 
     # ------------------------------------------------------------ three more fixes, one tab each
-    st.header("Three more fixes, and all four against the wishes")
+    st.header("Three more fixes, and all four")
     # A link that sets one tab's control but names no tab opens that tab.
     if "fx_tab" not in st.session_state and "fx_tab" not in st.query_params:
         linked = sorted(TAB_OF[k] for k in TAB_OF if k in st.query_params)
@@ -283,7 +283,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             st.markdown(f"The score measures **volume, not meaning**: {loud}, every score with it scales the same "
                         "way, and what the words mean to each other — the angle between query and key — has not "
                         "changed. A late word shouts; an early one whispers.")
-            frame.formula(r"x'_p = p\,x_p", r"s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d}",
+            frame.formula(r"x'_p = p\,x_p,\qquad s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d},\qquad "
                           r"\cos(q'_i, k'_j) = \cos(q_i, k_j)")
             with frame.deeper("every query's score and cosine, at position 1 and at m", key="fx_deep_multiply"):
                 frame.table(table)

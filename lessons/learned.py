@@ -264,8 +264,8 @@ with frame.page(PATH, f"Give every position its own trainable vector: a table of
                       f"±{ind.mean_spread(1):.4f})")
         right.markdown(f"Nothing ties row {ind.a} to row {ind.b}: each row is its own set of d numbers. At the start "
                     f"cos(P{ind.a}, P{ind.b}) = {ind.cos_ab:+.3f} and cos(P{ind.a}, P{ind.c}) = {ind.cos_ac:+.3f}"
-                    + (f", both within what chance gives at d = {ex.d} (about ±{ind.spread:.3f}): the neighbour is "
-                       "no closer than a row far away." if chance else
+                    + (f", both within what chance gives at d = {ex.d} (about ±{ind.spread:.3f}): being "
+                       "neighbours makes two rows no more alike than chance does." if chance else
                        f"; chance gives about ±{ind.spread:.3f} at d = {ex.d}.")
                     + " The model has to learn that they are neighbours, one pair at a time.")
         with frame.deeper("what training actually produced: a real learned table", key="lt_deep_minilm"):

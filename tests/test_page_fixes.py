@@ -39,8 +39,8 @@ def test_defaults_skeleton_and_no_error(default_page):
     assert at.title[0].value == "Obvious fixes that fail"
     assert not at.error
     assert len(charts_of(at)) >= 9
-    assert [h.value for h in at.header][:2] == ["1 · The raw index as one extra coordinate",
-                                              "Three more fixes, and all four against the wishes"]
+    assert [h.value for h in at.header][:2] == ["1 · The raw index, appended",
+                                              "Three more fixes, and all four"]
     assert [t.label for t in at.tabs] == TABS
     assert _tab_index(at) == 0
     # every tab panel opens with its own heading (issue 22)

@@ -100,7 +100,7 @@ def _table_window_layout(n_rows: int) -> alt.LayerChart:
     asked = alt.Chart(named("window")).transform_filter(alt.datum.asked).mark_rect(aria=False, 
         filled=False, stroke=FOCUS, strokeWidth=2).encode(x=x, y=y, tooltip=tip)
     return alt.layer(cells, missing, asked).properties(
-        height=20 * n_rows, title=alt.TitleParams(text_from("window", "title")))
+        height=22 * n_rows, title=alt.TitleParams(text_from("window", "title")))
 
 
 # ---------------------------------------------------------------- a pattern, not a magnitude
