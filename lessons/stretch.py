@@ -129,8 +129,8 @@ def answer(q, res, d: int, L_train: int) -> None:
             f"{frame.term('softmax')} over more words, and the sharper scores make up for it.")
 
 
-with frame.page(PATH, f"A model trained on {TYPICAL_L_TRAIN:,}-token texts now reads {TYPICAL_S}× longer ones. RoPE "
-                      "computes an angle for any position — so which of its pairs meet angles they never saw?"):
+with frame.page(PATH, f"Trained on {TYPICAL_L_TRAIN:,}-token texts, a model now reads {TYPICAL_S}× longer ones: which "
+                      "of RoPE's pairs meet angles they never saw?"):
 
     @frame.section("Past the trained length")
     def stretching() -> None:
@@ -151,8 +151,8 @@ with frame.page(PATH, f"A model trained on {TYPICAL_L_TRAIN:,}-token texts now r
         res, turns = stretch_data(d, L_train)
         with top:
             q = frame.predict(
-                f"Head dimension {d}, base {BASE:,}, trained on {L_train:,} tokens, now reading s = {TYPICAL_S} "
-                "times as many. Which pairs meet rotation angles they never saw in training?",
+                f"d = {d}, base {BASE:,}, L_train = {L_train:,}, s = {TYPICAL_S}: which pairs meet angles they never "
+                "saw in training?",
                 ["the fast pairs", "the slow pairs", "every pair", "none"],
                 1 if (res.rotations < 1).any() else 3, key="st_predict")
             frame.chart(turns, play="st_s")

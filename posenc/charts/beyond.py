@@ -192,8 +192,8 @@ def _alibi_layout(labels: Sequence[str], H: int) -> alt.LayerChart:
                      bind=alt.binding_range(min=0, max=max(H, 1), step=1, name="head h (0 = ALiBi off) "))
     look = alt.LookupData(data=spec.named("words"), key="k", fields=["w"])
     x = alt.X("key:N", sort=labels, title="key j (word, 1-based)",
-              axis=alt.Axis(labelAngle=-45 if n > 6 else 0, labelOverlap=True))
-    y = alt.Y("query:N", sort=labels, title="query i (word, 1-based)", axis=alt.Axis(labelOverlap=True))
+              axis=alt.Axis(labelAngle=-45 if n > 6 else 0, labelOverlap=n > 10))
+    y = alt.Y("query:N", sort=labels, title="query i (word, 1-based)", axis=alt.Axis(labelOverlap=n > 10))
 
     def looked(chart: alt.Chart) -> alt.Chart:
         return chart.transform_lookup(lookup="i", from_=look, as_=["query"]).transform_lookup(

@@ -115,7 +115,9 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
     summary = src.transform_aggregate(n_slow="sum(slow)", n_past="sum(past)", worst="max(over)").transform_calculate(
         text=SUMMARY).mark_text(aria=False, align="left", baseline="top", dx=4, dy=4, color=FOCUS,
                                 fontWeight="bold").encode(x=alt.value(0), y=alt.value(0), text=alt.Text("text:N"))
-    return alt.layer(bars, ticks, rule, rule_text, summary, title=alt.TitleParams(spec.text_from("one", "title")),
+    room = src.transform_aggregate(top="max(reach)").transform_calculate(ytop="datum.top * 100").mark_point(
+        aria=False, opacity=0).encode(y=alt.Y("ytop:Q"))  # two decades above the highest tick: the summary's room
+    return alt.layer(bars, ticks, rule, rule_text, summary, room, title=alt.TitleParams(spec.text_from("one", "title")),
                      height=height).resolve_scale(color="independent")
 
 
