@@ -45,7 +45,7 @@ def _format(v: float, spec: str) -> str:
 
 
 FUNCTIONS = {"cos": math.cos, "sin": math.sin, "atan2": math.atan2, "sqrt": math.sqrt, "pow": math.pow,
-             "abs": abs, "round": round, "format": _format, "toString": _js_str}
+             "abs": abs, "round": round, "max": max, "min": min, "format": _format, "toString": _js_str}
 CONSTANTS = {"PI": math.pi}
 
 
@@ -174,6 +174,11 @@ def test_turned_pairs_score_and_angle_match_posenc(d, seed, n, gap, pair):
     assert f"score (all pairs) {_format(score, '.6f')}" in texts
     assert f"q at m = {m:,}" in texts and f"k at n = {n:,}" in texts
     assert any(t.startswith(f"gap n − m = {gap} · angle q → k ") for t in texts)
+    # each label sits outside its point, on its spoke
+    for row in rows.values():
+        if row.get("text", "").startswith("q at"):
+            assert row["qx"] * row["ly"] - row["qy"] * row["lx"] == pytest.approx(0, abs=1e-9)
+            assert np.hypot(row["lx"], row["ly"]) > np.hypot(row["qx"], row["qy"])
 
 
 @pytest.mark.parametrize("d,seed", [(4, 0), (64, 0), (128, 5)])

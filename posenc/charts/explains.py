@@ -142,5 +142,5 @@ def _scramble_weights_layout(names: Sequence[str], labels: Sequence[str], query_
         .add_params(pick).transform_filter(alt.datum.scheme == pick)
         .properties(height=HEIGHT, title=alt.TitleParams(
             f"Weights from {query_label}, X and PX",
-            subtitle="Each pair of bars is one word. Equal pairs: same weight wherever it sits."))
+            subtitle="Each pair of bars: one word, in X and in PX."))
     )

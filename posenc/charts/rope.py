@@ -225,12 +225,17 @@ def _circles_layout(half: int, R: float) -> alt.LayerChart:
                               aria=False).encode(x=X("qx"), y=Y("qy"), tooltip=tips)
     after_k = base.mark_point(size=170, filled=True, opacity=1, color=orange, shape="square",
                               aria=False).encode(x=X("kx"), y=Y("ky"), tooltip=tips)
-    label_q = base.transform_calculate(text="'q at m = ' + format(datum.m, ',d')").mark_text(
-        align="left", dx=9, dy=-9, fontWeight="bold", color=blue, aria=False).encode(
-        x=X("qx"), y=Y("qy"), text=alt.Text(field="text", type="nominal"))
-    label_k = base.transform_calculate(text=f"'k at n = ' + format({KEY_POSITION}, ',d')").mark_text(
-        align="left", dx=9, dy=12, fontWeight="bold", color=orange, aria=False).encode(
-        x=X("kx"), y=Y("ky"), text=alt.Text(field="text", type="nominal"))
+    out = 0.22 * R  # the labels sit outside each turned point, along its spoke: q's and k's never overlap
+
+    def label(v: str, text: str, colour: str) -> alt.Chart:
+        return base.transform_calculate(
+            text=text, lx=f"datum.{v}x * (1 + {out!r} / max(datum.{v}len, 1e-9))",
+            ly=f"datum.{v}y * (1 + {out!r} / max(datum.{v}len, 1e-9))").mark_text(
+            align="center", baseline="middle", fontWeight="bold", color=colour, aria=False).encode(
+            x=X("lx"), y=Y("ly"), text=alt.Text(field="text", type="nominal"))
+
+    label_q = label("q", "'q at m = ' + format(datum.m, ',d')", blue)
+    label_k = label("k", f"'k at n = ' + format({KEY_POSITION}, ',d')", orange)
     readouts = [base.transform_calculate(text=text).mark_text(
         align="left", baseline="top", fontWeight="bold", color=spec.TEXT, aria=False).encode(
         x=alt.value(4), y=alt.value(y), text=alt.Text(field="text", type="nominal"))
