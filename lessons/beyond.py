@@ -121,11 +121,11 @@ with frame.page(PATH, "Could a model say where with no position vector at all â€
             return
         j1, j2 = al.copies
         qp = int(al.query)
-        where = "Your sentence" if own else "Your sentence repeats no word, so this uses the chapter's: it"
+        where = "" if own else "Your sentence repeats no word, so this uses the chapter's. "
         with top:
             q = frame.predict(
-                f"{where} repeats a word at positions {j1 + 1} and {j2 + 1} (same key). ALiBi subtracts mÂ·distance "
-                f"from each score: reading from {qp + 1}, which copy does head 1 weigh more?",
+                f"{where}Positions {j1 + 1} and {j2 + 1} hold the same word (same key): reading from {qp + 1}, which "
+                "copy does ALiBi's head 1 weigh more?",
                 [f"the nearer one (position {j2 + 1})", f"the farther one (position {j1 + 1})",
                  "neither: same key, same weight"], 0, key="by_predict")
             frame.chart(heat, play="by_head")
@@ -188,8 +188,8 @@ with frame.page(PATH, "Could a model say where with no position vector at all â€
     def precision() -> None:
         pr, first, window, context, figs = precision_data(ex.seed)
         q = frame.predict(
-            f"Two words {pr.gap} apart, moved to start at m: in exact maths their score never changes. With angles "
-            f"in bfloat16, from which m does it change by {OFFSET_TOL:g} or more?",
+            f"Two words {pr.gap} apart move to m (in exact maths, the same score). From which m does bfloat16 "
+            f"change it by {OFFSET_TOL:g} or more?",
             list(DRIFT_OPTIONS), drift_option(first["bfloat16"]), key="by_precision")
         frame.chart(figs["offset"])
         v64, v32, vb = (pr.probe_offset[t] for t in ("float64", "float32", "bfloat16"))
