@@ -1,476 +1,429 @@
 import json
-import threading
-import time
-from dataclasses import dataclass, field
+import math
 
 import numpy as np
 import streamlit as st
 
 import frame
+from frame import jobs
 from frame.pages import ROOT
 from posenc import lab
 from posenc.charts import lab as lab_charts
-from posenc.stretch import alibi_slopes
+from posenc.encodings import frequencies
 
 PATH = "lessons/lab.py"
 DATA = ROOT / "data" / "lab_results.json"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 DEFAULT = lab.Settings()
-WORKS = lab.STILL_WORKS  # "still works at 4×": a share of the scheme's own accuracy at the training length
+VARIANT = "bos+mlp"
+LIVE_BUDGET_S = 20.0  # a live training the page allows must take at most this on this machine
+LIVE_STEPS = (100, 200, 400)  # steps a live training may use; 2,000 are precomputed (defaults and the variant)
 PAPERS = {
     "press": "[Press et al. 2022](https://arxiv.org/abs/2108.12409)",
     "haviv": "[Haviv et al. 2022](https://arxiv.org/abs/2203.16634)",
     "kazemnejad": "[Kazemnejad et al. 2023](https://arxiv.org/abs/2305.19466)",
+    "olsson": "[Olsson et al. 2022](https://arxiv.org/abs/2209.11895)",
 }
 
 
 # ---------------------------------------------------------------- the data: precomputed, or trained live
 @st.cache_resource
 def precomputed() -> dict:
-    """The default settings' results (scripts/precompute_lab.py), read once per server."""
+    """The precomputed results (scripts/precompute_lab.py), read once per server."""
     return json.loads(DATA.read_text(encoding="utf-8"))
 
 
-@dataclass
-class Job:
-    thread: threading.Thread | None = None
-    result: dict | None = None
-    error: str | None = None
-
-
-@dataclass
-class Trainer:
-    """Process-wide: one lock so that one training runs at a time, and the jobs started so far."""
-
-    lock: threading.Lock = field(default_factory=threading.Lock)  # held while a training runs
-    guard: threading.Lock = field(default_factory=threading.Lock)  # held while the job table changes
-    jobs: dict = field(default_factory=dict)  # settings key → Job
-    progress: dict = field(default_factory=dict)  # settings key → (steps done, steps in all, scheme)
-    running: tuple | None = None
-
-
-@st.cache_resource
-def trainer() -> Trainer:
-    return Trainer()
-
-
-@st.cache_data(max_entries=80, show_spinner=False)  # ≥ the 70 settings the page offers beyond the defaults
-def trained(task: str, k: int, n_layers: int, L_train: int, steps: int) -> dict:
-    """Train every scheme from every seed on one setting — one training at a time on the whole server."""
-    srv = trainer()
-    key = (task, k, n_layers, L_train, steps)
-    with srv.lock:
-        srv.running = key
-        try:
-            return lab.experiment(
-                lab.Settings(task=task, k=k, n_layers=n_layers, L_train=L_train, steps=steps), lab.SEEDS,
-                progress=lambda done, total, scheme: srv.progress.__setitem__(key, (done, total, scheme)),
-            )
-        finally:
-            srv.running = None
-
-
-def _run(job: Job, key: tuple) -> None:
-    """The worker thread: the training happens here, so every session's page stays free to draw."""
-    try:
-        job.result = trained(*key)
-    except Exception as err:  # noqa: BLE001 — shown to the student, never swallowed
-        job.error = f"{type(err).__name__}: {err}"
-
-
-def start(key: tuple) -> Job:
-    """The job for ``key``: the running or finished one if a session started it, else a new one."""
-    srv = trainer()
-    with srv.guard:
-        job = srv.jobs.get(key)
-        if job is None or job.error:
-            job = Job()
-            job.thread = threading.Thread(target=_run, args=(job, key), daemon=True, name=f"lab-train-{key}")
-            srv.jobs[key] = job
-            job.thread.start()
-        return job
-
-
-def wait(job: Job, key: tuple) -> dict | None:
-    """Show the queue or the progress until the job is done; its result (or None after an error)."""
-    srv = trainer()
-    bar = st.progress(0.0, text="starting …")
-    while job.thread.is_alive():
-        if srv.running not in (None, key):
-            bar.progress(0.0, text="queued: another training is running on the server; this one starts next")
-        elif key not in srv.progress:
-            bar.progress(0.0, text="starting …")
-        else:
-            done, total, scheme = srv.progress.get(key, (0, 1, ""))
-            bar.progress(min(done / total, 1.0), text=f"training {scheme} … step {done:,} of {total:,} "
-                                                       f"(5 schemes × {len(lab.SEEDS)} seeds)")
-        time.sleep(0.2)
-    bar.empty()
-    if job.error:
-        st.error(f"The training failed: {job.error}", icon=":material/error:")
-        return None
-    return job.result
-
-
 def key_of(s: lab.Settings) -> tuple:
-    return (s.task, s.k, s.n_layers, s.L_train, s.steps)
+    return tuple(getattr(s, f) for f in ("task", "k", "n_layers", "L_train", "steps", "heads", "bos", "mlp"))
 
 
-def is_default(s: lab.Settings) -> bool:
-    return s == lab.Settings(task=s.task)
+def settings_of(key: tuple) -> lab.Settings:
+    names = ("task", "k", "n_layers", "L_train", "steps", "heads", "bos", "mlp")
+    return lab.Settings(**dict(zip(names, key)))
 
 
-def finished(key: tuple) -> bool:
-    job = trainer().jobs.get(key)
-    return job is not None and not job.thread.is_alive() and job.result is not None
+def stored(s: lab.Settings) -> dict | None:
+    """The precomputed record of these settings, if there is one."""
+    data = precomputed()
+    if s == lab.Settings(task=s.task):
+        return data["experiments"][s.task]
+    if s == lab.Settings(task=s.task, bos=True, mlp=True):
+        return data.get("variants", {}).get(VARIANT, {}).get(s.task)
+    return None
 
 
-def record_for(key: tuple) -> dict:
-    """The experiment record of a setting that is precomputed or already trained."""
-    s = lab.Settings(task=key[0], k=key[1], n_layers=key[2], L_train=key[3], steps=key[4])
-    return precomputed()["experiments"][s.task] if is_default(s) else trained(*key)
+SHARED = 2.0  # the machine is shared (2 cores, up to 8 jobs): quiet-machine times doubled before any job ran
+
+
+def per_step_s(s: lab.Settings) -> float:
+    """Seconds per training step of one run on a quiet core (measured: 1.5 ms for the default 2 layers at length
+    16; 3.1 ms with the MLP and start token; 4.4 ms with 4 heads as well)."""
+    return 0.75e-3 * s.n_layers * (s.L_train / 16) ** 0.7 * (1 + 1.0 * s.mlp + 0.3 * (s.heads - 1) + 0.1 * s.bos)
+
+
+def estimate_s(s: lab.Settings) -> float:
+    """A live training before the queue's correction: every scheme × LIVE_SEEDS, steps plus ~0.1 s of evaluation
+    a run, × SHARED. The queue then scales it by how long the last trainings really took."""
+    return SHARED * len(lab.SCHEMES) * len(lab.LIVE_SEEDS) * (0.1 + s.steps * per_step_s(s))
+
+
+def work_for(s: lab.Settings, live: dict):
+    def work(report):
+        return lab.experiment(s, lab.LIVE_SEEDS, progress=lambda done, total, scheme: report(done / total),
+                              losses_out=live)
+    return work
+
+
+_LIVE: dict = {}  # key → scheme → the losses of the run in progress (read by the page while it trains)
+
+
+def record_for(key: tuple) -> dict | None:
+    s = settings_of(key)
+    rec = stored(s)
+    if rec is not None:
+        return rec
+    job = jobs.queue().get(key)
+    return job.result if job is not None and job.state == jobs.DONE else None
 
 
 @frame.cached(max_entries=48)
-def figures(key: tuple, layer: int):
+def figures(key: tuple) -> dict:
     record = record_for(key)
-    return (lab_charts.accuracy_figure(record), lab_charts.loss_figure(record),
-            lab_charts.attention_figure(record, layer))
+    return {"accuracy": lab_charts.accuracy_figure(record), "position": lab_charts.position_figure(record),
+            "maps": lab_charts.attention_figure(record), "gaps": lab_charts.gaps_figure(record),
+            "loss": lab_charts.loss_figure(record), "angles": lab_charts.angles_figure(lab.settings_from(record))}
 
 
-# ---------------------------------------------------------------- reading the results
-def at_length(record: dict, length: int) -> dict[str, float | None]:
-    """scheme → mean accuracy over the seeds at one test length (None: the learned table has no row)."""
-    i = record["test_lengths"].index(length)
-    out = {}
-    for scheme, runs in record["runs"].items():
-        values = [run["accuracy"][i] for run in runs]
-        out[scheme] = None if any(v is None for v in values) else float(np.mean(values))
-    return out
+@frame.cached(max_entries=48)
+def readings(key: tuple) -> dict:
+    return lab.readings(record_for(key))
 
 
-def join(names: list[str]) -> str:
-    """a, b and c"""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+@frame.cached(max_entries=16)
+def leak(key: tuple) -> tuple[float, float]:
+    return lab.mask_leak(settings_of(key))
 
 
+# ---------------------------------------------------------------- words from numbers
 def pct(x: float | None) -> str:
     return "no row" if x is None else f"{100 * x:.0f} %"
 
 
-def still_works(record: dict) -> dict[str, bool]:
-    L = record["settings"]["L_train"]
-    at_L, at_4L = at_length(record, L), at_length(record, 4 * L)
-    chance = 1 / record["settings"]["vocab"]
-    return {s: at_4L[s] is not None and at_L[s] > 2 * chance and at_4L[s] >= WORKS * at_L[s] for s in lab.SCHEMES}
+def spread(t: tuple[float, float, float] | None) -> str:
+    if t is None:
+        return "no row"
+    return f"{pct(t[0])} ({pct(t[1])}–{pct(t[2])})" if round(100 * t[1]) != round(100 * t[2]) else pct(t[0])
+
+
+def r2(x: float) -> str:
+    return f"{x:.2f}".replace("-", "−")
+
+
+def join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def letters(seq) -> list[str]:
     return ["—" if t < 0 else LETTERS[t] for t in seq]
 
 
-# ---------------------------------------------------------------- the page
-frame.page(
-    PATH,
-    "Train the same tiny attention model with each position scheme, then test it on sequences up to four "
-    "times longer than any it saw. The measurements, not the chapter, decide which scheme works.",
-)
-
-DEF = {t: precomputed()["experiments"][t] for t in lab.TASKS}
-copy_4L = at_length(DEF["copy"], 4 * DEFAULT.L_train)
-best = max((s for s in lab.SCHEMES if copy_4L[s] is not None), key=lambda s: copy_4L[s])
-frame.predict(
-    f"At the page's default settings a model is trained to copy the token {DEFAULT.k} places back in sequences "
-    f"of {DEFAULT.L_train} tokens, then tested on sequences of {4 * DEFAULT.L_train} (4 × the training length). "
-    "Which scheme still works there best?",
-    list(lab.SCHEMES), list(lab.SCHEMES).index(best),
-    f"**{best}**. Mean accuracy at length {4 * DEFAULT.L_train} over {len(DEF['copy']['seeds'])} seeds: "
-    + ", ".join(f"{s} {pct(copy_4L[s])}" for s in lab.SCHEMES)
-    + f" (the learned table has {DEFAULT.n_max} rows, so nothing past position {DEFAULT.n_max} can be looked up). "
-      "The chart below shows every length.",
-    key="lab_predict_4x",
-)
-first_L = at_length(DEF["first"], DEFAULT.L_train)["none"]
-first_4L = at_length(DEF["first"], 4 * DEFAULT.L_train)["none"]
-none_options = ["No: without positions attention sees a bag of words",
-                "Yes, but only up to the training length", f"Yes, even at {4 * DEFAULT.L_train} tokens"]
-none_answer = 0 if first_L < lab.LEARNS else (2 if first_4L >= WORKS * first_L else 1)
+def task_line(s: lab.Settings) -> str:
+    """The task and the model, in two short sentences (our own words and numbers)."""
+    task = {"copy": f"name the token {s.k} place{'s' if s.k > 1 else ''} back (*copy*)",
+            "first": "name the sequence's first token (*first*)",
+            "induction": "when the current token appeared before, name the one that followed it then "
+                         "(*induction*: … A B … A → B)"}[s.task]
+    extra = [x for x, on in (("a start token", s.bos), ("an MLP", s.mlp)) if on]
+    model = (f"{s.n_layers} layer{'s' if s.n_layers > 1 else ''} of causal attention, "
+             f"{'one head' if s.heads == 1 else f'{s.heads} heads'}"
+             + (f", {join(extra)}" if extra else ", nothing else"))
+    note = {"first": " It needs position 1 only — under the causal mask the only query that reads nothing but "
+                     "itself, for every scheme — so it favours `none` by construction.",
+            "induction": f" It is what {PAPERS['olsson']} call an induction head's job.", "copy": ""}[s.task]
+    return (f"**Task:** at each position, {task}; random tokens from {s.vocab}.{note} **Model:** {model}, the same "
+            f"for every scheme; trained on {s.L_train} tokens for {s.steps:,} steps, tested up to {4 * s.L_train}.")
 
 
-def predict_none() -> None:
-    """The second question, asked just before the attention maps that show how a model without positions copes."""
-    frame.predict(
-        "Now the task *repeat the first token*, with **no position encoding at all** (scheme `none`), causal "
-        "attention as in a GPT-style model. Can it learn the task?",
-        none_options, none_answer,
-        f"Measured at the defaults ({DEFAULT.n_layers} layers): {pct(first_L)} right at the training length and "
-        f"{pct(first_4L)} at {4 * DEFAULT.L_train} tokens (chance: {pct(1 / DEFAULT.vocab)}). The chapter says the mask "
-        "“says which words may be read, never where they sit”. That is true of one word; but the first token is "
-        "the only one that reads nothing but itself, and a model can learn to use that. See “why the causal mask "
-        "leaks position” below.",
-        key="lab_predict_none",
-    )
+def reading_line(r: lab.Reading, L: int) -> str:
+    if not r.learned:
+        why = (f"{pct(r.at_L[0])} right at length {L}" + ("" if r.converged else ", its loss still falling"))
+        return f"**{r.scheme}** did not learn the task ({why})"
+    if r.still_works:
+        return f"**{r.scheme}** learned it and still works: {spread(r.past_4L)} past position {L}"
+    if r.past_4L is None:
+        return f"**{r.scheme}** learned it ({pct(r.at_L[0])} at {L}) but has no row past its table's last one"
+    return f"**{r.scheme}** learned it ({pct(r.at_L[0])} at {L}) but fails past it: {spread(r.past_4L)}"
 
 
-
-def estimate(s: lab.Settings) -> float:
-    """A rough, slightly generous wall time on this server: 15 runs of ~0.25 s evaluation plus ~1 ms per
-    layer × step at length 16 (measured with a few other jobs running)."""
-    return 15 * (0.25 + s.steps * s.n_layers * 0.95e-3 * (s.L_train / 16) ** 0.5)
-
-
-def show_results(record: dict, key: tuple) -> None:
-    s = lab.settings_from(record)
-    L, n_max = s.L_train, s.n_max
-    acc_fig, loss_fig, _ = figures(key, s.n_layers - 1)
-    frame.chart(acc_fig)
-
-    at_L, at_4L = at_length(record, L), at_length(record, 4 * L)
-    works = still_works(record)
-    chance = 1 / s.vocab
-    frame.verdict(
-        "With no position encoding the model cannot learn the task (the chapter: attention sees a bag of words)",
-        at_L["none"] < lab.LEARNS,
-        f"`none` gets {pct(at_L['none'])} right at the training length {L} (chance: {pct(chance)}; learning the "
-        f"task means at least {pct(lab.LEARNS)})",
-    )
-    frame.verdict(
-        f"The learned table has nothing past n_max = {n_max}",
-        all(v is None for v, length in zip(at_length_all(record, "learned"), record["test_lengths"]) if length > n_max),
-        f"no accuracy at lengths {', '.join(str(x) for x in record['test_lengths'] if x > n_max)}: no row to look up "
-        "(the line ends; it is not a zero)",
-    )
-    for scheme, claim in (("sinusoidal", "Sinusoids, computed for any position, still work at 4 × the training length"),
-                          ("rope", "RoPE, whose scores depend only on the gap, still works at 4 × the training length"),
-                          ("alibi", "ALiBi still works at 4 × the training length")):
-        frame.verdict(claim, works[scheme],
-                      f"{pct(at_4L[scheme])} at length {4 * L} against {pct(at_L[scheme])} at length {L}")
-    st.caption(f"“Still works” here means: at length {4 * L} at least {WORKS:.0%} of the scheme's own accuracy "
-               f"at length {L}. Accuracies are means over {len(record['seeds'])} seeds.")
-    st.markdown(explanation(record))
-
-    st.subheader("Training curves")
-    frame.chart(loss_fig)
-    final = {sch: float(np.mean([run["losses"][-1] for run in record["runs"][sch]])) for sch in lab.SCHEMES}
-    learned_well = [sch for sch in lab.SCHEMES if final[sch] < lab.LOW_LOSS]
-    st.markdown(
-        f"After {s.steps} steps the mean final loss is "
-        + ", ".join(f"{sch} {final[sch]:.3f}" for sch in lab.SCHEMES)
-        + f" (a uniform guess scores ln {s.vocab} = {np.log(s.vocab):.2f}). "
-        + (f"{join(learned_well)} fit{'s' if len(learned_well) == 1 else ''} the training data almost perfectly; "
-           if learned_well else "")
-        + "a low training loss says nothing yet about longer sequences — that is what the chart above is for."
-    )
-
-    predict_none()
-    st.subheader("Where each position looks")
-    if s.n_layers == 2:
-        layer = frame.select("Attention map of layer", "lab_map", [1, 2], 2) - 1
-    else:
-        layer = 0
-    _, _, map_fig = figures(key, layer)
-    frame.chart(map_fig)
-    tokens = record["map"]["tokens"]
-    st.caption(
-        f"One test sequence of {len(tokens)} tokens ({len(tokens) / L:g} × the training length), trained from seed "
-        f"{record['seeds'][0]}. Outlined: where the answer sits "
-        + (f"({s.k} back)." if s.task == "copy" else "(position 1).")
-        + (" With two layers the answer can also travel in two hops — layer 1 copies it into a later position, "
-           "layer 2 reads that one — so a bright stripe beside the outline can be a correct solution too."
-           if s.n_layers == 2 else "")
-    )
+@st.cache_resource
+def live_losses() -> dict:
+    """Process-wide: settings key → scheme → every loss so far of the run in progress (the live curve)."""
+    return {}
 
 
-def at_length_all(record: dict, scheme: str) -> list[float | None]:
-    return [at_length(record, length)[scheme] for length in record["test_lengths"]]
-
-
-def explanation(record: dict) -> str:
-    """What the numbers say, in words, from the record."""
-    s = lab.settings_from(record)
-    L = s.L_train
-    at_L, at_2L, at_4L = at_length(record, L), at_length(record, 2 * L), at_length(record, 4 * L)
-    works = still_works(record)
-    fit = [sch for sch in lab.SCHEMES if at_L[sch] >= lab.FITS]
-    kept = [sch for sch in lab.SCHEMES if works[sch]]
-    lost = [sch for sch in fit if not works[sch] and sch != "learned"]
-    parts = [f"At the training length, {join(fit)} answer{'s' if len(fit) == 1 else ''} at least {pct(lab.FITS)} "
-             "right. " if fit else f"No scheme reaches {pct(lab.FITS)} even at the training length with these settings. "]
-    if kept:
-        others = [sch for sch in lab.SCHEMES if sch not in kept]
-        parts.append(f"At {4 * L} tokens, {join(kept)} still reach{'es' if len(kept) == 1 else ''} at least "
-                     f"{WORKS:.0%} of {'its' if len(kept) == 1 else 'their'} own accuracy at length {L}"
-                     + (f"; {join(others)} do{'es' if len(others) == 1 else ''} not" if others else "") + ". ")
-        for sch in (x for x in kept if x not in fit):
-            parts.append(f"But {sch} reached only {100 * at_L[sch]:.1f} % at the training length: it keeps what "
-                         "it learned, and it learned less. ")
-        if "none" in kept:
-            parts.append("And `none` — no position encoding at all — is among them: the causal mask alone told it "
-                         "enough about position (see “why the causal mask leaks position” below). ")
-    else:
-        parts.append(f"At {4 * L} tokens no scheme keeps {WORKS:.0%} of its accuracy at length {L}. ")
-    if lost:
-        parts.append("Falling off past the training length: " + ", ".join(
-            f"{sch} ({pct(at_L[sch])} → {pct(at_2L[sch])} at {2 * L} → {pct(at_4L[sch])} at {4 * L})" for sch in lost)
-            + ". ")
-    parts.append(f"The learned table reaches {pct(at_2L['learned'])} at {2 * L} tokens — rows {L + 1} to "
-                 f"{s.n_max} exist but were never trained — and has no row at all past {s.n_max}.")
-    return "".join(parts)
-
-
-def show_sample(settings: lab.Settings) -> None:
-    # A sample sequence and its answers, so the task is plain.
-    tokens, targets = lab.sample(np.random.default_rng(7), settings.task, settings.k, 1, settings.L_train,
-                                 settings.vocab)
-    st.markdown(
-        f"**The task, on one random sequence** ({settings.vocab} possible tokens, shown as letters; "
-        f"position 1 is the first token, “—” means nothing to predict there):"
-    )
+def show_sample(s: lab.Settings) -> None:
+    tokens, targets = lab.sample(np.random.default_rng(7), s.task, s.k, 1, s.L_train, s.vocab)
+    st.markdown(f"**The task on one random sequence** (tokens as letters; “—”: nothing to predict there):")
     frame.strip({"token": letters(tokens[0]), "answer": letters(targets[0])})
 
 
-@frame.section("The experiment")
-def experiment_section():
-    c1, c2, c3, c4, c5 = st.columns([1.3, 1, 1, 1, 1])
-    with c1:
-        task = frame.select("Task", "lab_task", list(lab.TASKS), DEFAULT.task,
-                            help="copy: the answer at each position is the token k places back. "
-                                 "first: the answer at each position is the sequence's first token.")
-    with c2:
-        k = frame.select("k (copy: how far back)", "lab_k", [1, 2, 3], DEFAULT.k,
-                         help="Only the copy task uses k.")
-    with c3:
-        n_layers = frame.select("Layers", "lab_layers", [1, 2], DEFAULT.n_layers)
-    with c4:
-        L_train = frame.select("Training length", "lab_L", [8, 12, 16], DEFAULT.L_train, kind="select_slider")
-    with c5:
-        steps = frame.select("Steps", "lab_steps", [100, 200, 400], DEFAULT.steps, kind="select_slider",
-                             help="The same number of Adam steps for every scheme.")
-    settings = lab.Settings(task=task, k=int(k) if task == "copy" else DEFAULT.k, n_layers=int(n_layers),
-                            L_train=int(L_train), steps=int(steps))
-    key = key_of(settings)
+def offer_or_train(s: lab.Settings, key: tuple) -> dict | None:
+    """Offer to train settings that are not precomputed, train them in the server's queue, show the queue and a
+    live loss curve while waiting; the record once done (None while not trained)."""
+    q = jobs.queue()
+    job = q.get(key)
+    if job is None or job.state == jobs.FAILED:
+        if s.steps not in LIVE_STEPS:
+            with_variant = sorted(precomputed().get("variants", {}).get(VARIANT, {}))
+            st.info(f"{s.steps:,} steps are precomputed only for the default model"
+                    + (f" (and, for {join(with_variant)}, with the start token and MLP together)" if with_variant
+                       else "") + ". A live training uses at most "
+                    f"{LIVE_STEPS[-1]} steps: pick {join([str(x) for x in LIVE_STEPS])}.", icon=":material/info:")
+            show_sample(s)
+            return None
+        quoted = estimate_s(s) * q.correction()
+        if quoted > LIVE_BUDGET_S:
+            st.info(f"Too slow to train live on this server: about {quoted:.0f} s for {len(lab.SCHEMES)} schemes × "
+                    f"{len(lab.LIVE_SEEDS)} seeds (the page allows {LIVE_BUDGET_S:.0f} s). Fewer steps, a shorter "
+                    "training length, one layer or no MLP trains faster.", icon=":material/timer_off:")
+            show_sample(s)
+            return None
+        if job is not None:
+            st.error(f"The last training of these settings failed: {job.error}", icon=":material/error:")
+        st.info(f"Not precomputed. Training takes {jobs.seconds(quoted)} ({len(lab.SCHEMES)} schemes × "
+                f"{len(lab.LIVE_SEEDS)} seeds), one training at a time on this server; the result is kept for "
+                "everyone.", icon=":material/model_training:")
+        if not st.button("Train", key="lab_train", type="primary", icon=":material/play_arrow:"):
+            show_sample(s)
+            return None
+        live = live_losses().setdefault(key, {})
+        job = q.submit(key, work_for(s, live), estimate_s(s))
+    live = live_losses().get(key, {})
+    spot = st.empty()
 
-    if is_default(settings) or finished(key):
-        record = record_for(key)
+    def tick(_job) -> None:
+        if live:
+            with spot.container():
+                frame.chart(lab_charts.live_loss_figure(live, s.vocab, s.steps))
+
+    jobs.follow(job, tick, q=q)
+    spot.empty()
+    if job.state == jobs.FAILED:
+        st.error(f"The training failed: {job.error}", icon=":material/error:")
+        return None
+    return job.result
+
+
+def show_reading(q, record: dict, key: tuple, best: str | None) -> None:
+    """The answer (honest readings), the verdicts (into Checks) and two or three short paragraphs."""
+    s = lab.settings_from(record)
+    L = s.L_train
+    rs = readings(key)
+    n_seeds = len(record["seeds"])
+    learned = [x for x in lab.SCHEMES if rs[x].learned]
+    works = [x for x in lab.SCHEMES if rs[x].still_works]
+
+    for x in lab.SCHEMES:
+        r = rs[x]
+        frame.verdict(f"{x} learned the task", r.learned,
+                      f"{spread(r.at_L)} right at length {L} over {n_seeds} seeds (needs a mean ≥ {pct(lab.LEARNS)}); "
+                      f"the mean loss fell {r.drop:.3f} over the last tenth of the steps (flat: ≤ {lab.FLAT})")
+        if r.learned:
+            frame.verdict(f"{x} still works past the training length", r.still_works,
+                          f"{spread(r.past_4L)} right on positions {L + 1}–{4 * L} of {4 * L}-token sequences "
+                          f"(needs a mean ≥ {pct(lab.STILL_WORKS)})")
+    i_past = [i for i, n in enumerate(record["test_lengths"]) if n > s.n_max]
+    frame.verdict(f"The learned table has nothing past n_max = {s.n_max}",
+                  all(run["accuracy"][i] is None for run in record["runs"]["learned"] for i in i_past),
+                  f"no accuracy at lengths {join([str(record['test_lengths'][i]) for i in i_past])}: no row "
+                  "to look up (the line ends; it is not a zero)")
+    not_learned = [x for x in lab.SCHEMES if x not in learned]
+    first = (
+        f"A scheme counts only once it has learned the task — at least {pct(lab.LEARNS)} right at the training "
+        f"length, with its loss flat — and then it still works if it gets at least {pct(lab.STILL_WORKS)} of the "
+        f"positions past {L} right. "
+        + (f"Here {join(works)} still work{'s' if len(works) == 1 else ''}" if works else
+           "Here no scheme still works past the training length")
+        + (f"; {join(not_learned)} did not learn the task in {s.steps:,} steps. " if not_learned else
+           "; every scheme learned the task. "))
+    none = rs["none"]
+    if s.task == "first":
+        first += (f"As the task says, it favours `none`: `none` gets {spread(none.past_4L)} past position {L}.")
+    elif s.task == "induction":
+        top = max(lab.SCHEMES, key=lambda x: rs[x].at_L[0])
+        first += (f"{PAPERS['olsson']} traced this recall to an *induction head*: one layer writes each token's "
+                  "predecessor into it, the next looks for the earlier token whose predecessor matches. "
+                  + ("That needs two attention layers; with one, the best scheme here" if s.n_layers == 1 else
+                     "Two layers allow that circuit; the best scheme at the training length")
+                  + f", {top}, reaches {pct(rs[top].at_L[0])}.")
+    q.answer(f"**{best}**, with {spread(rs[best].past_4L)} right past position {L} at {4 * L} tokens (mean, lowest–"
+             f"highest of {n_seeds} seeds). Read honestly: " + "; ".join(reading_line(rs[x], L) for x in lab.SCHEMES)
+             + ". " + first)
+    variant = stored(lab.Settings(task=s.task, bos=True, mlp=True))
+    v_none = lab.read(variant, "none") if variant is not None else None
+    nope = (f"{PAPERS['kazemnejad']} found that models with no position encoding generalized to longer inputs "
+            "better than explicit encodings on small algorithmic tasks (trained up to 20 tokens, tested up to 40); "
+            "their models have MLPs and a start token. ")
+    if s.bos and s.mlp:
+        nope += f"With both switched on here, `none` {reading_line(none, L).split('** ', 1)[1]}."
+    elif v_none is not None:
+        nope += (f"With both (precomputed, {len(variant['seeds'])} seeds) `none` "
+                 f"{reading_line(v_none, L).split('** ', 1)[1]}; without, {reading_line(none, L).split('** ', 1)[1]}.")
     else:
-        job = trainer().jobs.get(key)
-        if job is None or job.error:
-            offer = st.empty()  # the offer to train, cleared once the training starts
-            with offer.container():
-                if job is not None:
-                    st.error(f"The last training of these settings failed: {job.error}", icon=":material/error:")
-                st.info(f"These settings are not precomputed. Training them takes about {estimate(settings):.0f} s "
-                        f"on a quiet server (five schemes × {len(lab.SEEDS)} seeds), one training at a time; the "
-                        "result is kept for everyone.", icon=":material/model_training:")
-                pressed = st.button("Train", key="lab_train", type="primary", icon=":material/play_arrow:")
-            if not pressed:
-                show_sample(settings)
+        nope += f"This model has neither: `none` {reading_line(none, L).split('** ', 1)[1]}."
+    alibi = rs["alibi"]
+    nope += (f" {PAPERS['press']} found ALiBi language models trained on short inputs kept their perplexity on "
+             f"much longer ones; here `alibi` {reading_line(alibi, L).split('** ', 1)[1]}.")
+    with frame.deeper("what the papers found, and this small model", key="lab_deep_papers"):
+        st.markdown(nope)
+
+
+def why_section(key: tuple) -> None:
+    @frame.section("Why each one fails")
+    def why():
+        record = record_for(key)
+        s = lab.settings_from(record)
+        L = s.L_train
+        rs = readings(key)
+        figs = figures(key)
+        by_position, maps = frame.tabs(["Accuracy by position", "Attention maps at 4 ×"], "lab_why")
+        with by_position:
+            frame.chart(figs["position"])
+        with maps:
+            frame.chart(figs["maps"])
+        by_pos = np.array([[np.nan if v is None else v for v in run["by_position"]]
+                           for run in record["runs"]["learned"]], float).mean(axis=0)
+        inside, unreached = float(np.nanmean(by_pos[1:L])), float(np.nanmean(by_pos[L:s.n_max]))
+        learned_words = (
+            f"**Learned** positions: training reached rows 1–{L} of the table only; rows {L + 1}–{s.n_max} kept "
+            f"their random start ({pct(inside)} right on positions 2–{L}, {pct(unreached)} on {L + 1}–{s.n_max}), "
+            f"and past {s.n_max} there is no row at all.")
+        rope, sin = rs["rope"], rs["sinusoidal"]
+        w = (4 * L - 1) * frequencies(s.d_model // s.heads, lab.BASE)
+        seen = (L - 1) * frequencies(s.d_model // s.heads, lab.BASE)
+        short = int(np.sum(seen < 2 * math.pi))
+        rescued = rope.seen_gaps_past[0] - rope.past_4L[0] >= 0.2 and sin.seen_gaps_past[0] - sin.past_4L[0] < 0.1
+        rope_words = (
+            f"**RoPE** scores depend on the gap alone, but no query in training looked {L} or more back: "
+            f"{short} of its {len(seen)} pairs never turned a full circle (see *Deeper: RoPE's angles*; pair 2: {seen[1]:.1f} rad in training, "
+            f"{w[1]:.1f} at 4 ×). Let queries read only the gaps seen in training (the box under the bars): `rope` goes from {spread(rope.past_4L)} to "
+            f"{spread(rope.seen_gaps_past)} past position {L}, sinusoids from {spread(sin.past_4L)} to "
+            f"{spread(sin.seen_gaps_past)}."
+            + (" The restriction rescues RoPE and not sinusoids: RoPE fails on gaps it never saw, sinusoids on "
+               "positions they never saw." if rescued else ""))
+        with_mask, without = leak(key)
+        none = rs["none"]
+        none_words = (
+            f"**No positions** (`none`) still has the causal mask, and the mask leaks position: query i averages "
+            "i tokens, and an average of many random vectors is shorter than one of few. A read-out of layer 1 in "
+            f"an *untrained* model recovers log-position with R² = {r2(with_mask)} with the mask, {r2(without)} "
+            f"without; trained, R² = {r2(none.probe[0])}. {PAPERS['haviv']} found causal language models with no "
+            "position encoding still learn position, and point to the mask, which lets a token count what it "
+            "reads.")
+        st.markdown(learned_words)
+        a, b = st.columns(2, gap="medium")
+        with a:
+            frame.chart(figs["gaps"])
+        with b:
+            st.markdown(rope_words)
+        st.markdown(none_words)
+        frame.verdict("Without the mask, an untrained model's layer 1 holds no position (R² below 0.1)",
+                      without < 0.1, f"R² = {without:.3f} without the mask, {with_mask:.3f} with it")
+
+    with frame.deeper("RoPE's angles, pair by pair", key="lab_deep_angles"):
+        frame.chart(figures(key)["angles"])
+
+    with frame.deeper("training curves", key="lab_deep_loss"):
+        frame.chart(figures(key)["loss"])
+        rs = readings(key)
+        flat = [x for x in lab.SCHEMES if rs[x].converged]
+        moving = [x for x in lab.SCHEMES if not rs[x].converged]
+        st.markdown(
+            f"Over the last tenth of the steps the mean loss of {join(flat) if flat else 'no scheme'} fell by at "
+            f"most {lab.FLAT} (flat)"
+            + (f"; {join(moving)} still fell by more — more steps could still change {'its' if len(moving) == 1 else 'their'} reading."
+               if moving else ".")
+            + " A low training loss says nothing yet about longer sequences.")
+
+
+# ---------------------------------------------------------------- the page
+with frame.page(PATH, "Train the same small model with each position scheme on short sequences, then test it on "
+                      "sequences four times longer: which scheme still answers right?"):
+
+    chosen: list[tuple] = []  # the settings the first section drew, for the section that explains them
+
+    @frame.section(None, fragment=False)
+    def experiment_section():
+        left, right = st.columns([1, 3], gap="medium")
+        with left:
+            task = frame.select("Task", "lab_task", list(lab.TASKS), DEFAULT.task, kind="selectbox",
+                                help="copy: the token k places back. first: the first token. induction: the token "
+                                     "that followed the current token's last earlier appearance.")
+            k = frame.select("k (copy)", "lab_k", [1, 2, 3], DEFAULT.k, help="Only the copy task uses k.")
+            n_layers = frame.select("Layers", "lab_layers", [1, 2], DEFAULT.n_layers)
+            L_train = frame.select("Training length", "lab_L", [8, 12, 16], DEFAULT.L_train)
+            steps = frame.select("Steps", "lab_steps", [*LIVE_STEPS, DEFAULT.steps], DEFAULT.steps,
+                                 kind="selectbox", help="The same number of Adam steps for every scheme. "
+                                                        "2,000 are precomputed for the default model.")
+            with st.expander("Model options", icon=":material/tune:"):
+                heads = frame.select("Heads", "lab_heads", [1, 2, 4], DEFAULT.heads,
+                                     help="ALiBi's heads get slopes 1/2, 1/4, 1/8, 1/16: the steepest of "
+                                          "Press et al.'s geometric set.")
+                bos = frame.toggle("Start token", "lab_bos", DEFAULT.bos)
+                mlp = frame.toggle("MLP block", "lab_mlp", DEFAULT.mlp)
+        s = lab.Settings(task=task, k=int(k) if task == "copy" else DEFAULT.k, n_layers=int(n_layers),
+                         L_train=int(L_train), steps=int(steps), heads=int(heads), bos=bool(bos), mlp=bool(mlp))
+        key = key_of(s)
+        with right:
+            st.markdown(task_line(s))
+            record = record_for(key)
+            best = None
+            if record is not None:
+                rs = readings(key)
+                with_past = [x for x in lab.SCHEMES if rs[x].past_4L is not None]
+                best = max(with_past, key=lambda x: rs[x].past_4L[0])
+            q = frame.predict(
+                f"At {4 * s.L_train} tokens, which scheme gets the most right on the positions past "
+                f"{s.L_train}, the ones it never saw?", list(lab.SCHEMES),
+                list(lab.SCHEMES).index(best) if best else 0, key=f"lab_predict_{s.task}")
+            if record is None:
+                if offer_or_train(s, key) is not None:
+                    st.rerun()  # trained just now: draw the page again from the kept result (and its Predict)
                 return
-            offer.empty()
-            job = start(key)
-        record = wait(job, key)
-        if record is None:
-            return
-    show_results(record, key)
-    show_sample(settings)
+            figs = figures(key)
+            frame.chart(figs["accuracy"])
+        show_reading(q, record, key, best)
+        chosen.append(key)
 
-st.markdown(
-    "The chapter argued for each scheme on paper. Here each one gets a fair trial: the same model (a token "
-    f"embedding, the scheme, {DEFAULT.n_layers} layer{'s' if DEFAULT.n_layers > 1 else ''} of single-head causal "
-    "attention with residual connections, a linear readout), the same random data, the same optimiser (Adam) and the same number of steps — nothing tuned "
-    "per scheme. Every training sequence is "
-    f"{DEFAULT.L_train} tokens long; the tests run from {min(DEFAULT.test_lengths)} to {max(DEFAULT.test_lengths)} "
-    "tokens. "
-    "Two tasks: one that needs *relative* order (copy the token k places back) and one that needs *absolute* "
-    "position (repeat the first token of the sequence)."
-)
+    if chosen and record_for(chosen[0]) is not None:
+        why_section(chosen[0])
 
-with frame.deeper("why the causal mask leaks position", key="lab_deep_mask"):
-    st.markdown(
-        "The chapter's scramble argument is exact for attention **without** a mask: shuffle the tokens and "
-        "the targets together and the loss does not move (this app's tests check it to 1e-12). A GPT-style "
-        "model reads with the causal mask, and the mask is tied to the slots, not the words: position 1 reads "
-        "only itself, position 2 reads two tokens, position i reads i. A layer that spreads its weight evenly "
-        "hands position i an average of i value vectors, and an average of many random vectors is shorter "
-        "than an average of few — so the size of that average tells the next layer roughly where it is. "
-        "And the first token is special for free: it is the only one whose first-layer output is its own "
-        "value, undiluted, which a second layer can look for. "
-        f"{PAPERS['haviv']} found the same at scale: causal language models trained with no position encoding "
-        "at all still learn position and reach a perplexity close to models with one."
-    )
-    copy_none = at_length(DEF["copy"], DEFAULT.L_train)["none"]
-    st.markdown(
-        f"In the default results `none` gets {pct(first_L)} of *repeat the first token* right at the training "
-        f"length and {pct(copy_none)} of *copy {DEFAULT.k} back*"
-        + (": knowing roughly where you are is not the same as knowing which token sits exactly k slots earlier."
-           if first_L >= lab.LEARNS > copy_none else ".")
-    )
+    with frame.deeper("the model, formula by formula", key="lab_deep_model"):
+        frame.formula(
+            r"h^{0}_i = E[t_i] \;(+\,P[i] \text{ learned},\; +\,\mathrm{PE}(i) \text{ sinusoidal})",
+            r"q = hW_Q,\; k = hW_K,\; v = hW_V \quad(q, k \leftarrow R_i q, R_j k \text{ for RoPE}; H \text{ heads of } d/H)",
+            r"s_{ij} = q_i\cdot k_j/\sqrt{d/H} \;-\; m_h\,(i-j)\ [\text{ALiBi}] \;-\; \infty\ [j > i]",
+            r"h \leftarrow h + \operatorname{softmax}_j(s)\, v \quad [+\; W_2\,\mathrm{relu}(W_1 h + b_1) + b_2 \text{ with the MLP}]",
+            r"\text{loss} = -\tfrac{1}{N}\textstyle\sum_{\text{scored}} \log \operatorname{softmax}(h W_{\text{out}} + b)_{\text{target}}",
+        )
+        frame.table({"setting": ["vocabulary", "width d", "batch", "learning rate (Adam)", "learned table rows",
+                                 "test sequences per length", "seeds (precomputed / live)", "MLP hidden width"],
+                     "value": [str(DEFAULT.vocab), str(DEFAULT.d_model), str(DEFAULT.batch), str(DEFAULT.lr),
+                               f"{DEFAULT.n_max_factor} × training length", str(DEFAULT.n_test),
+                               f"{len(lab.SEEDS)} / {len(lab.LIVE_SEEDS)}", f"{lab.MLP_WIDTH} × d"]})
+        st.markdown(
+            "The gradients are written by hand (no autograd library) and checked against finite differences "
+            "for every scheme, layer count and option in the app's tests; with the options off the model is "
+            "exactly the one this page used before they existed. The start token is one extra token at position "
+            "0 with its own embedding, never scored. Positions count from 0 in the code and from 1 on the page.")
 
-with frame.deeper("why relative schemes can still fail on longer inputs", key="lab_deep_long"):
-    st.markdown(
-        "RoPE makes every score depend on the gap between query and key only, so the score the model learned "
-        "for “2 back” is the same at position 10 and at position 60. What it never saw are the gaps themselves: "
-        f"trained at length {DEFAULT.L_train}, no query ever looked {DEFAULT.L_train} or more tokens back. On a "
-        "longer sequence those keys arrive with rotation angles the model was never trained on; some score "
-        "high by accident and take weight away from the right one. Relative is not the same as length-proof."
-    )
-    st.markdown(
-        "ALiBi adds −m·(gap) to every score, so a key far back is pushed down whatever the model learned — "
-        "unseen gaps are handled by the same rule that handled seen ones. "
-        f"{PAPERS['press']} (“train short, test long”) trained language models on short inputs and found ALiBi "
-        "kept its perplexity on much longer ones where sinusoids and RoPE degraded. "
-        f"One choice of ours to know about: a single head gets one slope, and we use m = {lab.ALIBI_SLOPE} "
-        f"(the steepest of the paper's 8-head set, fixed before any run) — the paper's formula for one head gives "
-        f"m = 1/{1 / alibi_slopes(1)[0]:.0f}, which over {DEFAULT.L_train} tokens would shift a score by at most "
-        f"{alibi_slopes(1)[0] * (DEFAULT.L_train - 1):.2f}: no position signal at all."
-    )
+    with frame.deeper("the data behind the precomputed views", key="lab_deep_data"):
+        prov = precomputed()["provenance"]
+        st.markdown("The defaults (10 seeds) and the start-token-and-MLP variant (5 seeds) are precomputed by the "
+                    "same code the Train button runs, so the page opens without training. Other settings train "
+                    "live, one training at a time on the server, and are kept for every visitor.")
+        frame.table({"what": list(prov), "value": [str(v) for v in prov.values()]})
 
-first_4x = at_length(DEF["first"], 4 * DEFAULT.L_train)
-top_first = max(v for v in first_4x.values() if v is not None)
-nope_here = (f"here too: on *repeat the first token* at {4 * DEFAULT.L_train} tokens `none` gets {pct(first_4x['none'])}, "
-             "as good as any scheme" if first_4x["none"] >= top_first - 0.01 else
-             f"not here: on *repeat the first token* at {4 * DEFAULT.L_train} tokens `none` gets "
-             f"{pct(first_4x['none'])} against the best {pct(top_first)}")
-
-with frame.deeper("what is known at scale, and what this toy is not", key="lab_deep_papers"):
-    st.markdown(
-        f"- {PAPERS['press']}: ALiBi extrapolates; sinusoidal and rotary encodings lose quality soon after the "
-        "training length.\n"
-        f"- {PAPERS['haviv']}: causal transformers with no position encoding (NoPE) still learn position.\n"
-        f"- {PAPERS['kazemnejad']}: on small algorithmic tasks like these, NoPE sometimes generalizes to longer "
-        f"inputs better than every explicit encoding — {nope_here}.\n\n"
-        f"This page trains a {DEFAULT.n_layers}-layer, single-head model of width {DEFAULT.d_model} on random "
-        f"tokens for {DEFAULT.steps} steps. "
-        "That is enough to see the mechanisms, not to rank the schemes for a language model: large models add "
-        "many heads, many layers, real text, and tricks such as the context-stretching on the next page."
-    )
-
-with frame.deeper("the model, formula by formula", key="lab_deep_model"):
-    frame.formula(
-        r"h^{0}_i = E[t_i] \;(+\,P[i] \text{ learned},\; +\,\mathrm{PE}(i) \text{ sinusoidal})",
-        r"q = hW_Q,\; k = hW_K,\; v = hW_V \quad(q, k \leftarrow R_i q, R_j k \text{ for RoPE})",
-        r"s_{ij} = q_i\cdot k_j/\sqrt{d} \;-\; m\,(i-j)\ [\text{ALiBi}] \;-\; \infty\ [j > i]",
-        r"h \leftarrow h + \operatorname{softmax}_j(s)\, v \qquad \text{logits} = h W_{\text{out}} + b",
-        r"\text{loss} = -\tfrac{1}{N}\textstyle\sum_{\text{scored}} \log \operatorname{softmax}(\text{logits})_{\text{target}}",
-    )
-    frame.table({"setting": ["vocabulary", "width d", "batch", "learning rate (Adam)", "learned table rows n_max",
-                             "test sequences per length", "seeds"],
-                 "value": [str(DEFAULT.vocab), str(DEFAULT.d_model), str(DEFAULT.batch), str(DEFAULT.lr),
-                           f"{DEFAULT.n_max_factor} × training length", str(DEFAULT.n_test),
-                           ", ".join(map(str, lab.SEEDS))]})
-    st.markdown("The gradients are written by hand (no autograd library) and checked against finite "
-                "differences for every scheme and layer count in the app's tests. The code counts positions "
-                "from 0; the charts count from 1.")
-
-with frame.deeper("the data behind the default view", key="lab_deep_data"):
-    prov = precomputed()["provenance"]
-    st.markdown(
-        "The defaults' results are precomputed by the same code the Train button runs, so the page opens "
-        "without training. Other settings are trained live and then kept for every visitor."
-    )
-    frame.table({"what": list(prov), "value": [str(v) for v in prov.values()]})
-
-st.caption("In the code below positions count from 0 (position 1 on the page is index 0).")
-frame.show_code(lab.forward, lab.loss_and_grads, lab.adam_step, lab.train)
-frame.bridge(PATH, "Training short and testing long is exactly the problem large models face. The next page "
-             "looks at how RoPE models are stretched to longer contexts after training, and at ALiBi again.")
+    frame.show_code(lab.forward, lab.loss_and_grads, lab.read, lab.train)
+    frame.bridge(PATH, "Training short and testing long is exactly the problem large models face. The next page "
+                 "looks at how RoPE models are stretched to longer contexts after training.")

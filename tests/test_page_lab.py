@@ -1,5 +1,5 @@
-"""The lab page: AppTest at the defaults (read from data/lab_results.json) and at the extremes (trained live),
-and a real browser that trains a setting, sees the charts change, and sees a second training queued.
+"""The lab page: AppTest of every task at the defaults (read from data/lab_results.json) and at the extremes
+(trained live, or refused with a note), and a real browser that trains a setting and sees the charts change.
 
 Expected numbers are recomputed here from the data file or from posenc.lab, never copied from the page.
 """
@@ -10,18 +10,17 @@ import io
 import json
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import assert_ok, chart_specs, charts_of, open_page, page_text
+from conftest import assert_ok, chart_specs, charts_of, open_page, page_text, verdicts
 from streamlit.testing.v1 import AppTest
 
 from posenc import lab
 
 PAGE = "lessons/lab.py"
 ROOT = Path(__file__).resolve().parent.parent
-RECORD = json.loads((ROOT / "data" / "lab_results.json").read_text(encoding="utf-8"))["experiments"]
-DEFAULT = lab.Settings()
+DATA = json.loads((ROOT / "data" / "lab_results.json").read_text(encoding="utf-8"))
+RECORD = DATA["experiments"]
 
 
 def chart_data(chart, name: str) -> list[dict]:
@@ -32,166 +31,124 @@ def chart_data(chart, name: str) -> list[dict]:
     raise KeyError(name)
 
 
-def mean_at(record: dict, scheme: str, length: int) -> float | None:
-    i = record["test_lengths"].index(length)
-    values = [run["accuracy"][i] for run in record["runs"][scheme]]
-    return None if None in values else sum(values) / len(values)
-
-
-@pytest.fixture(scope="module")
-def default_page() -> AppTest:
-    at = open_page(PAGE)
+def page_for(task: str, **query) -> AppTest:
+    at = open_page(PAGE, query={"lab_task": task, **query})
     assert_ok(at)
     return at
 
 
-# ---------------------------------------------------------------- defaults: the precomputed file
+@pytest.fixture(scope="module", params=lab.TASKS)
+def task_page(request) -> tuple[str, AppTest]:
+    return request.param, page_for(request.param)
 
 
-def test_defaults_open_on_the_precomputed_results(default_page):
-    at = default_page
+def test_every_task_opens_on_the_precomputed_results(task_page):
+    task, at = task_page
     assert at.title[0].value == "Put it to the test"
     assert not [b for b in at.button if b.key == "lab_train"], "the defaults need no training"
-    shown = chart_specs(at)
-    assert len(shown) == 3
-    for spec in shown:
-        assert spec.get("description"), "every chart says what it shows"
+    specs = chart_specs(at)
+    assert len(specs) == 6  # accuracy, by position, maps, RoPE angles, gaps; training curves in a Deeper
+    assert all(spec.get("description") for spec in specs)
+    # the key chart carries the file's numbers: ALiBi's mean past L_train at 4 × L_train, all seeds
+    record = RECORD[task]
+    L = record["settings"]["L_train"]
+    i = record["test_lengths"].index(4 * L)
+    rows = [r for r in chart_data(charts_of(at)[0], "points") if r["scheme"] == "alibi" and r["x"] == 4 * L
+            and r["seed"] == "mean of all seeds" and r["view"].startswith("only")]
+    expected = sum(run["past"][i] for run in record["runs"]["alibi"]) / len(record["seeds"])
+    assert len(rows) == 1 and rows[0]["value"] == pytest.approx(expected, abs=1e-12)
 
 
-def test_the_accuracy_chart_holds_the_files_numbers_and_learned_ends_at_n_max(default_page):
-    record = RECORD["copy"]
-    acc = charts_of(default_page)[0]
-    points = chart_data(acc, "points")
-    by = {(p["scheme"], p["length"]): p for p in points}
-    for scheme in lab.SCHEMES:
-        for length in record["test_lengths"]:
-            expected = mean_at(record, scheme, length)
-            if expected is None:
-                assert (scheme, length) not in by  # no point, not a zero
-            else:
-                assert by[(scheme, length)]["accuracy"] == pytest.approx(expected, abs=1e-12)
-    learned = [p["length"] for p in points if p["scheme"] == "learned"]
-    assert max(learned) == DEFAULT.n_max == 2 * DEFAULT.L_train
-    assert all(0 <= p["lowest"] <= p["accuracy"] <= p["highest"] <= 1 for p in points)
-
-
-def test_verdicts_and_prose_follow_the_data(default_page):
-    text = page_text(default_page)
-    record = RECORD["copy"]
-    L = DEFAULT.L_train
-    for scheme in ("sinusoidal", "rope", "alibi"):
-        a, b = mean_at(record, scheme, 4 * L), mean_at(record, scheme, L)
-        works = b > 2 / DEFAULT.vocab and a >= 0.9 * b
-        word = "Holds" if works else "Does not hold"
-        lines = [m.value for m in default_page.markdown if f"at length {4 * L} against" in m.value
-                 and ({"sinusoidal": "Sinusoids", "rope": "RoPE", "alibi": "ALiBi"}[scheme]) in m.value]
-        assert len(lines) == 1 and f"**{word}**" in lines[0], lines
-        assert f"{100 * a:.0f} % at length {4 * L}" in lines[0]
-    assert f"nothing past n_max = {DEFAULT.n_max}" in text
-    assert "Predict." in text
-
-
-def test_the_predict_question_reveals_the_best_scheme_at_4x(default_page):
-    record = RECORD["copy"]
-    at4 = {s: mean_at(record, s, 4 * DEFAULT.L_train) for s in lab.SCHEMES}
-    best = max((s for s in at4 if at4[s] is not None), key=at4.get)
-    at = default_page
-    wrong = next(s for s in lab.SCHEMES if s != best)
-    at.radio(key="lab_predict_4x_guess").set_value(wrong).run()
-    assert_ok(at)
+def test_verdicts_follow_the_honest_readings(task_page):
+    task, at = task_page
+    readings = lab.readings(RECORD[task])
+    found = {claim: holds for holds, claim, _ in verdicts(at)}
+    for scheme, r in readings.items():
+        assert found[f"{scheme} learned the task"] == r.learned
+        if r.learned:
+            assert found[f"{scheme} still works past the training length"] == r.still_works
+        else:  # a scheme that did not learn is never asked whether it "still works"
+            assert f"{scheme} still works past the training length" not in found
+    at.button(key=f"lab_predict_{task}_show").click().run()  # the answer spells out each reading
     text = page_text(at)
-    assert "Not quite" in text and f"**{best}**" in text
+    for scheme, r in readings.items():
+        if not r.learned:
+            assert f"**{scheme}** did not learn the task" in text
+            assert f"**{scheme}** learned it and still works" not in text
 
 
-def test_the_first_token_task_is_precomputed_too():
-    at = open_page(PAGE, query={"lab_task": "first"})
+def test_the_predict_answer_names_the_best_scheme_past_the_training_length():
+    at = page_for("copy")
+    readings = lab.readings(RECORD["copy"])
+    best = max((s for s in lab.SCHEMES if readings[s].past_4L), key=lambda s: readings[s].past_4L[0])
+    radio = [r for r in at.radio if r.key == "lab_predict_copy_guess"][0]
+    radio.set_value(lab.SCHEMES[0]).run()
     assert_ok(at)
-    assert len(charts_of(at)) == 3
-    record = RECORD["first"]
-    none_L = mean_at(record, "none", DEFAULT.L_train)
-    word = "Does not hold" if none_L >= 0.9 else "Holds"
-    line = next(m.value for m in at.markdown if "With no position encoding the model cannot learn" in m.value)
-    assert f"**{word}**" in line
+    assert f"**{best}**, with {lab_page_spread(readings[best].past_4L)} right past position" in page_text(at)
 
 
-def test_the_attention_maps_outline_the_answer_cells(default_page):
-    maps = charts_of(default_page)[2]
-    cells = chart_data(maps, "cells")
-    n = 2 * DEFAULT.L_train
-    answers = {(c["query"], c["key"]) for c in cells if c["cell"] == "answer" and c["scheme"] == "rope"}
-    assert answers == {(i, i - DEFAULT.k) for i in range(DEFAULT.k + 1, n + 1)}  # 1-based, k back
-    weights = [c for c in cells if c["cell"] == "weight" and c["scheme"] == "none"]
-    assert len(weights) == n * (n + 1) // 2  # the causal triangle only
-    rows = {}
-    for c in weights:
-        rows[c["query"]] = rows.get(c["query"], 0) + c["weight"]
-    # each row of weights sums to 1, up to the rounding to 3 decimals of each of its entries
-    assert all(abs(total - 1) <= 0.0005 * q + 1e-9 for q, total in rows.items())
+def test_the_first_token_task_says_what_it_needs():
+    at = page_for("first")
+    assert "the only query that reads nothing but itself" in page_text(at)
+
+
+def lab_page_spread(t) -> str:
+    """The page's “mean (lowest–highest)” in whole percent, written again here."""
+    lo, hi = round(100 * t[1]), round(100 * t[2])
+    return f"{100 * t[0]:.0f} %" + ("" if lo == hi else f" ({100 * t[1]:.0f} %–{100 * t[2]:.0f} %)")
+
+
+def test_induction_with_two_layers_names_its_circuit():
+    at = page_for("induction")
+    at.button(key="lab_predict_induction_show").click().run()
+    assert "Two layers allow that circuit" in page_text(at)
+
+
+def test_the_variant_with_a_start_token_and_an_mlp_is_precomputed():
+    for task in DATA["variants"]["bos+mlp"]:
+        at = page_for(task, lab_bos="true", lab_mlp="true")
+        assert not [b for b in at.button if b.key == "lab_train"]
+        assert len(charts_of(at)) == 6
+
+
+def test_the_smallest_setting_trains_live_and_is_kept():
+    query = {"lab_layers": "1", "lab_L": "8", "lab_steps": "100"}
+    at = page_for("induction", **query)
+    assert not charts_of(at)
+    assert any("Not precomputed" in i.value for i in at.info)
+    at.button(key="lab_train").click()
+    at.run(timeout=240)
+    assert_ok(at)
+    shown = charts_of(at)
+    assert len(shown) == 6
+    lengths = sorted({p["x"] for p in chart_data(shown[0], "points")})
+    assert lengths == [float(x) for x in lab.Settings(L_train=8).test_lengths]
+    seeds = {p["seed"] for p in chart_data(shown[0], "points")}
+    assert len(seeds) == len(lab.LIVE_SEEDS) + 1 >= 6  # ≥ 5 seeds and their mean
+    at.button(key="lab_predict_induction_show").click().run()
+    assert "That needs two attention layers" in page_text(at)  # one layer cannot build an induction head
+    again = page_for("induction", **query)
+    assert len(charts_of(again)) == 6 and not [b for b in again.button if b.key == "lab_train"]
 
 
 @pytest.mark.parametrize("task", lab.TASKS)
-def test_every_lab_figure_is_valid_vega_lite_and_small(task):
-    from posenc.charts import lab as lab_charts
-    from posenc.charts.spec import MAX_MARKS, validate
-
-    record = RECORD[task]
-    figures = [lab_charts.accuracy_figure(record), lab_charts.loss_figure(record)]
-    figures += [lab_charts.attention_figure(record, layer) for layer in range(record["settings"]["n_layers"])]
-    for fig in figures:
-        validate(fig)
-        assert fig.description and fig.rows < MAX_MARKS
-
-
-def test_direct_labels_are_pushed_apart():
-    from posenc.charts.lab import dodge
-
-    out = dodge([0.5, 0.0, 0.01, 0.0], 0.1)
-    assert out[0] == 0.5  # far from the others: untouched
-    assert sorted(out) == pytest.approx([0.0, 0.1, 0.2, 0.5])
-
-
-# ---------------------------------------------------------------- extremes: trained live
-
-
-SMALLEST = {"lab_task": "copy", "lab_k": "3", "lab_layers": "1", "lab_L": "8", "lab_steps": "100"}
-
-
-def test_smallest_setting_trains_live_when_asked():
-    at = open_page(PAGE, query=SMALLEST)
-    assert_ok(at)
-    assert not charts_of(at)
-    assert any("not precomputed" in i.value for i in at.info)
-    at.button(key="lab_train").click().run()
-    assert_ok(at)
-    shown = charts_of(at)
-    assert len(shown) == 3
-    lengths = sorted({p["length"] for p in chart_data(shown[0], "points")})
-    assert lengths == [float(x) for x in lab.Settings(L_train=8).test_lengths]
-    assert lengths[0] == 4 and lengths[-1] == 32
-    # A second session with the same link finds the result kept: no button, charts at once.
-    again = open_page(PAGE, query=SMALLEST)
-    assert_ok(again)
-    assert len(charts_of(again)) == 3 and not [b for b in again.button if b.key == "lab_train"]
-
-
-def test_largest_setting_trains_live():
-    """The slowest setting the page allows: two layers, the longest training length, the most steps, k = 1."""
-    at = open_page(PAGE, query={"lab_task": "copy", "lab_k": "1", "lab_layers": "2", "lab_L": "16",
-                                "lab_steps": "400"})
-    assert_ok(at)
-    at.button(key="lab_train").click()
-    at.run(timeout=180)
-    assert_ok(at)
-    assert len(charts_of(at)) == 3
-    text = page_text(at)
-    assert "1 back" in text
+def test_the_extremes_train_or_say_why_not(task):
+    """The heaviest setting: 2 layers, 4 heads, start token, MLP, 400 steps at length 16 is over the live budget
+    and is refused with a note; 2,000 steps away from the precomputed settings too."""
+    heavy = page_for(task, lab_layers="2", lab_L="16", lab_steps="400", lab_heads="4", lab_bos="true",
+                     lab_mlp="true")
+    assert "Too slow to train live" in page_text(heavy) and not charts_of(heavy)
+    far = page_for(task, lab_L="8")
+    assert "precomputed only for the default model" in page_text(far)
 
 
 @pytest.mark.parametrize("query,says", [
     ({"lab_k": "99"}, "not usable; using 2"),
     ({"lab_L": "9"}, "not usable; using 16"),
     ({"lab_task": "reverse"}, "not usable; using copy"),
-    ({"lab_steps": "1e9"}, "not usable; using 400"),
+    ({"lab_steps": "1e9"}, "not usable; using 2000"),
+    ({"lab_heads": "3"}, "not usable; using 1"),
+    ({"lab_bos": "maybe"}, "Use true or false"),
 ])
 def test_bad_links_fall_back_with_a_notice(query, says):
     at = open_page(PAGE, query=query)
@@ -199,58 +156,47 @@ def test_bad_links_fall_back_with_a_notice(query, says):
     assert says in page_text(at)
 
 
+def test_every_lab_figure_is_valid_vega_lite_and_small():
+    from posenc.charts import lab as charts
+    from posenc.charts.spec import MAX_MARKS, validate
+
+    for record in [*RECORD.values(), *DATA["variants"]["bos+mlp"].values()]:
+        for fig in (charts.accuracy_figure(record), charts.position_figure(record), charts.attention_figure(record),
+                    charts.gaps_figure(record), charts.loss_figure(record),
+                    charts.angles_figure(lab.settings_from(record))):
+            validate(fig)
+            assert fig.description and all(t.num_rows <= MAX_MARKS for t in fig.datasets.values())
+
+
 # ---------------------------------------------------------------- a real browser
 
 
-def test_browser_trains_a_setting_and_the_charts_change_and_a_second_training_queues():
+def test_browser_trains_a_setting_and_the_charts_change():
     from playwright.sync_api import sync_playwright
 
     from browser import launch, streamlit_server, wait_done
 
     LONG = 300_000  # ms: generous, for a shared machine under load (no timing is asserted)
 
-    def new_page():
-        ctx = browser.new_context(viewport={"width": 1400, "height": 900})
-        ctx.set_default_timeout(LONG)
-        ctx.set_default_navigation_timeout(LONG)
-        return ctx.new_page()
-
     with streamlit_server(timeout=LONG / 1000) as base, sync_playwright() as p:
         browser = launch(p)
         try:
-            one = new_page()
-            one.goto(f"{base}/lab")
-            wait_done(one, timeout=LONG)
-            charts = one.locator("[data-testid=stVegaLiteChart]")
-            assert charts.count() == 3
+            ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+            ctx.set_default_timeout(LONG)
+            page = ctx.new_page()
+            page.goto(f"{base}/lab")
+            wait_done(page, timeout=LONG)
+            charts = page.locator("[data-testid=stVegaLiteChart]")
+            charts.first.wait_for()
             before = charts.first.screenshot(animations="disabled")
-
-            # Switch to one layer: not precomputed, so the charts give way to a Train button.
-            one.locator("[data-testid=stRadio]").filter(has_text="Layers").get_by_text("1", exact=True).click()
-            one.wait_for_function("() => new URL(location.href).searchParams.get('lab_layers') === '1'",
-                                  timeout=LONG)
-            wait_done(one, timeout=LONG)
-            train = one.get_by_role("button", name="Train")
-            train.wait_for(timeout=LONG)
-            assert one.locator("[data-testid=stVegaLiteChart]").count() == 0
-
-            # A second student asks for another setting at the same moment: it has to wait its turn.
-            two = new_page()
-            two.goto(f"{base}/lab?lab_layers=1&lab_steps=200")
-            wait_done(two, timeout=LONG)
-            train.click()
-            one.locator("[data-testid=stProgress]").wait_for(timeout=LONG)
-            two.get_by_role("button", name="Train").click()
-            two.get_by_text("queued: another training is running", exact=False).wait_for(timeout=LONG)
-
-            one.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=LONG)
-            wait_done(one, timeout=LONG)
-            assert one.locator("[data-testid=stException]").count() == 0
-            after = one.locator("[data-testid=stVegaLiteChart]").first.screenshot(animations="disabled")
+            page.goto(f"{base}/lab?lab_layers=1&lab_L=8&lab_steps=100")
+            wait_done(page, timeout=LONG)
+            page.get_by_role("button", name="Train").click()
+            page.locator("[data-testid=stProgress]").wait_for(timeout=LONG)
+            page.locator("[data-testid=stVegaLiteChart]").nth(4).wait_for(timeout=LONG)
+            wait_done(page, timeout=LONG)
+            assert page.locator("[data-testid=stException]").count() == 0
+            after = page.locator("[data-testid=stVegaLiteChart]").first.screenshot(animations="disabled")
             assert after != before, "the accuracy chart did not change"
-
-            two.locator("[data-testid=stVegaLiteChart]").nth(2).wait_for(timeout=LONG)
-            wait_done(two, timeout=LONG)
-            assert two.locator("[data-testid=stException]").count() == 0
         finally:
             browser.close()

@@ -17,14 +17,15 @@ import altair as alt
 import numpy as np
 
 from posenc.encodings import frequencies
-from posenc.lab import BASE, SCHEMES, answer_keys, settings_from
+from posenc.lab import BASE, MAP_FLOOR, SCHEMES, answer_keys, settings_from
 
-from .spec import (FOCUS, REFERENCE, SEQUENTIAL, Figure, categories, columns, figure, layout, named, nice_bound,
+from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, Figure, categories, columns, figure, layout, named, nice_bound,
                    series, series_scale)
 
 NAMES = list(SCHEMES)
 COLOURS = series_scale(NAMES)  # as spec.series gives them
 MEAN = "mean of all seeds"
+MAP_SEEDS_SHOWN = 3  # maps of the first 3 seeds go to the browser (the record keeps 5)
 VIEWS = ("all positions", "only positions past the training length")
 
 
@@ -156,7 +157,7 @@ def _accuracy_layout(lengths: Sequence[float], seeds: Sequence[str]) -> alt.Laye
     chance_text = alt.Chart(named("chance")).mark_text(color=REFERENCE, align="right", dy=-6, x="width",
                                                        aria=False).encode(y="value:Q", text="label:N")
     return alt.layer(band, line, label, rule, rule_text, chance, chance_text).add_params(view, seed).properties(
-        width="container", height=330, title=alt.Title("Accuracy at each test length",
+        width="container", height=290, title=alt.Title("Accuracy at each test length",
                                                        subtitle="band: lowest to highest seed"))
 
 
@@ -187,7 +188,7 @@ def _position_layout(n: int, seeds: Sequence[str]) -> alt.LayerChart:
     text = alt.Chart(named("marks")).mark_text(color=REFERENCE, align="left", dx=4, aria=False).encode(
         x=x, y=alt.Y("row:Q", scale=alt.Scale(domain=[0, 1]), axis=None), text="label:N")
     return alt.layer(band, line, label, rule, text).add_params(seed).properties(
-        width="container", height=300, title=alt.Title(f"Accuracy at each position, sequences of {n}",
+        width="container", height=260, title=alt.Title(f"Accuracy by position, {n} tokens",
                                                        subtitle="band: lowest to highest seed"))
 
 
@@ -199,15 +200,18 @@ def attention_figure(record: dict) -> Figure:
     tokens = record["map"]["tokens"]
     n = len(tokens)
     bos = int(s.bos)
-    n_seeds = len(maps[NAMES[0]])
+    n_seeds = min(MAP_SEEDS_SHOWN, len(maps[NAMES[0]]))
     seeds = [f"seed {x}" for x in record["seeds"][:n_seeds]]
+    ans = answer_keys(np.asarray(tokens), s.task, s.k)
+    n_maps = len(NAMES) * n_seeds * s.n_layers
+    cap = (MAX_MARKS - len(ans) - 1) // n_maps  # the strongest cells of each map, so the chart stays small
     cols = {k: [] for k in ("scheme", "seed", "layer", "query", "key", "weight")}
     for code, scheme in enumerate(NAMES):
         for si in range(n_seeds):
             for layer, cells in enumerate(maps[scheme][si]):
-                for q, k, w in cells:
-                    if bos and q == 0:
-                        continue  # the start token's own row
+                kept = [c for c in cells if not (bos and c[0] == 0)]  # not the start token's own row
+                kept = sorted(kept, key=lambda c: -c[2])[:cap]
+                for q, k, w in kept:
                     cols["scheme"].append(code)
                     cols["seed"].append(seeds[si])
                     cols["layer"].append(f"layer {layer + 1}")
@@ -216,14 +220,14 @@ def attention_figure(record: dict) -> Figure:
                     cols["weight"].append(w)
     cells = columns(scheme=categories(np.array(cols["scheme"], dtype=int), NAMES), seed=cols["seed"],
                     layer=cols["layer"], query=cols["query"], key=cols["key"], weight=cols["weight"])
-    ans = answer_keys(np.asarray(tokens), s.task, s.k)
     answers = columns(query=[i + 1 for i, _ in ans], key=[j + 1 for _, j in ans])
     layers = [f"layer {i + 1}" for i in range(s.n_layers)]
     return figure(_attention_layout(n, s.L_train, s.n_max, bool(bos), tuple(seeds), tuple(layers)),
                   {"cells": cells, "answers": answers, "marks": columns(query=[s.L_train + 0.5])}, description=(
         f"Attention weights on one test sequence of {n} tokens (4 × the training length {s.L_train}), one scheme, "
         f"seed and layer at a time (picked under the chart); row = query position, column = key position "
-        f"(1-based{', 0 = the start token' if bos else ''}). Outlined: the key that holds the answer. Rows below "
+        f"(1-based{', 0 = the start token' if bos else ''}). Outlined: the key that holds the answer. Each map "
+        f"sends its {cap} strongest cells of weight ≥ {MAP_FLOOR}; the rest draw blank. Rows below "
         f"the dashed rule are past the training length; the learned table's map stops at row {s.n_max}."))
 
 
@@ -256,8 +260,8 @@ def _attention_layout(n: int, L: int, n_max: int, bos: bool, seeds: Sequence[str
     past = alt.Chart(named("marks")).mark_rule(color=REFERENCE, strokeDash=[4, 3], strokeWidth=1.5,
                                                aria=False).encode(y=alt.Y("query:Q", scale=ys))
     return alt.layer(heat, answer, past).add_params(pick, seed, layer).properties(
-        width="container", height=380, title=alt.Title("Where each position looks, at 4 × the training length",
-                                                       subtitle=[f"outlined: the answer; below the dashed rule: "
+        width="container", height=260, title=alt.Title("Where each position looks, at 4 ×",
+                                                       subtitle=["outlined: the answer", f"below the dashed rule: "
                                                                  f"past position {L}"]))
 
 
@@ -294,7 +298,7 @@ def _angles_layout(n_pairs: int) -> alt.LayerChart:
     text = alt.Chart(named("rows")).mark_text(align="left", dx=3, aria=False).encode(
         x="turn:Q", y=y, yOffset=alt.YOffset("when:N", sort=["in training", "at 4 ×"]),
         text=alt.Text("radians:Q", format=".1f"))
-    return alt.layer(bars, text).properties(width="container", height=max(160, 26 * n_pairs),
+    return alt.layer(bars, text).properties(width="container", height=max(110, 15 * n_pairs),
                                             title=alt.Title("RoPE: the angles each pair reached",
                                                             subtitle="labels: radians"))
 
@@ -340,7 +344,7 @@ def _gaps_layout() -> alt.LayerChart:
     text = alt.Chart(named("bars")).mark_text(align="left", dx=4, aria=False).encode(
         x="highest:Q", y=y, text=alt.Text("value:Q", format=".0%")).transform_filter(keep)
     return alt.layer(bars, spread, text).add_params(only).properties(
-        width="container", height=190, title="Past the training length, at 4 ×")
+        width="container", height=150, title="Past the training length, at 4 ×")
 
 
 def loss_figure(record: dict) -> Figure:
