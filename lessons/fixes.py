@@ -153,7 +153,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
         with right:
             frame.chart(figs["terms"])
         lo, hi = int(raw.position_term.min()), int(raw.position_term.max())
-        wins = (f"all {n} queries put" if raw.last_wins == n else
+        wins = ("both queries put" if raw.last_wins == n == 2 else f"all {n} queries put" if raw.last_wins == n else
                 f"{raw.last_wins} of your {n} queries put" if raw.last_wins != 1 else f"1 of your {n} queries puts")
         said = (f"At position {start:,}, {wins} their largest weight on the last word (on average {raw.last_weight:.4f} "
                 f"of it).")
@@ -161,9 +161,11 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             _, at_q, _, _ = raw_section(ex.sentence, ex.d, ex.seed, P_RAW)
             said += (f" At the question's position {P_RAW}: {at_q.last_wins} of {n} "
                      f"(on average {at_q.last_weight:.4f}).")
-        q.answer(f"{said} The key with the largest index wins because a score gains the term $p_i\\,p_j$ (here "
-                 f"{lo:,} to {hi:,}), which grows by $p_i$ with every step of the key, beside content scores that "
-                 f"spread by about {raw.content_spread:.3g}.")
+        why = (f"a score gains the term $p_i\\,p_j$ (here {lo:,} to {hi:,}), which grows by $p_i$ with every step "
+               f"of the key, beside content scores that spread by about {raw.content_spread:.3g}")
+        q.answer(f"{said} The key with the largest index wins because {why}." if raw.last_wins == n else
+                 f"{said} The index pulls every query toward the key with the largest index — {why} — but this "
+                 f"near the start the pull does not yet win everywhere.")
         one_dwarfs = term.one_side >= DWARFS * term.content_score
         both_dwarf = term.both_sides >= DWARFS * term.content_score
         frame.verdict("the index coordinate dwarfs the word's own coordinates",
@@ -189,9 +191,10 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                              f"{term.content_score:.3g}); passed into both q and k it is already "
                              f"{term.both_sides / term.content_score:,.0f} times their spread.")
         else:
-            verdict_words = (f"At position {start:,} the index is still the size of the words' scores "
-                             f"({term.one_side:,.3g} and {term.both_sides:,.3g} against {term.content_score:.3g}): "
-                             "here the words still compete. Slide the start deeper and they stop.")
+            verdict_words = (f"At position {start:,} the index's terms ({term.one_side:,.3g} and "
+                             f"{term.both_sides:,.3g}) are less than {DWARFS:g} times the words' spread "
+                             f"({term.content_score:.3g}): here the words still have a say. Slide the start deeper "
+                             "and they lose it.")
         st.markdown(
             f"Why: a score is a sum of d products, so content scores spread by about √d "
             f"({math.sqrt(chapter.CONTENT_D):g} at the chapter's d = {chapter.CONTENT_D}; here d = {term.d}, "
@@ -268,21 +271,26 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             st.text(f"Key word: “{tokens[m.word_index]}” (word {m.word_index + 1} of the sentence), at position "
                     f"{M_FROM} and at position {m.position}. Every query word stays at its own position.")
             frame.chart(lines)
-            frame.verdict(f"the key word at position {m.position} is {m.position} times louder",
-                          abs(m.norm_at_m / m.norm_at_1 - m.position) <= REL_TOL * m.position,
+            louder = abs(m.norm_at_m / m.norm_at_1 - m.position) <= REL_TOL * m.position
+            scaled = m.score_ratio_error <= REL_TOL * max(1.0, m.position) * float(abs(m.scores_at_1).max())
+            same_angle = m.cos_error < COS_TOL
+            frame.verdict(f"the key word at position {m.position} is {m.position} times louder", louder,
                           f"‖x‖ = {m.norm_at_1:.4g} at position {M_FROM}, {m.norm_at_m:.4g} at position "
                           f"{m.position}")
-            frame.verdict(f"every score with it is multiplied by {m.position}: volume",
-                          m.score_ratio_error <= REL_TOL * max(1.0, m.position) * float(abs(m.scores_at_1).max()),
+            frame.verdict(f"every score with it is multiplied by {m.position}: volume", scaled,
                           f"largest |s(m) − m·s(1)| over the queries {m.score_ratio_error:.1e}")
-            frame.verdict("the angle between query and key — the meaning — does not move", m.cos_error < COS_TOL,
+            frame.verdict("the angle between query and key — the meaning — does not move", same_angle,
                           f"largest change of cos(q, k) {m.cos_error:.1e}, tolerance {COS_TOL:.0e}")
-            loud = (f"at position {m.position} the key word's vector is {m.norm_at_m / m.norm_at_1:,.4g} times "
-                    f"as long as at position {M_FROM}" if m.position != M_FROM else
-                    f"at position {M_FROM} nothing is scaled yet; move m")
-            st.markdown(f"The score measures **volume, not meaning**: {loud}, every score with it scales the same "
-                        "way, and what the words mean to each other — the angle between query and key — has not "
-                        "changed. A late word shouts; an early one whispers.")
+            ratio = m.norm_at_m / m.norm_at_1
+            if m.position == M_FROM:
+                said = (f"At m = {M_FROM} nothing is scaled yet: move m and watch every line climb with it.")
+            else:
+                said = (f"At position {m.position} the key word's vector is {ratio:,.4g} times as long as at position "
+                        f"{M_FROM}" + (f", and every score with it {m.position:,} times as large" if scaled else "")
+                        + (", while the angle between query and key — what the words mean to each other — has not "
+                           "moved." if same_angle else "."))
+            st.markdown(f"The score measures **volume, not meaning**. {said} A late word shouts; an early one "
+                        "whispers.")
             frame.formula(r"x'_p = p\,x_p,\qquad s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d},\qquad "
                           r"\cos(q'_i, k'_j) = \cos(q_i, k_j)")
             with frame.deeper("every query's score and cosine, at position 1 and at m", key="fx_deep_multiply"):
@@ -331,11 +339,9 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             if oh.width >= 2:
                 frame.verdict("every two positions are √2 apart", oh.sqrt2_error < COS_TOL,
                               f"largest deviation {oh.sqrt2_error:.0e} over all pairs of the {oh.width} positions")
-            cols = "column" if n == 1 else "columns"
-            wide = "column" if oh.width == 1 else "columns"
-            st.markdown(f"{asked} The width is the length: your sentence of {n} words needs {n} {cols}, a sentence "
-                        f"of {oh.width} words needs {oh.width} {wide} — {oh.width / ex.d:.3g} times the model width "
-                        f"d = {ex.d}.")
+            wide = "word needs 1 column" if oh.width == 1 else f"words needs {oh.width} columns"
+            st.markdown(f"{asked} The width is the length: your sentence of {n} words needs {n} columns, a sentence "
+                        f"of {oh.width} {wide} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
             frame.formula(r"c(p) = e_p \in \mathbb{R}^N",
                           r"\lVert e_p - e_q\rVert = \sqrt 2 \approx %.6f\quad (p \ne q)" % math.sqrt(2))
 

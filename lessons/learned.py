@@ -150,7 +150,7 @@ with frame.page(PATH, f"Give every position its own trainable vector: a table of
         frame.verdict(f"a model built for {e.n_max:,} tokens has no row {e.n_max + 1:,}, as the chapter says",
                       e.last_found and e.after_last is not None,
                       f"row {e.n_max:,} is found; asking for row {e.n_max + 1:,} gives “{e.after_last}”")
-        state = ("" if e.found or (n_max, pos) == (N_MAX, N_MAX + 1) else
+        state = ("" if e.found or q.answered() or (n_max, pos) == (N_MAX, N_MAX + 1) else
                  f"Row {e.position:,} of this {e.n_max:,}-row table: nothing to look up. ")
         st.markdown(f"{state}Real models cut their input to N_max tokens. Outlined: the row looked up (row p of the "
                     f"table, stored at index p − 1); ×: a row that does not exist. The input of word p is its word's "
@@ -264,8 +264,10 @@ with frame.page(PATH, f"Give every position its own trainable vector: a table of
                       f"±{ind.mean_spread(1):.4f})")
         right.markdown(f"Nothing ties row {ind.a} to row {ind.b}: each row is its own set of d numbers. At the start "
                     f"cos(P{ind.a}, P{ind.b}) = {ind.cos_ab:+.3f} and cos(P{ind.a}, P{ind.c}) = {ind.cos_ac:+.3f}"
-                    + (f", both within what chance gives at d = {ex.d} (about ±{ind.spread:.3f}): being "
-                       "neighbours makes two rows no more alike than chance does." if chance else
+                    + (f"; chance alone gives any cosine at d = {ex.d} (typically ±{ind.spread:.3f}), so this "
+                       "width says little: widen d." if CHANCE_SIGMAS * ind.spread >= 1 and chance else
+                       f", both within {CHANCE_SIGMAS:g} times the ±{ind.spread:.3f} chance alone gives at "
+                       f"d = {ex.d}: being neighbours makes two rows no more alike than chance does." if chance else
                        f"; chance gives about ±{ind.spread:.3f} at d = {ex.d}.")
                     + " The model has to learn that they are neighbours, one pair at a time.")
         with frame.deeper("what training actually produced: a real learned table", key="lt_deep_minilm"):
