@@ -154,6 +154,8 @@ function createLive() {
     bind.insertBefore(b, bind.firstChild);
     syncButtons(name);
   }
+  // Returns a promise that settles once the chart has redrawn (Vega redraws in promise callbacks: a message
+  // posted after the dispatch arrives after they have run).
   function setRange(input, value) {
     const t0 = performance.now();
     input.value = String(value);
@@ -163,18 +165,20 @@ function createLive() {
     } finally {
       live.driving = false;
     }
-    // Vega redraws in promise callbacks: a message posted now arrives after they have run.
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      live.frames.push(performance.now() - t0);
-      if (live.frames.length > 600) live.frames.shift();
-    };
-    channel.port2.postMessage(0);
+    return new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        live.frames.push(performance.now() - t0);
+        if (live.frames.length > 600) live.frames.shift();
+        resolve();
+      };
+      channel.port2.postMessage(0);
+    });
   }
   function play(name) {
     const input = rangeInput(name);
     if (!input) return;
-    const p = { playing: true, raf: 0, timer: 0, last: null };
+    const p = { playing: true, raf: 0, timer: 0, last: null, busy: false };
     live.players.set(name, p);
     syncButtons(name);
     const min = Number(input.min), max = Number(input.max), step = Number(input.step) || 1;
@@ -209,9 +213,11 @@ function createLive() {
       const el = rangeInput(name);
       if (!el) return pause(name);
       const v = at(k);
-      if (v !== p.last) {
+      if (v !== p.last && !p.busy) {
+        // A chart slower than a frame skips values instead of queueing redraws behind the sweep.
         p.last = v;
-        setRange(el, v);
+        p.busy = true;
+        setRange(el, v).then(() => (p.busy = false));
       }
       p.raf = requestAnimationFrame(frame);
     };
@@ -354,8 +360,6 @@ function createLive() {
     }
     if (performance.now() - lostAt > 2500) lostAt = -1;
   }
-  live.focusState = () => ({ last: last && labelOf(last), connected: !!last?.isConnected, lastKey, lostAt,
-    found: (find(lastKey) && labelOf(find(lastKey))) || null, pointerAt });
   document.addEventListener(
     "focusout",
     (event) => {

@@ -11,7 +11,8 @@ bound to an input, built in the chart's ``@layout``::
                     bind=alt.binding_range(min=0, max=63, step=1, name="position "))
 
 - The param's NAME is its address key (``?sn_pos=33``): unique on the page and carrying the page's key prefix
-  (``sn_pos``, ``rp_m``, ``bi_smooth``). Never a Streamlit widget key, never ``present``/``embed``.
+  (``sn_pos``, ``rp_m``, ``bn_smooth``). Never a Streamlit control's key, never ``present``/``embed``:
+  ``chart`` raises ValueError when a name is already another control's address key in this run.
 - Inputs: ``binding_range`` (a number, within min … max, snapped to step), ``binding_radio`` /
   ``binding_select`` (one of the options), ``binding_checkbox`` (true/false). Other inputs are mirrored
   into the address but not seeded from it. A *selection* param bound to an input is not supported (its input
@@ -30,6 +31,8 @@ dispatching ``input`` on ``requestAnimationFrame``: the chart redraws in the bro
 The address is written when the student pauses (not on every frame). Touching the slider pauses. Under
 ``prefers-reduced-motion: reduce`` it never animates continuously: while pressed it moves one step a second.
 ``play`` must name a bound range param of ``fig`` (else ``ValueError``: a page's mistake, caught by its tests).
+A chart slower than a frame skips values rather than queue redraws (the sweep keeps its pace). Several play
+buttons on one page are independent (one per chart).
 
 Tap to read: on a touch screen a tap on a mark shows the tooltip a hover shows (nothing to do in the page:
 give the marks a ``tooltip``). In-chart inputs are at least 24 px on a phone (``frame.theme``).
@@ -60,6 +63,7 @@ REDUCED_STEP_SECONDS = 1.0  # under prefers-reduced-motion: one step a second wh
 TRUE = {"true", "1", "yes", "on"}
 FALSE = {"false", "0", "no", "off"}
 SEEDED = ("range", "radio", "select", "checkbox")  # the inputs seeded from the address
+RESERVED = {"present", "embed", "embed_options"}  # address keys that are never an in-chart control's
 
 _JS = (Path(__file__).with_name("live.js")).read_text(encoding="utf-8")
 _COMPONENT = st.components.v2.component("posenc_live", js=_JS, isolate_styles=False)
@@ -167,9 +171,14 @@ def seed(spec: dict) -> dict:
     if not params:
         return spec
     registry = _registry()
+    ours = st.session_state.setdefault("_frame_live_names", set())
     wanted: dict[str, Any] = {}
     for p in params:
         name = p["name"]
+        if name in RESERVED or (name in registry and name not in ours):
+            raise ValueError(f"the in-chart control “{name}” has the address key of another control: rename it "
+                             "(page prefix + what it sets, e.g. sn_pos)")
+        ours.add(name)
         registry[name] = p.get("value")
         raw = st.query_params.get_all(name)
         if not raw or p["bind"].get("input") not in SEEDED:

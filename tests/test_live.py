@@ -153,6 +153,27 @@ def test_play_must_name_a_bound_range(name):
     assert at.exception and "play=" in at.exception[0].value
 
 
+@pytest.mark.parametrize("name", ["lv_n", "present"])
+def test_an_in_chart_name_that_is_another_controls_address_key_is_refused(name):
+    def page(name):
+        import altair as alt
+
+        import frame
+        from posenc.charts import spec
+
+        frame.slider("points", "lv_n", 16, 64, 64)
+
+        @spec.layout
+        def clash(name: str) -> alt.Chart:
+            return alt.Chart(spec.named("t")).mark_point().encode(x="x:Q").add_params(
+                alt.param(name=name, value=1, bind=alt.binding_range(min=0, max=4, step=1)))
+
+        frame.chart(spec.figure(clash(name), {"t": spec.columns(x=[1, 2])}, description="A clash."))
+
+    at = AppTest.from_function(page, args=(name,), default_timeout=60).run()
+    assert at.exception and "has the address key of another control" in at.exception[0].value
+
+
 def test_the_script_is_a_valid_es_module_with_a_default_export():
     js = (ROOT / "frame" / "live.js").read_text()
     assert "export default function" in js
