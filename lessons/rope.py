@@ -20,7 +20,6 @@ from posenc.rope_demo import (
 )
 
 PATH = "lessons/rope.py"
-PLAY_SECONDS = frame.live.PLAY_SECONDS  # one sweep of the play button: the circles open on a pair it turns gently
 BASE = f"{chapter.BASE:g}"
 (M0, N0) = chapter.PAIRS[0]
 
@@ -35,8 +34,8 @@ def window_data(sentence: str, qi: int, ki: int, d: int, seed: int, start: int):
 @frame.cached
 def pair_data(sentence: str, qi: int, ki: int, d: int, seed: int):
     r = rope_demo(posenc.tokenize(sentence), qi, ki, d, seed, M0, N0)
-    pair = rc.play_pair(r.thetas, PLAY_SECONDS)
-    return r, pair, rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=N0, gap=N0 - M0, pair=pair, score=r.score)
+    pair = rc.pair_index(rc.PAIR_OPEN, len(r.thetas))
+    return r, pair, rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=N0, gap=N0 - M0, score=r.score)
 
 
 @frame.cached

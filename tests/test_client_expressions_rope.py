@@ -39,13 +39,15 @@ def _format(v: float, spec: str) -> str:
     """d3-format, for the specifiers the charts use (",d", ".3f", ".6f")."""
     if spec == ",d":
         return f"{round(v):,}".replace("-", "−")
+    if spec.endswith("~g"):  # significant digits, insignificant zeros trimmed (JavaScript's toPrecision)
+        return f"{v:.{int(spec[1:-2])}g}"
     if spec.startswith(".") and spec.endswith("f"):
         return f"{v:.{int(spec[1:-1])}f}".replace("-", "−")
     raise NotImplementedError(spec)
 
 
 FUNCTIONS = {"cos": math.cos, "sin": math.sin, "atan2": math.atan2, "sqrt": math.sqrt, "pow": math.pow,
-             "abs": abs, "round": round, "max": max, "min": min, "format": _format, "toString": _js_str}
+             "abs": abs, "floor": math.floor, "max": max, "min": min, "format": _format, "toString": _js_str}
 CONSTANTS = {"PI": math.pi}
 
 
@@ -129,7 +131,7 @@ def run_transforms(rows: list[dict], transforms: list[dict], params: dict) -> li
 # ---------------------------------------------------------------- the pair circles
 def circles(d: int, seed: int, tokens=TOKENS, qi=QI, ki=KI):
     r = rope_demo(tokens, qi, ki, d, seed)
-    fig = rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=r.n, gap=r.n - r.m, pair=0, score=r.score)
+    fig = rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=r.n, gap=r.n - r.m, score=r.score)
     return r, records(fig)
 
 
@@ -147,13 +149,14 @@ def drawn(spec: dict, params: dict) -> dict[str, dict]:
 
 
 @pytest.mark.parametrize("d,seed", [(2, 0), (4, 1), (8, 0), (64, 0), (64, 7), (512, 3)])
-@pytest.mark.parametrize("n,gap,pair", [(7, -3, 0), (37, -3, 1), (3997, -3, 0), (0, 0, 0), (4000, -20, 5),
-                                        (123, -11, 999)])
-def test_turned_pairs_score_and_angle_match_posenc(d, seed, n, gap, pair):
+@pytest.mark.parametrize("n,gap,fraction", [(7, -3, 0.0), (37, -3, 1 / 255), (3997, -3, 0.5), (0, 0, 1.0),
+                                            (4000, -20, 0.3), (123, -11, 0.75)])
+def test_turned_pairs_score_and_angle_match_posenc(d, seed, n, gap, fraction):
     r, spec = circles(d, seed)
     half = d // 2
-    pair = min(pair, half - 1)
-    params = {rc.KEY_POSITION: n, rc.GAP: gap, rc.PAIR: pair}
+    pair = rc.pair_index(fraction, half)  # the browser's pick: Math.round(fraction · (d/2 − 1))
+    assert pair == math.floor(fraction * (half - 1) + 0.5) and 0 <= pair < half
+    params = {rc.KEY_POSITION: n, rc.GAP: gap, rc.PAIR: fraction}
     m = n - gap
     rows = drawn(spec, params)
     assert rows, "the pair layers draw one row each"
@@ -174,6 +177,7 @@ def test_turned_pairs_score_and_angle_match_posenc(d, seed, n, gap, pair):
     assert f"score (all pairs) {_format(score, '.6f')}" in texts
     assert f"q at m = {m:,}" in texts and f"k at n = {n:,}" in texts
     assert any(t.startswith(f"gap n − m = {gap} · angle q → k ") for t in texts)
+    assert f"pair i = {pair} of 0 … {half - 1} · θᵢ = {r.thetas[pair]:.3g}" in texts
     # each label sits outside its point, on its spoke
     for row in rows.values():
         if row.get("text", "").startswith("q at"):
@@ -187,19 +191,19 @@ def test_play_keeps_the_score_and_the_angle(d, seed):
     them — equal along the sweep, to rounding — and at the chapter's pairs they are the chapter's score."""
     r, spec = circles(d, seed)
     gap = r.n - r.m
-    sweep = [drawn(spec, {rc.KEY_POSITION: n, rc.GAP: gap, rc.PAIR: 0}) for n in (0, 7, 37, 250, 3997, 4000)]
+    sweep = [drawn(spec, {rc.KEY_POSITION: n, rc.GAP: gap, rc.PAIR: rc.PAIR_OPEN}) for n in (0, 7, 37, 250, 3997, 4000)]
     scores = [next(iter(rows.values()))["score"] for rows in sweep]
     angles = [next(iter(rows.values()))["angle"] for rows in sweep]
     assert np.ptp(scores) < 1e-11 * d and np.ptp(angles) < 1e-11
-    at = {n: drawn(spec, {rc.KEY_POSITION: n, rc.GAP: gap, rc.PAIR: 0}) for _, n in chapter.PAIRS}
+    at = {n: drawn(spec, {rc.KEY_POSITION: n, rc.GAP: gap, rc.PAIR: rc.PAIR_OPEN}) for _, n in chapter.PAIRS}
     for (_, n), expected in zip(chapter.PAIRS, r.pair_scores):
         assert next(iter(at[n].values()))["score"] == pytest.approx(expected, abs=1e-11 * d)
 
 
 def test_a_different_gap_changes_the_score():
     r, spec = circles(64, 0)
-    a = next(iter(drawn(spec, {rc.KEY_POSITION: 7, rc.GAP: -3, rc.PAIR: 0}).values()))["score"]
-    b = next(iter(drawn(spec, {rc.KEY_POSITION: 7, rc.GAP: -4, rc.PAIR: 0}).values()))["score"]
+    a = next(iter(drawn(spec, {rc.KEY_POSITION: 7, rc.GAP: -3, rc.PAIR: 0.0}).values()))["score"]
+    b = next(iter(drawn(spec, {rc.KEY_POSITION: 7, rc.GAP: -4, rc.PAIR: 0.0}).values()))["score"]
     assert abs(a - b) > 1e-3
     assert b == pytest.approx(rope_score(r.q, r.k, 11, 7) / 8.0, abs=1e-12)
 
@@ -211,12 +215,15 @@ def test_circles_radius_is_the_picked_pairs_length():
     assert len(layers) == 2
     for layer, vectors in zip(layers, (r.q_pairs, r.k_pairs)):
         first, lookup, *rest = layer["transform"]
-        assert first == {"calculate": rc.PAIR, "as": "pair"}
+        assert first == {"calculate": rc.PAIR_PICK, "as": "pair"}
         assert lookup["lookup"] == "pair" and lookup["from"]["data"]["name"] == "pairs"
-        for pair in (0, 3, 7):
+        for fraction in (0.0, 0.43, 1.0):
+            [picked] = {row["pair"] for row in run_transforms(spec["datasets"]["unit"], [first], {rc.PAIR: fraction})}
+            pair = rc.pair_index(fraction, 8)
+            assert picked == pair
             rows = [dict(u, pair=pair, **{f: by_pair[pair][f] for f in lookup["from"]["fields"]})
                     for u in spec["datasets"]["unit"]]
-            out = run_transforms(rows, rest, {rc.PAIR: pair})
+            out = run_transforms(rows, rest, {rc.PAIR: fraction})
             radius = np.hypot([o["cx"] for o in out], [o["cy"] for o in out])
             assert np.max(np.abs(radius - np.hypot(*vectors[pair]))) < 1e-12
 
@@ -227,7 +234,11 @@ def test_the_sliders_open_at_the_chapters_first_pair_and_are_named_for_the_addre
     assert set(params) == {rc.KEY_POSITION, rc.GAP, rc.PAIR} and all(k.startswith("rp_") for k in params)
     (m, n) = chapter.PAIRS[0]
     assert params[rc.KEY_POSITION]["value"] == n and params[rc.GAP]["value"] == n - m
-    assert params[rc.PAIR]["bind"]["max"] == 31
+    assert params[rc.PAIR]["value"] == rc.PAIR_OPEN and params[rc.PAIR]["bind"]["max"] == 1
+    # the opening pair turns about 0.01 radian a position at every d (a few degrees a frame while playing)
+    for d in (4, 8, 64, 512):
+        th = rope_demo(TOKENS, QI, KI, d, 0).thetas
+        assert 0.004 < th[rc.pair_index(rc.PAIR_OPEN, d // 2)] < 0.02
     assert params[rc.KEY_POSITION]["bind"]["max"] >= max(b for _, b in chapter.PAIRS)
     assert params[rc.GAP]["bind"]["min"] <= min(b - a for a, b in chapter.PAIRS) <= params[rc.GAP]["bind"]["max"]
     for layer in spec["layer"][:2] + spec["layer"][2]["layer"]:

@@ -24,7 +24,6 @@ from conftest import (
     verdicts,
 )
 
-import frame
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.charts.spec import nice_bound
@@ -104,7 +103,9 @@ def test_play_answer_quotes_the_chapters_pairs():
     spec = json.loads(circle_chart(at).proto.spec)
     values = {p["name"]: p["value"] for p in spec["params"]}
     r = rope_demo(SENT, QI, KI, 64, 0)
-    assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: rc.play_pair(r.thetas, frame.live.PLAY_SECONDS)}
+    assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: rc.PAIR_OPEN}
+    pair = rc.pair_index(rc.PAIR_OPEN, 32)
+    assert f"the chart opens on pair {pair} (θ = {r.thetas[pair]:.2g})" in page_text(at)
     question.set_value("It stays the same").run()
     text = page_text(assert_ok(at))
     r = rope_demo(SENT, QI, KI, 64, 0)

@@ -244,7 +244,7 @@ def _figures(d=64, start=1, m=10, n=7, tokens=SENT):
     L = length_demo(tokens, 2, d, 0, m)
     return (rc.score_window(w.positions, w.rope_scores, w.additive_scores),
             rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=min(n, rc.N_MAX), gap=max(min(n - m, 0), rc.GAP_MIN),
-                            pair=0, score=r.score),
+                            score=r.score),
             rc.lengths(L.positions, L.rope_norms, L.raw_norms, max(m, 1)))
 
 
@@ -269,7 +269,7 @@ def test_window_figure_holds_both_schemes_and_a_bound_pick():
     [param] = win.spec["params"]
     assert param["name"] == "rp_scheme" and param["bind"]["input"] == "radio"
     picks = {p["name"]: p for p in circles.spec["params"]}
-    assert set(picks) == {"rp_n", "rp_gap", "rp_pair"} and picks["rp_pair"]["bind"]["max"] == 64 // 2 - 1
+    assert set(picks) == {"rp_n", "rp_gap", "rp_pair"} and picks["rp_pair"]["bind"]["max"] == 1  # a fraction
     # one row per pair is shipped (the browser turns them): d/2 rows, and a unit circle
     assert circles.datasets["pairs"].num_rows == 32
     # every mark is hidden from screen readers: the chart is named by its description

@@ -100,6 +100,7 @@ def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
 KEY_POSITION, GAP, PAIR = "rp_n", "rp_gap", "rp_pair"
 N_MAX = 4000  # the key-position slider's end: the chapter's far pair (4000, 3997) is on it
 GAP_MIN = -20  # gap n − m from −20 to 0: the key sits at or before the query, so m = n − gap ≥ n ≥ 0
+READOUT_PAIR = "'pair i = ' + datum.pair + ' of 0 … ' + datum.last + ' · θᵢ = ' + format(datum.theta, '.3~g')"
 READOUT_ANGLE = f"'gap n − m = ' + {GAP} + ' · angle q → k ' + format(datum.angle, '.3f') + ' rad'"
 READOUT_SCORE = "'score (all pairs) ' + format(datum.score, '.6f')"
 
@@ -123,26 +124,30 @@ def turned_expressions() -> dict[str, str]:
     }
 
 
-PLAY_TURN = 0.15  # radians a pair should turn per frame (60 a second) while the play button sweeps n
+PAIR_OPEN = 0.5  # where the pair slider opens, from the fastest pair (0) to the slowest (1): see pair_index
+PAIR_STEP = 1 / 255  # the widest d (512) has 256 pairs: one step a pair there
+PAIR_PICK = f"floor({PAIR} * datum.last + 0.5)"  # the pair index the slider picks (JavaScript's Math.round)
 
 
-def play_pair(thetas: np.ndarray, sweep_seconds: float) -> int:
-    """The pair the circles open on: the one whose turn per frame, while play sweeps n over 0 … N_MAX in
-    ``sweep_seconds``, is closest to ``PLAY_TURN`` (the fast pairs spin past the eye; pair 0 turns a radian per
-    position)."""
-    per_frame = np.asarray(thetas, float) * N_MAX / (60.0 * sweep_seconds)
-    return int(np.argmin(np.abs(np.log(per_frame / PLAY_TURN))))
+def pair_index(fraction: float, half: int) -> int:
+    """The pair the slider's ``fraction`` picks among ``half`` pairs, as the browser rounds it (half up).
+
+    The slider runs over the pairs as a fraction, fastest (0) to slowest (1), so its layout is the same at every
+    d. Half way, θ_i = base^(−i·2/d) ≈ base^(−1/2) = 0.01 radians a position at every d: while play sweeps n
+    over 0 … N_MAX in a few seconds that pair turns a few degrees a frame, where pair 0 (a radian a position)
+    would spin past the eye."""
+    return int(np.floor(fraction * (half - 1) + 0.5))
 
 
 def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *, n: int, gap: int,
-                 pair: int, score: float) -> spec.Figure:
+                 score: float, pair: float = PAIR_OPEN) -> spec.Figure:
     """Pair i of q and of k on their circles, turned in the browser: three sliders inside the chart pick the
     key position n, the gap n − m and the pair i; the turned points, the angle between them and the score (the
     sum over every pair, ``turned_expressions``) are computed from the shipped pairs as the sliders move, so a
     drag redraws with no rerun and the play button turns q and k together. Hollow points: the pairs before
     turning. One row per pair is sent (d/2 rows) and a 73-point unit circle.
 
-    ``n``, ``gap``, ``pair``: where the sliders open; ``score`` the score there (from ``posenc``, for the
+    ``n``, ``gap``, ``pair`` (a fraction, ``pair_index``): where the sliders open; ``score`` the score there (from ``posenc``, for the
     description). The axes keep one unit = one unit on screen at any width (the x domain follows the
     width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, so a new seed or word
     reuses the layout."""
@@ -152,13 +157,13 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     R = spec.nice_bound(float(max(q_len.max(), k_len.max())) * 1.25)
     pairs = spec.columns(pair=np.arange(half), theta=np.asarray(thetas, float), qa=qp[:, 0], qb=qp[:, 1],
                          ka=kp[:, 0], kb=kp[:, 1], qlen=q_len, klen=k_len, root=np.full(half, np.sqrt(2 * half)),
-                         zero=np.zeros(half))
+                         zero=np.zeros(half), last=np.full(half, half - 1))
     t = np.linspace(0, 2 * np.pi, 73)
-    unit = spec.columns(t=t, order=np.arange(t.size))
-    pair = int(min(max(pair, 0), half - 1))
-    chart = _circles_layout(half, R)
+    unit = spec.columns(t=t, order=np.arange(t.size), last=np.full(t.size, half - 1))
+    pair = float(min(max(pair, 0.0), 1.0))
+    chart = _circles_layout(R)
     fig = spec.figure(chart, {"pairs": pairs, "unit": unit}, description=(
-        f"Pair {pair} of q and of k on their circles, the key at n = {n:,} and the query at m = {n - gap:,} "
+        f"Pair {pair_index(pair, half)} of q and of k on their circles, the key at n = {n:,} and the query at m = {n - gap:,} "
         f"(gap {gap}): q turns by m·θ_i and k by n·θ_i, so when both positions move together the angle between "
         f"them stays the same and so does the score, {score:.6f}. Sliders in the chart move n, the gap and the "
         "pair."))
@@ -175,15 +180,15 @@ def _seed(fig: spec.Figure, values: dict) -> spec.Figure:
 
 
 @spec.layout
-def _circles_layout(half: int, R: float) -> alt.LayerChart:
+def _circles_layout(R: float) -> alt.LayerChart:
     """The circles, spokes and points of the pair picked in the chart, on axes from −R to R (x widened by the
     width/height ratio), with the readouts (positions, angle, score) in the plot's top-left corner."""
     n_in = alt.param(name=KEY_POSITION, value=int(chapter.PAIRS[0][1]),
                      bind=alt.binding_range(min=0, max=N_MAX, step=1, name="key position n "))
     gap_in = alt.param(name=GAP, value=int(chapter.PAIRS[0][1] - chapter.PAIRS[0][0]),
                        bind=alt.binding_range(min=GAP_MIN, max=0, step=1, name="gap n − m "))
-    pair_in = alt.param(name=PAIR, value=0,
-                        bind=alt.binding_range(min=0, max=max(half - 1, 0), step=1, name="pair i (0 = fastest) "))
+    pair_in = alt.param(name=PAIR, value=PAIR_OPEN,
+                        bind=alt.binding_range(min=0, max=1, step=PAIR_STEP, name="pair: fastest 0 … 1 slowest "))
     aspect = "(width / max(height, 1))"
     xs = alt.Scale(domain=[alt.ExprRef(f"-{R!r} * {aspect}"), alt.ExprRef(f"{R!r} * {aspect}")], nice=False,
                    zero=False)
@@ -198,7 +203,7 @@ def _circles_layout(half: int, R: float) -> alt.LayerChart:
         return alt.Y(field=f, type="quantitative", scale=ys, title=title)
 
     unit = (alt.Chart(spec.named("unit"))
-            .transform_calculate(pair=PAIR)
+            .transform_calculate(pair=PAIR_PICK)
             .transform_lookup(lookup="pair", from_=alt.LookupData(data=spec.named("pairs"), key="pair",
                                                                   fields=["qlen", "klen"])))
     q_circle = unit.transform_calculate(cx="datum.qlen * cos(datum.t)", cy="datum.qlen * sin(datum.t)").mark_line(
@@ -239,13 +244,13 @@ def _circles_layout(half: int, R: float) -> alt.LayerChart:
     readouts = [base.transform_calculate(text=text).mark_text(
         align="left", baseline="top", fontWeight="bold", color=spec.TEXT, aria=False).encode(
         x=alt.value(4), y=alt.value(y), text=alt.Text(field="text", type="nominal"))
-        for y, text in ((4, READOUT_ANGLE), (24, READOUT_SCORE))]
+        for y, text in ((4, READOUT_PAIR), (24, READOUT_ANGLE), (44, READOUT_SCORE))]
     turned = (alt.layer(spoke_q, spoke_k, before_q, before_k, after_q, after_k, label_q, label_k, *readouts,
                         data=spec.named("pairs"))
               .transform_calculate(m=ex["m"], qx=ex["qx"], qy=ex["qy"], kx=ex["kx"], ky=ex["ky"])
               .transform_calculate(dot=ex["dot"])
               .transform_joinaggregate(score="sum(dot)")
-              .transform_filter(f"datum.pair == {PAIR}")
+              .transform_filter(f"datum.pair == {PAIR_PICK}")
               .transform_calculate(angle=ex["angle"]))  # computed once a frame for all ten marks
     return alt.layer(q_circle, k_circle, turned).add_params(n_in, gap_in, pair_in).properties(
         height=CIRCLE_HEIGHT,
