@@ -249,8 +249,8 @@ def test_sizes_slider_computes_the_bits_in_the_chart():
 
     fig = _figs(4)[3]
     params = fig.spec["params"]
-    assert params[0]["name"] == "p" and params[0]["bind"]["max"] == 15 and params[0]["value"] == 15
-    assert "floor(p / pow(2, datum.b)) % 2" in json.dumps(fig.spec)  # bit_b(p), as posenc.binary computes it
+    assert params[0]["name"] == "bn_raw" and params[0]["bind"]["max"] == 15 and params[0]["value"] == 15
+    assert "floor(bn_raw / pow(2, datum.b)) % 2" in json.dumps(fig.spec)  # bit_b(p), as posenc.binary computes it
 
 
 def test_smoothing_slider_lives_inside_the_chart():
@@ -258,7 +258,7 @@ def test_smoothing_slider_lives_inside_the_chart():
 
     fig = _figs(4)[6]
     smooth = fig.spec["params"][0]
-    assert smooth["name"] == "smooth" and smooth["bind"]["input"] == "range"
+    assert smooth["name"] == "bn_smooth" and smooth["bind"]["input"] == "range"
     assert smooth["bind"]["max"] == len(HARMONICS)  # the bit, the partial sums, the sine
 
 
@@ -285,6 +285,8 @@ def test_the_ladder_names_its_ratios_in_the_data_so_every_d_shares_one_layout():
         lad = ladders(MAX_BITS, d)
         fig = bc.ladder(lad.bit_wavelengths, lad.pair_wavelengths, lad.bit_ratio, lad.pair_ratio, d)
         names = set(fig.datasets["rungs"].column("ladder").to_pylist())
-        assert any(f"{lad.pair_ratio:.4f}" in name for name in names)  # the legend still says the ratio
+        # the sinusoid factor is the next page's Predict: the legend names the rule, never the number
+        assert "sinusoid pairs: ×base^(2/d) per rung" in names
+        assert not any(f"{lad.pair_ratio:.4f}" in name for name in names)
         figs.append({k: v for k, v in fig.spec.items() if k != "description"})
     assert figs[0] == figs[1] == figs[2]

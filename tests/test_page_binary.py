@@ -7,7 +7,8 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_ok, chart_specs, charts_of, open_page, page_text
+from conftest import (assert_ok, chart_spec, chart_specs, chart_tables, charts_of, kind, main_path, open_page,
+                      page_text, verdict)
 
 from posenc import chapter
 from posenc.binary_codes import DEFAULT_BITS, MAX_BITS, binary_demo, hamming
@@ -23,7 +24,8 @@ def test_defaults_show_the_chapters_pairs_with_computed_grammar():
     codes = {p: format(p, f"0{DEFAULT_BITS}b") for p in (a, b, c, e)}
     ha, hc = bin(a ^ b).count("1"), bin(c ^ e).count("1")  # by hand, not through posenc
     assert ha == DEFAULT_BITS and hc == 1
-    assert f"{a} = {codes[a]} and {b} = {codes[b]}: {ha} bits differ" in text
+    assert verdict(at, "the neighbours")[0] and verdict(at, "every position gets its own code")[0]
+    assert f"{a} = {codes[a]} and {b} = {codes[b]}: {ha} bits differ" in text  # in the Checks block
     assert f"{c} = {codes[c]} and {e} = {codes[e]}: 1 bit differs" in text
     assert not re.search(r"\b1 bits\b", text) and not re.search(r"\b1 bit differ\b", text)
     assert "Does not hold" not in text  # every claim holds at the defaults
@@ -31,16 +33,23 @@ def test_defaults_show_the_chapters_pairs_with_computed_grammar():
     flips = ", ".join(str(2 ** (DEFAULT_BITS - k) - 1) for k in range(DEFAULT_BITS))  # 15, 7, 3, 1
     assert f"flip {flips} times" in text
     latex = " ".join(e.value for e in at.latex)
-    assert r"\operatorname{popcount}" in latex and r"\mathrm{bit}_b(p)" in latex and r"\frac{2}{\pi}" in latex
+    assert r"\operatorname{popcount}" in latex and r"\frac{2}{\pi}" in latex
 
 
-def test_sinusoid_ladder_ratio_is_computed_not_two():
+def test_the_page_asks_before_it_answers_and_never_prints_the_next_pages_ratio():
     at = open_page(PAGE)
     text = page_text(assert_ok(at))
-    assert f"{10000.0 ** (2 / 64):.4f}" in text  # base^(2/d) at the sidebar's d = 64, by hand
-    assert "each half the one before" not in text and "keep the ladder and" not in text
-    at = open_page(PAGE, d=16)
-    assert f"{10000.0 ** (2 / 16):.4f}" in page_text(assert_ok(at))
+    order = [e for e in main_path(at)]
+    first_chart = next(i for i, e in enumerate(order) if kind(e) == "vega_lite_chart")
+    first_radio = next(i for i, e in enumerate(order) if kind(e) == "radio")
+    assert first_radio < first_chart
+    assert "**Right.**" not in text and "Not quite" not in text
+    for d in (64, 16):  # the sinusoid ladder's factor is the next page's Predict: not in text nor in a chart
+        at = open_page(PAGE, d=d)
+        ratio = f"{10000.0 ** (2 / d):.4f}"
+        assert ratio not in page_text(assert_ok(at))
+        assert not any(ratio in json.dumps(chart_spec(c), ensure_ascii=False) or
+                       any(ratio in str(t.to_pylist()) for t in chart_tables(c).values()) for c in charts_of(at))
 
 
 def test_bits_beside_the_content_live():
@@ -49,8 +58,8 @@ def test_bits_beside_the_content_live():
     toks = tokenize(chapter.SENTENCE)
     biggest = float(np.max(np.abs(embed(toks, 64, 0)[toks.index(chapter.QUERY_WORD)])))
     assert f"the word's coordinates reach ±{biggest:.2f}" in text
-    strip = next(s for s in chart_specs(at) if any(p.get("name") == "p" for p in s.get("params", [])))
-    p = next(p for p in strip["params"] if p["name"] == "p")
+    strip = next(s for s in chart_specs(at) if any(p.get("name") == "bn_raw" for p in s.get("params", [])))
+    p = next(p for p in strip["params"] if p["name"] == "bn_raw")
     assert p["bind"]["max"] == 2**MAX_BITS - 1 and p["value"] == chapter.RAW_POSITION
     # a new seed moves the content coordinates: the verdict follows
     at = open_page(PAGE, seed=7)
@@ -58,11 +67,40 @@ def test_bits_beside_the_content_live():
     assert f"±{biggest:.2f}" in page_text(assert_ok(at))
 
 
+@pytest.mark.parametrize("d", (2, 4, 6, 64))
+def test_the_size_section_says_what_its_own_check_says(d):
+    """At d = 2 and 4 a word's coordinates can stay inside ±1: a bit of 1 then sticks out, and the prose says so
+    instead of "never overwhelms" (the heading asks, it does not claim)."""
+    for seed in range(4):
+        at = open_page(PAGE, d=d, seed=seed)
+        text = page_text(assert_ok(at))
+        toks = tokenize(chapter.SENTENCE)
+        biggest = float(np.max(np.abs(embed(toks, d, seed)[toks.index(chapter.QUERY_WORD)])))
+        holds, _ = verdict(at, "every bit stays inside the word's own spread")
+        assert holds == (biggest >= 1)
+        said = "\n".join(m.value for m in at.markdown if "The chapter likes bits" in m.value)
+        if holds:
+            assert "here every bit stays inside" in said
+        else:
+            assert f"sticks out by {1 - biggest:.2f}" in said and "stays inside" not in said
+        assert "never overwhelms" not in text and "never drowns" not in text
+
+
+def test_the_counter_opens_on_the_questions_pair_and_plays():
+    at = open_page(PAGE)
+    assert_ok(at)
+    table = next(c for c in charts_of(at) if chart_spec(c)["description"].startswith("The bit table"))
+    p = next(x for x in chart_spec(table)["params"] if x["name"] == "bn_p")
+    assert p["value"] == chapter.BINARY_NEIGHBOURS[0] and p["bind"]["max"] == 2 ** DEFAULT_BITS - 1
+    for c in charts_of(at):
+        for layer in chart_spec(c).get("layer", [chart_spec(c)]):
+            assert layer["mark"].get("aria") is False  # marks are not read one by one
+
+
 def test_key_heatmaps_fill_their_container():
     at = open_page(PAGE)
     page_text(assert_ok(at))
     specs = chart_specs(at)
-    assert len(specs) == 8
     heat = [s for s in specs if s.get("description", "").lower().startswith(("bits that differ", "how far apart"))]
     assert len(heat) == 2
     for s in specs:
@@ -73,15 +111,16 @@ def test_key_heatmaps_fill_their_container():
 
 def test_one_bit_works_with_messages():
     at = open_page(PAGE, query={"bn_bits": "1"})
-    page_text(assert_ok(at))
-    assert any("only two codes" in i.value for i in at.info)
+    text = page_text(assert_ok(at))
+    assert "two codes, 0 and 1" in text
     assert any("words 2 … 5" in w.value and "get no code" in w.value for w in at.warning)
+    assert not re.search(r"\b1 bits\b", text)
 
 
 def test_largest_n_limits_the_heatmaps_and_says_so():
     at = open_page(PAGE, query={"bn_bits": str(MAX_BITS)})
     text = page_text(assert_ok(at))
-    assert f"Positions 0 … 63 of the {2**MAX_BITS:,} the {MAX_BITS} bits write" in text
+    assert f"positions 0 … 63 of the {2**MAX_BITS:,} the {MAX_BITS} bits write" in text
     w0, w1 = 2 ** (MAX_BITS - 1) - 1, 2 ** (MAX_BITS - 1)
     assert (f"{w0:,} = {format(w0, f'0{MAX_BITS}b')} and {w1:,} = {format(w1, f'0{MAX_BITS}b')}: "
             f"{MAX_BITS} bits differ") in text
@@ -121,6 +160,8 @@ def test_predict_right_and_wrong():
     text = page_text(assert_ok(at))
     assert "**Right.**" in text
     assert f"{a} is {format(a, f'0{DEFAULT_BITS}b')} and {b} is {format(b, f'0{DEFAULT_BITS}b')}" in text
+    at.radio(key="bn_smooth_predict_guess").set_value("8").run()
+    assert "the bit's own" in page_text(assert_ok(at))
     at.radio(key="binary_predict_guess").set_value("1").run()
     assert "Not quite" in page_text(assert_ok(at))
 

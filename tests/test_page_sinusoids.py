@@ -8,15 +8,15 @@ import math
 
 import numpy as np
 import pytest
-from conftest import (assert_ok, chart_bytes, chart_spec, chart_tables, charts_of, layouts,
-                      open_page, page_text)
+from conftest import (assert_ok, chart_bytes, chart_spec, chart_tables, charts_of, kind, layouts, main_path,
+                      open_page, page_text, verdict)
 
 from posenc import chapter
 from posenc.charts import spec as house
+from posenc.charts import sinusoids as sc
 from posenc.charts.sinusoids import FIRST_GAP
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION
-from posenc.sinusoid_demo import COMPARED_SHIFTS
 
 PAGE = "lessons/sinusoids.py"
 
@@ -33,17 +33,33 @@ def pe(p, d, base=10000.0):
 def test_defaults():
     at = open_page(PAGE)
     assert_ok(at)
-    assert len(charts_of(at)) == 8  # table, waves, vector, float32 (in Deeper), M_k, lines, similarity, catch
+    # dials, shifted dials, the catch; in Deeper: the table, float32, M_k, similarity
+    assert len(charts_of(at)) == 7
     assert not at.error and not at.warning and not at.info  # a clean link shows no notice
     text = page_text(at)
     assert "Does not hold" not in text
     latex = "\n".join(e.value for e in at.latex)
-    assert r"\text{base}^{-2i/d}" in latex and "M_k" in latex and r"\cos(\omega_i k)" in latex
+    assert r"\mathrm{base}^{-2i/d}" in latex and r"\cos\omega_i k" in latex
     assert chart_bytes(at) < 300_000
     for c in charts_of(at):
         spec = json.loads(c.proto.spec)
         assert "width" not in spec or spec["width"] == "container"  # no pixel widths: nothing spills
-        assert "tooltip" in json.dumps(spec)
+        for layer in spec.get("layer", [spec]):
+            assert layer["mark"].get("aria") is False  # marks are not read one by one
+
+
+def test_the_page_asks_first_and_the_key_chart_plays_in_the_browser():
+    at = open_page(PAGE)
+    order = list(main_path(assert_ok(at)))
+    radios = [i for i, e in enumerate(order) if kind(e) == "radio"]
+    charts = [i for i, e in enumerate(order) if kind(e) == "vega_lite_chart"]
+    assert radios[0] < charts[0] and radios[1] < charts[1] < charts[2]
+    first, second = (chart_spec(c) for c in charts_of(at)[:2])
+    assert {p["name"] for p in first["params"]} == {"sn_pos", "sn_logbase"}
+    assert {p["name"] for p in second["params"]} == {"sn_s_pos", "sn_s_k"}
+    assert next(p for p in first["params"] if p["name"] == "sn_pos")["value"] == 7
+    text = page_text(at)
+    assert "**Right.**" not in text and "Not quite" not in text
 
 
 def test_wavelengths_said_correctly():
@@ -52,20 +68,29 @@ def test_wavelengths_said_correctly():
     d, base = 64, 10000.0
     slowest = 2 * math.pi * base ** ((d - 2) / d)  # λ₃₁ by hand
     limit = 2 * math.pi * base
-    assert "{:,.0f}".format(slowest).replace(",", "{,}") in text  # 47{,}117
-    assert "{:,.0f}".format(limit).replace(",", "{,}") in text
+    assert f"λ_31 = {slowest:,.0f}" in text and f"2π·base = {limit:,.0f}" in text
     assert f"{1 - slowest / limit:.0%} below it" in text  # 25 % under, not "just under"
-    assert "just under" not in text
     assert f"{base ** (2 / d):.4f}" in text  # the ratio between neighbouring pairs
 
 
-def test_indexing_words():
-    at = open_page(PAGE)
-    text = page_text(at)
-    assert "positions 1 … 100" in text  # the table starts at 1
-    assert "PE(0) = (0, 1, 0, 1, …)" in text  # the formula's position 0, said once, with no word on it
-    assert "Positions 0 … " not in text
-    assert "count from 0" in text  # dimensions and pairs are 0-based, and the page says so
+@pytest.mark.parametrize("a, b", [(2 * math.pi * 2 ** (510 / 512), 2 * math.pi * 2), (47117.2, 62831.9),
+                                  (1e6, 1e6 + 0.4), (6.2832, 6.2832)])
+def test_two_different_numbers_never_print_as_one(a, b):
+    src = open("lessons/sinusoids.py", encoding="utf-8").read()
+    ns: dict = {}
+    exec(src[src.index("def apart"):src.index("def pairs_word")], ns)  # noqa: S102  (the page is a script)
+    fa, fb = ns["apart"](a, b)
+    assert (fa == fb) == (a == b), (a, b, fa, fb)
+
+
+def test_d2_says_one_pair_and_keeps_words_out_of_math():
+    at = open_page(PAGE, d=2)
+    text = page_text(assert_ok(at))
+    assert "a single (sin, cos) pair" in text and "the right columns" not in text
+    for m in at.markdown:  # no words typeset as math: no \\text{…} inside $…$ on this page
+        assert "\\text{" not in m.value and "— (one pair only)" not in m.value
+    q = at.radio(key="sn_predict_guess")
+    assert f"d = {chapter.CONTENT_D}" in q.label and "single pair" in q.label  # the question says which d it uses
 
 
 def test_predict_explains_at_its_own_settings():
@@ -75,16 +100,21 @@ def test_predict_explains_at_its_own_settings():
     assert_ok(at)
     text = page_text(at)
     assert "**Right.**" in text and f"{10000.0:,.0f}^(2/{chapter.CONTENT_D})" in text
-    at = open_page(PAGE, d=16)  # the sidebar's d does not change the question's answer
+    at = open_page(PAGE, d=16)  # the question asks at the sidebar's d, where the chart opens
+    right = f"{10000.0 ** (2 / 16):.4f}"
+    assert "d = 16" in at.radio(key="sn_predict_guess").label
     at.radio(key="sn_predict_guess").set_value(right).run()
     assert "**Right.**" in page_text(at)
+    at.radio(key="sn_shift_predict_guess").set_value("It stays the same").run()
+    text = page_text(assert_ok(at))
+    closed = float(np.sum(np.cos(chapter.SHIFT * 10000.0 ** (-np.arange(0, 16, 2) / 16))))
+    assert f"{closed:.4f}" in text
 
 
 def test_five_million_and_ten_million():
     at = open_page(PAGE)
-    at.button(key="sn_pos_big").click().run()
     assert_ok(at)
-    assert at.number_input(key="sn_pos").value == chapter.HUGE_POSITION
+    assert at.number_input(key="sn_far").value == chapter.HUGE_POSITION
     p = chapter.HUGE_POSITION
     w32 = (10000.0 ** (-np.arange(0, 64, 2) / 64)).astype(np.float32)
     a32 = np.float32(p) * w32
@@ -92,10 +122,13 @@ def test_five_million_and_ten_million():
                np.max(np.abs(np.cos(a32).astype(np.float64) - pe(p, 64)[1::2])))
     text = page_text(at).replace("**", "")
     assert diff > 1e-3  # float32 breaks there
-    assert f"Does not hold — float32 agrees with float64 at p = {p:,}" in text
-    at.number_input(key="sn_pos").set_value(MAX_POSITION).run()
+    assert f"lands up to {diff:.2g} from float64" in text and "far more than a millionth" in text
+    assert verdict(at, f"float64 computes PE({p:,})")[0]
+    at.number_input(key="sn_far").set_value(5).run()
+    assert "within a millionth here" in page_text(assert_ok(at))
+    at.number_input(key="sn_far").set_value(MAX_POSITION).run()
     assert_ok(at)
-    assert f"PE({MAX_POSITION:,})" in page_text(at)
+    assert f"At p = {MAX_POSITION:,} a float32 pipeline" in page_text(at)
 
 
 def test_the_catch_scores_by_hand():
@@ -113,15 +146,18 @@ def test_the_catch_scores_by_hand():
 
 
 @pytest.mark.parametrize("query, d", [
-    ({"sn_len": "2000", "sn_k": "100000", "sn_base": "1000000", "sn_pos": "10000000"}, 512),
-    ({"sn_len": "2", "sn_k": "0", "sn_base": "2", "sn_pos": "0"}, 2),
+    ({"sn_len": "2000", "sn_k": "100000", "sn_far": "10000000", "sn_pos": "100", "sn_logbase": "6"}, 512),
+    ({"sn_len": "2", "sn_k": "0", "sn_far": "0", "sn_pos": "0", "sn_logbase": "0.3"}, 2),
 ])
 def test_extremes(query, d):
     at = open_page(PAGE, query=query, d=d)
     assert_ok(at)
-    assert not at.error
-    assert len(charts_of(at)) == 8
+    assert not at.error and not at.warning
+    assert len(charts_of(at)) == 7
     assert chart_bytes(at) < 600_000
+    dials = chart_spec(charts_of(at)[0])
+    values = {p["name"]: p["value"] for p in dials["params"]}
+    assert values == {"sn_pos": int(query["sn_pos"]), "sn_logbase": float(query["sn_logbase"])}  # seeded
 
 
 def test_odd_sidebar_d_gets_a_message():
@@ -131,10 +167,11 @@ def test_odd_sidebar_d_gets_a_message():
 
 
 @pytest.mark.parametrize("query, notice", [
-    ({"sn_pos": "abc"}, f"not usable; using {5}"), ({"sn_pos": "-4"}, "outside its range; using 0"),
-    ({"sn_pos": "1e12"}, f"outside its range; using {MAX_POSITION}"), ({"sn_k": "2.5"}, "not usable; using 3"),
-    ({"sn_len": "0"}, "outside its range; using 2"), ({"sn_base": "nan"}, "not usable; using 10000"),
-    ({"sn_qw": "99"}, "outside its range; using 5"), ({"sn_deep_float32": "maybe"}, "not usable; using False"),
+    ({"sn_far": "abc"}, f"not usable; using {chapter.HUGE_POSITION}"), ({"sn_far": "-4"}, "outside its range; using 0"),
+    ({"sn_far": "1e12"}, f"outside its range; using {MAX_POSITION}"), ({"sn_k": "2.5"}, "not usable; using 3"),
+    ({"sn_len": "0"}, "outside its range; using 2"), ({"sn_pos": "abc"}, "“sn_pos” was not usable"),
+    ({"sn_logbase": "99"}, "“sn_logbase” was not usable"),
+    ({"sn_qw": "99"}, "outside its range; using 5"), ({"sn_deep_table": "maybe"}, "not usable; using False"),
 ])
 def test_bad_url_values(query, notice):
     at = open_page(PAGE, query=query)
@@ -174,10 +211,12 @@ def test_asides_are_in_deeper():
     at = open_page(PAGE)
     assert_ok(at)
     labels = [e.label for e in at.expander]
-    assert "Deeper: float32 at huge positions" in labels
-    assert "Deeper: interleaved or [sin | cos] halves?" in labels
-    text = page_text(at).replace("**", "")
-    assert "Holds — the halves layout is the interleaved table with its columns reordered" in text
+    for aside in ("the whole table: its columns, its layouts, float32 at huge positions",
+                  "the matrix M_k, and every PE(p)·PE(q)", "the two words, and the four terms of each score"):
+        assert f"Deeper: {aside}" in labels
+    assert verdict(at, "the halves layout is the interleaved table with its columns reordered")[0]
+    table = next(df.value for df in at.dataframe if "wavelength 2π/ω_i" in df.value.columns)  # the raster's numbers
+    assert len(table) == 64 and np.allclose(table["ω_i"], 10000.0 ** (-(np.arange(64) // 2) * 2 / 64))
 
 
 def test_gap_slider_lives_inside_the_similarity_chart():
@@ -185,13 +224,13 @@ def test_gap_slider_lives_inside_the_similarity_chart():
     assert_ok(at)
     specs = [json.loads(c.proto.spec) for c in charts_of(at)]
     sim = next(s for s in specs if s.get("description", "").startswith("Similarity"))
-    gap = next(p for p in sim["params"] if p["name"] == "gap")
+    gap = next(p for p in sim["params"] if p["name"] == "sn_gap")
     assert gap["value"] == FIRST_GAP and gap["bind"]["input"] == "range"  # the chapter's gap, whatever k
-    assert "datum['gap q − p'] === gap" in json.dumps(sim, ensure_ascii=False)
-    assert f"it starts at the chapter's k = {FIRST_GAP}" in page_text(at)
+    assert "datum['gap q − p'] === sn_gap" in json.dumps(sim, ensure_ascii=False)
+    assert f"from the chapter's gap {FIRST_GAP}" in page_text(at)
 
 
-@pytest.mark.parametrize("control,values", [("sn_k", ("4", "250", "100000")), ("sn_pos", ("6", "123456")),
+@pytest.mark.parametrize("control,values", [("sn_k", ("4", "250", "100000")), ("sn_far", ("6", "123456")),
                                             ("sn_len", ("37", "1000"))])
 def test_a_position_shift_or_length_changes_data_not_layouts(control, values):
     """k, p and the positions shown take thousands of values: each is data (titles included), so a press reuses
@@ -203,31 +242,21 @@ def test_a_position_shift_or_length_changes_data_not_layouts(control, values):
         assert layouts(at) == base, (control, v)
 
 
-def test_your_k_is_named_by_the_data_first_in_the_focus_colour():
-    at = open_page(PAGE, query={"sn_k": "7"})
-    chart = next(c for c in charts_of(at) if chart_spec(c)["description"].startswith("The dot product"))
-    rows = chart_tables(chart)["dots"].to_pylist()
-    names = {r["slot"]: r["shift"] for r in rows}
-    others = [f"k = {k}" for k in COMPARED_SHIFTS]
-    assert names == dict(enumerate(["k = 7 (yours)", *others]))  # yours first, then the others in order
-    colour = chart_spec(chart)["encoding"]["color"]
-    assert colour["scale"]["range"][0] == house.FOCUS and colour["sort"] == {"field": "slot", "op": "min"}
-    dash = chart_spec(chart)["encoding"]["strokeDash"]
-    assert dash["sort"] == colour["sort"]  # and a dash of its own: never colour alone
-    shared = COMPARED_SHIFTS[1]
-    at = open_page(PAGE, query={"sn_k": str(shared)})  # a k the chart draws anyway: one line, still yours
-    chart = next(c for c in charts_of(at) if chart_spec(c)["description"].startswith("The dot product"))
-    names = {r["slot"]: r["shift"] for r in chart_tables(chart)["dots"].to_pylist()}
-    assert names == dict(enumerate([f"k = {shared} (yours)", *(x for x in others if x != f"k = {shared}")]))
-
-
 def test_the_titles_that_name_p_and_k_read_them_from_the_data():
-    at = open_page(PAGE, query={"sn_pos": "1234", "sn_k": "42"})
+    at = open_page(PAGE, query={"sn_far": "1234", "sn_k": "42"})
     assert_ok(at)
-    for start, dataset, text in [("The vector of position", "vector", "PE(1,234): "),
-                                 ("How far a float32", "diff", "at p = 1,234,"),
+    for start, dataset, text in [("How far a float32", "diff", "at p = 1,234,"),
                                  ("The shift matrix", "M", "M_k for k = 42:")]:
         chart = next(c for c in charts_of(at) if chart_spec(c)["description"].startswith(start))
         title = chart_spec(chart)["title"]["text"]
         assert f'data("{dataset}")' in title["expr"], start
         assert text in chart_tables(chart)[dataset].column("title")[0].as_py(), start
+
+
+def test_the_dial_descriptions_carry_the_numbers():
+    at = open_page(PAGE)
+    dials, shifted = (chart_spec(c)["description"] for c in charts_of(assert_ok(at))[:2])
+    assert "pair 0: 6.283" in dials and "pair 31: 47,117" in dials
+    closed = float(np.sum(np.cos(chapter.SHIFT * 10000.0 ** (-np.arange(0, 64, 2) / 64))))
+    assert f"PE(p)·PE(p + k) = {closed:.4f} at every p" in shifted
+    assert sc.DIAL_SPAN == 100
