@@ -10,12 +10,12 @@ counts them). Colours keep their one app-wide meaning (``spec.FOCUS``, ``spec.SE
 
 from __future__ import annotations
 
-from typing import Sequence
 
 import altair as alt
 import numpy as np
 
 from posenc.beyond import METHODS, StretchDemo
+from posenc.core import count
 
 from . import spec
 from .spec import FOCUS, REFERENCE, SERIES, Figure, layout
@@ -69,16 +69,12 @@ def turns_figure(d: int, L_train: int, res: StretchDemo) -> Figure:
                        title=[f"Turns per pair in L_train = {L_train:,} tokens"])
     slow = int((res.rotations < 1).sum())
     past = int(res.unseen["RoPE as trained"].sum())
-    take = (f"at s = {res.s} and base {res.base:,.0f}, {past} of {spec_count(slow, 'slow pair')} (those that never "
+    take = (f"at s = {res.s} and base {res.base:,.0f}, {past} of {count(slow, 'slow pair')} (those that never "
             f"finish one turn in training) reach up to {res.overreach['RoPE as trained']:.3g}× the largest angle they "
             "saw" if slow else "every pair finishes at least one turn in training, so no angle is new")
     return spec.figure(_turns_layout(n), {"pairs": pairs, "one": one},
                        description=f"Turns per pair within L_train = {L_train:,} tokens, and the turns each reaches "
                                    f"at s·L_train: {take}. PI, NTK-aware and YaRN pull the ticks back down.")
-
-
-def spec_count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 @layout
@@ -166,7 +162,3 @@ def _ratio_layout(height: int) -> alt.LayerChart:
         text=alt.Text("m:N"), color=alt.Color("m:N", scale=spec.series_scale(METHODS), legend=None))
     return alt.layer(lines, names, title="Slow-down per pair (1 = untouched)", height=height).resolve_scale(
         y="independent").properties(padding={"right": 130})
-
-
-def method_names() -> Sequence[str]:
-    return METHODS
