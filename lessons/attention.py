@@ -3,7 +3,8 @@ import streamlit as st
 import frame
 import posenc
 from posenc import chapter
-from posenc.charts.primer import for_screen, steps
+from posenc.charts.primer import PARAM, for_screen, steps
+from posenc.charts.spec import word_labels
 from posenc.core import softmax, tokenize
 from posenc.primer import (MAX_SHOWN_WORDS, SHOWN_COORDS, TOL, check_pieces, copy_columns_gap, copy_rows_gap,
                            primer)
@@ -13,11 +14,14 @@ PATH = "lessons/attention.py"
 
 
 @frame.cached
-def run(sentence: str, d: int, seed: int):
+def run(sentence: str, d: int, seed: int, query: str | None = None):
+    """The five steps, the chart opening at ``query`` (a label "3 chased" from the address, when a link set the
+    in-chart menu) or at the chapter's query."""
     res = primer(tokenize(sentence), d, seed)
     copies, gap = copy_rows_gap(res)
-    fig = steps(res, query=chapter.query_index(res.tokens), shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS,
-                copies=copies, gap=gap)
+    labels = word_labels(res.tokens[:MAX_SHOWN_WORDS])
+    q = labels.index(query) if query in labels else chapter.query_index(res.tokens)
+    fig = steps(res, query=q, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS, copies=copies, gap=gap)
     return res, fig
 
 
@@ -29,7 +33,7 @@ with frame.page(PATH, "One attention head turns each word into a weighted mix of
 
     @frame.section("From words to weights", fragment=False)
     def pipeline():
-        res, fig = run(ex.sentence, ex.d, ex.seed)
+        res, fig = run(ex.sentence, ex.d, ex.seed, st.query_params.get(PARAM))
         copies, gap = copy_rows_gap(res)
         # The question is asked on the sentence the chart shows when it repeats a word; else on the chapter's.
         own = bool(copies)

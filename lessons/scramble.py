@@ -7,8 +7,8 @@ from posenc import chapter
 from posenc.charts import scramble as charts
 from posenc.charts.spec import word_labels
 from posenc.core import parse_order, shuffle_order, tokenize
-from posenc.scramble import (SHOWN_DIMS, TOL, copies_weight_gap, copy_weights, paradox, rows_changed, scramble,
-                             unspaced)
+from posenc.scramble import (SHOWN_DIMS, TOL, CopyWeights, copies_weight_gap, copy_weights, paradox, rows_changed,
+                             scramble, unspaced)
 
 PATH = "lessons/scramble.py"
 PRESET = "Swap two words"
@@ -40,11 +40,17 @@ def run(sentence: str, order: tuple[int, ...], d: int, seed: int, causal: bool):
 
 
 @frame.cached
-def run_copies(sentence: str, d: int, seed: int):
+def run_copies(sentence: str, d: int, seed: int, query: str | None):
+    """The copies' weights from the query the chart opens at: ``query`` (a label "3 chased" from the address,
+    when a link set the in-chart picker) or the chapter's query."""
     tokens = tokenize(sentence)
+    labels = word_labels(tokens)
     cw = paradox(tokens, d, seed)
     res = scramble(tokens, list(range(len(tokens))), d, seed, False)
-    bars = charts.query_weights(res.weights, word_labels(tokens), default_query=cw.query, copies=cw.copies,
+    if query in labels:
+        q = labels.index(query)
+        cw = CopyWeights(q, cw.copies, res.weights[q, cw.copies])
+    bars = charts.query_weights(res.weights, labels, default_query=cw.query, copies=cw.copies,
                                 title="Weights from one query")
     return cw, res, bars
 
@@ -150,7 +156,7 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
     def copies_section():
         own = bool(chapter.copies(tokens))
         sentence = ex.sentence if own else chapter.SENTENCE
-        cw, res, bars = run_copies(sentence, ex.d, ex.seed)
+        cw, res, bars = run_copies(sentence, ex.d, ex.seed, st.query_params.get(charts.PARAM))
         words = tokenize(sentence)
         first, last = cw.copies[0] + 1, cw.copies[-1] + 1
         fa, fb = chapter.FIGURE_WEIGHTS

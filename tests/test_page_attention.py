@@ -250,3 +250,10 @@ def test_the_width_d_changes_data_not_the_layout():
         assert_ok(at)
         assert layouts(at) == base, d
         assert f"of d = {d} coordinates" in page_text(at)
+
+
+def test_a_link_that_sets_the_query_opens_the_chart_there():
+    at = assert_ok(open_page(PAGE, query={PARAM: "5 mouse"}))
+    spec = chart_spec(at)
+    assert next(p for p in spec["params"] if p["name"] == PARAM)["value"] == "5 mouse"
+    assert "Word 5, the query outlined" in spec["description"]

@@ -492,3 +492,21 @@ def test_share_link_and_bridge(default_page):
     links = [p.proto.label for p in default_page.get("page_link")]
     nxt = frame.next_page(PAGE)
     assert nxt and f"Next: {nxt.title}" in links
+
+
+def test_a_link_that_sets_the_in_chart_query_is_what_the_copies_predict_asks_about():
+    """?sc_q=5 mouse: the chart opens at that query (frame.live seeds it) and the Predict, its answer and its
+    verdict speak of that query, with its weights."""
+    at = assert_ok(open_page(PAGE, query={"sc_q": "5 mouse"}))
+    bars = chart_spec(charts_of(at)[2])
+    assert next(p for p in spec_params(bars) if p["name"] == "sc_q")["value"] == "5 mouse"
+    assert "from the query at position 5, which copy" in predict_label(at, "sc_copies")
+    tokens = tokenize(DEFAULT)
+    X = embed(tokens, frame.DEFAULT_D, 0)
+    Wq, Wk, _ = projections(frame.DEFAULT_D, 0)
+    s = (X[4] @ Wq) @ (X @ Wk).T / np.sqrt(frame.DEFAULT_D)
+    w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    line = check_line(at, PARADOX)
+    assert "the query at position 5 gives copies 1 and 4" in line and f"{w[0]:.4f}, {w[3]:.4f}" in line
+    bad = assert_ok(open_page(PAGE, query={"sc_q": "9 nothing"}))  # not a word of the sentence: the default
+    assert "from the query at position 3 (“chased”)" in predict_label(bad, "sc_copies")

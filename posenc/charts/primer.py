@@ -98,7 +98,7 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copie
     return figure(chart, {"vectors": vectors, "scores": scores, "weights": weights},
                   description=f"Attention step by step on {len(res.tokens)} words (d = {res.d}): word vectors, "
                               f"queries, keys and values, scores, softmax weights and the weighted sum. "
-                              f"{takeaway} Word {q + 1}, the query outlined at first, gives its largest weight, "
+                              f"{takeaway} Word {q + 1}, the query outlined, gives its largest weight, "
                               f"{res.weights[q, top]:.2f}, to word {top + 1}; every row of weights sums to 1.")
 
 
