@@ -13,16 +13,33 @@ BASE = int(chapter.BASE)
 
 
 @frame.cached
-def stretch_data(d: int, L_train: int, seq_len: int = TYPICAL_SEQ_LEN):
-    """At the key chart's opening s and base (the answer and the checks speak of that setting)."""
-    res = beyond.stretch_demo(d, L_train, TYPICAL_S, seq_len, chapter.BASE)
+def stretch_data(d: int, L_train: int, s: int, base: int):
+    """At the key chart's opening s and base (the question, the answer and the checks speak of that setting)."""
+    res = beyond.stretch_demo(d, L_train, s, TYPICAL_SEQ_LEN, float(base))
     return res, cs.turns_figure(d, L_train, res)
 
 
 @frame.cached
-def methods_data(d: int, L_train: int, seq_len: int):
-    res = beyond.stretch_demo(d, L_train, TYPICAL_S, seq_len, chapter.BASE)
+def methods_data(d: int, L_train: int, s: int, base: int, seq_len: int):
+    res = beyond.stretch_demo(d, L_train, s, seq_len, float(base))
     return res, cs.ratio_figure(res)
+
+
+def opening() -> tuple[int, int]:
+    """The s and base the key chart opens at: the address's when usable, as ``frame.chart`` seeds its in-chart
+    inputs (``frame.live.parse`` on the same inputs), else the defaults. (A local helper: frame exports no
+    reader of a seeded value.)"""
+    from frame.live import parse
+
+    out = []
+    for name, bind, default in (("st_s", {"input": "range", "min": 1, "max": cs.S_MAX, "step": 1}, TYPICAL_S),
+                                ("st_base", {"input": "select", "options": list(cs.BASES)}, BASE)):
+        raw = st.query_params.get(name)
+        try:
+            out.append(int(parse(bind, raw)) if raw is not None else default)
+        except ValueError:
+            out.append(default)
+    return out[0], out[1]
 
 
 def go(n: int) -> str:
@@ -41,17 +58,20 @@ def answer(q, res, d: int, L_train: int) -> None:
     n_slow, n = int(slow.sum()), res.pairs
     first = int(np.argmax(slow)) if n_slow else n
     past = {m: int(res.unseen[m].sum()) for m in beyond.METHODS}
-    if n_slow:
+    if n_slow and res.s == 1:
+        q.answer(f"None, at s = 1: the text is no longer than in training, so even the {count(n_slow, 'slow pair')} "
+                 "stay within the angles they saw. Drag s in the chart and watch their ticks rise past their bars.")
+    elif n_slow:
         q.answer(f"The slow ones: {pair_range(first, n - 1)} ({n_slow} of {n}) have wavelengths longer than "
                  f"{L_train:,} tokens, so training showed each only part of its circle. At {res.L_new:,} tokens "
                  f"they turn up to {res.overreach['RoPE as trained']:.3g}× further than they ever did (the "
-                 f"ticks above their bars). The fast pairs went round many times (pair 0: {res.rotations[0]:,.0f} turns): an angle "
-                 "repeats every turn, so nothing they meet is new.")
+                 f"ticks above their bars). The fast pairs went round many times (pair 0: "
+                 f"{res.rotations[0]:,.0f} turns): an angle repeats every turn, so nothing they meet is new.")
     else:
         q.answer(f"Here none: with L_train = {L_train:,} every pair, even the slowest "
                  f"({res.rotations[-1]:.3g} turns), finishes a full turn in training, so every angle has been seen. "
                  "Lower L_train or raise the base in the chart to see slow pairs appear.")
-    frame.verdict(f"unchanged RoPE turns the slow pairs past every angle they saw in training (s = {TYPICAL_S})",
+    frame.verdict(f"unchanged RoPE turns the slow pairs past every angle they saw in training (s = {res.s})",
                   past["RoPE as trained"] > 0,
                   f"{past['RoPE as trained']} of {count(n_slow, 'slow pair')} past, up to "
                   f"{res.overreach['RoPE as trained']:.3g}× at {res.L_new:,} tokens")
@@ -83,22 +103,27 @@ def answer(q, res, d: int, L_train: int) -> None:
              if res.high <= n - 1 else ", and blends the rest (its ramp ends past the last pair)")
     yarn += (": " + ("no pair goes past." if past["YaRN"] == 0 else
                      f"{count(past['YaRN'], 'pair')} still {go(past['YaRN'])} past."))
-    st.markdown(
-        "Move **s** and the **base** in the chart, and pick a **method**: the ticks follow.\n\n"
-        f"At the opening s = {TYPICAL_S}: PI (position interpolation) divides every frequency by s, so "
-        + ("no pair goes past" if pi_ok else f"{count(past['PI'], 'pair')} still {go(past['PI'])} past")
-        + f" — but neighbouring words now differ by only {res.frequencies['PI'][0]:.3g} rad in the fastest pair, "
-        f"instead of {res.theta[0]:.3g}. {ntk}\n\n{yarn} The fast pairs have seen every angle many times over, "
-        f"so slowing them (as PI does) only blurs neighbouring words. This is {TYPICAL_SOURCE} (Peng et al. "
-        "2023), and the page opens on it."
-    )
+    typical = (res.s, res.base, L_train, d) == (TYPICAL_S, BASE, TYPICAL_L_TRAIN, TYPICAL_D)
+    source = (f" This is {TYPICAL_SOURCE} (Peng et al. 2023), and the page opens on it." if typical else "")
+    if res.s == 1:
+        st.markdown("Move **s** and the **base** in the chart, and pick a **method**: the ticks follow. At s = 1 "
+                    "PI, NTK-aware and YaRN change nothing — every tick sits on its bar: raise s to see them work."
+                    + source)
+    else:
+        st.markdown(
+            "Move **s** and the **base** in the chart, and pick a **method**: the ticks follow.\n\n"
+            f"At s = {res.s}: PI (position interpolation) divides every frequency by s, so "
+            + ("no pair goes past" if pi_ok else f"{count(past['PI'], 'pair')} still {go(past['PI'])} past")
+            + f" — but neighbouring words now differ by only {res.frequencies['PI'][0]:.3g} rad in the fastest "
+            f"pair, instead of {res.theta[0]:.3g}. {ntk}\n\n{yarn} The fast pairs have seen every angle many times "
+            f"over, so slowing them (as PI does) only blurs neighbouring words.{source}")
 
     with frame.deeper("every method per pair, in numbers, and YaRN's attention factor", key="st_deep_methods"):
         seq_len = int(frame.number("Dynamic NTK's length (seq_len)", "st_len", 1, 100_000_000, TYPICAL_SEQ_LEN,
                                    where=st.columns([1, 2])[0],
                                    help="Dynamic NTK recomputes its base for the text in front of it; up to "
                                         "L_train it changes nothing. Only its line and row move."))
-        res, ratio = methods_data(d, L_train, seq_len)
+        res, ratio = methods_data(d, L_train, res.s, int(res.base), seq_len)
         frame.chart(ratio)
         f = res.frequencies
         rules = {"RoPE as trained": "θ_i", "PI": "θ_i / s", "NTK-aware": f"base' = {res.ntk_base:,.0f}",
@@ -119,7 +144,7 @@ def answer(q, res, d: int, L_train: int) -> None:
         high_note = (f" Here high = {res.high} is past the last pair ({n - 1}): Hugging Face clamps the ramp's "
                      "ends to d − 1, not d/2 − 1, so no pair is fully interpolated." if res.high > n - 1 else "")
         st.markdown(
-            f"At s = {TYPICAL_S}. θ'₀: the fastest pair's angle between neighbouring words; slowest λ': the "
+            f"At s = {res.s}, base {res.base:,.0f}. θ'₀: the fastest pair's angle between neighbouring words; slowest λ': the "
             "slowest pair's wavelength in tokens; pairs past: slow pairs whose angle at the length judged "
             "exceeds the largest they reached in training; overreach: the worst such ratio (≤ 1 is safe). "
             f"Dynamic NTK recomputes its base for the text in front of it (seq_len = {res.seq_len:,}: scale "
@@ -129,8 +154,8 @@ def answer(q, res, d: int, L_train: int) -> None:
             f"{frame.term('softmax')} over more words, and the sharper scores make up for it.")
 
 
-with frame.page(PATH, f"Trained on {TYPICAL_L_TRAIN:,}-token texts, a model now reads {TYPICAL_S}× longer ones: which "
-                      "of RoPE's pairs meet angles they never saw?"):
+with frame.page(PATH, "Trained on short texts, a model now reads longer ones: which of RoPE's pairs meet angles "
+                      "they never saw?"):
 
     @frame.section("Past the trained length")
     def stretching() -> None:
@@ -148,13 +173,14 @@ with frame.page(PATH, f"Trained on {TYPICAL_L_TRAIN:,}-token texts, a model now 
                      icon=":material/error:")
             return
         rest = st.container()
-        res, turns = stretch_data(d, L_train)
+        s0, base0 = opening()
+        res, turns = stretch_data(d, L_train, s0, base0)
         with top:
             q = frame.predict(
-                f"d = {d}, base {BASE:,}, L_train = {L_train:,}, s = {TYPICAL_S}: which pairs meet angles they never "
-                "saw in training?",
+                f"d = {d}, base {base0:,}, L_train = {L_train:,}, s = {s0}: which pairs does unchanged RoPE turn to "
+                "angles they never saw in training?",
                 ["the fast pairs", "the slow pairs", "every pair", "none"],
-                1 if (res.rotations < 1).any() else 3, key="st_predict")
+                1 if res.unseen["RoPE as trained"].any() else 3, key="st_predict")
             frame.chart(turns, play="st_s")
         with rest:
             answer(q, res, d, L_train)

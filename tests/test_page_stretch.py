@@ -149,3 +149,25 @@ def test_typical_constants_are_the_yarn_reference_values():
     res = beyond.stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN)
     assert (res.low, res.high) == (math.floor(c[0]), math.ceil(c[1])) == (20, 46)
     assert np.all(res.ramp[:21] == 0) and np.all(res.ramp[46:] == 1)
+
+
+@pytest.mark.parametrize("s, base", [(1, 10_000), (4, 500_000), (64, 100)])
+def test_predict_and_answer_speak_of_the_state_the_chart_opens_in(s, base):
+    """A link's in-chart s and base open the chart there (frame.chart seeds them): the question, the answer and
+    the checks are computed at the same s and base."""
+    at = open_page(PAGE, query={"st_s": str(s), "st_base": str(base)})
+    assert_ok(at)
+    res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, s, TYPICAL_SEQ_LEN, float(base))
+    question = str(predict_radios(at)[0].label)
+    assert f"base {base:,}" in question and f"s = {s}:" in question
+    past = int(res.unseen["RoPE as trained"].sum())
+    text = _answer(at, pick=1 if past else 3)
+    assert "Right." in text
+    if s == 1:
+        assert past == 0 and "None, at s = 1" in text and "change nothing" in text
+        assert not verdict(at, "unchanged RoPE turns the slow pairs past")[0]
+    elif past:
+        assert f"up to {res.overreach['RoPE as trained']:.3g}× further" in text
+        assert f"At s = {s}: PI" in text
+    else:  # base 100: every pair turns within L_train
+        assert "Here none" in text and "nothing to bring back" in text
