@@ -60,7 +60,7 @@ def lookups_section(sentence: str, d: int, seed: int):
 @frame.cached
 def pattern_section(sentence: str, d: int, seed: int):
     pt = pattern_terms(posenc.tokenize(sentence), N_MAX, d, seed)
-    idx = downsample_index(len(pt.starts), MAX_POINTS)
+    idx = np.unique(np.rint(np.geomspace(1, len(pt.starts), 60)).astype(int)) - 1  # even on the chart's log axis
     return pt, lc.pattern_chart(pt.starts[idx], pt.learned[idx], pt.raw[idx], pt.content, N_MAX)
 
 

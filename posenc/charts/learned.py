@@ -74,7 +74,8 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
                    coordinate=np.tile(np.arange(1, k + 1), m), value=np.where(exists, v.ravel(), 0.0),
                    exists=exists, asked=np.repeat([r == position for r in rows], k),
                    note=categories(np.repeat(np.arange(m), k), note),
-                   title=categories(np.zeros(m * k, dtype=int), [f"Rows around row {position} (×: no such row)"]))
+                   title=categories(np.zeros(m * k, dtype=int),
+                                    [f"Rows around row {position}, coordinates 1–{k} (×: no such row)"]))
     return figure(_table_window_layout(m), {"window": data}, description=(
         f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows, row {position} outlined"
         + (" (found)" if position <= n_max else f" (it does not exist)") + f": rows past {n_max} have nothing in "
@@ -85,7 +86,7 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
 def _table_window_layout(n_rows: int) -> alt.LayerChart:
     """Cells, × for missing rows and the asked-for row outlined, ``n_rows`` rows in the order of their numbers
     (labels and title from the "window" data)."""
-    x = alt.X("coordinate:O", title="coordinate of the row", axis=alt.Axis(labelAngle=0))
+    x = alt.X("coordinate:O", title=None, axis=alt.Axis(labelAngle=0))  # the title names the coordinates
     y = alt.Y("row:N", sort=alt.EncodingSortField("number", op="min"), title=None,
               axis=alt.Axis(labelOverlap=False))
     tip = [alt.Tooltip("number:Q", title="row"), alt.Tooltip("coordinate:O"),
