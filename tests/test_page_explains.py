@@ -54,7 +54,7 @@ def test_skeleton_question_first():
     lead = at.markdown[0].value
     first, second = chapter.FIGURE_WEIGHTS
     assert f"{first} and {second}" in lead and lead.endswith("?")  # the chapter's contradiction, as a question
-    assert [h.value for h in at.header] == ["The copies of “the”", "The scramble, settled"]
+    assert [h.value for h in at.header] == ["The scramble, settled"]  # the lead opens the copies' section
     assert [r.key for r in predict_radios(at)] == ["explains_predict_guess", "ex_predict_scramble_guess"]
     text = page_text(at)
     assert "Right." not in text and "both of the chapter's claims are true" not in text  # no answer before a pick

@@ -76,8 +76,7 @@ def _copy_weights_layout(names: Sequence[str], n: int, copy_names: Sequence[str]
            .encode(x=alt.value(4), y=alt.value(4), text=alt.Text(field="text", type="nominal"))
            .transform_filter(chosen))
     return alt.layer(bars, text, who).properties(height=HEIGHT, title=alt.TitleParams(
-        f"Weights on the copies of {word}",
-        subtitle="Each bar: (its position) and weight. Equal bars: a tie."))
+        f"Weights on the copies of {word}, by their positions"))
 
 
 SENTENCES = ("original sentence X", "scrambled sentence PX")
