@@ -170,7 +170,7 @@ with frame.page(PATH, f"The table hands both copies of “{WORD}” one row, yet
             st.markdown(
                 f"The learned table here is random, as at initialisation (rows ~ N(0, I), N_max = "
                 f"{chapter.N_MAX}); training shapes its rows, but any distinct rows already break both ties. "
-                "Every scheme at once, over every query word of your sentence:" + (f" {note}" if note else ""))
+                "Every scheme at once, over every query word of your sentence:")
             rows = {"positions": [], "largest gap between copies, any query": [], "max |Attn(PX) − P·Attn(X)|": []}
             for s in SCHEMES:
                 r = sres.runs.get(s)
