@@ -193,7 +193,7 @@ def test_browser_trains_a_setting_and_the_charts_change():
             wait_done(page, timeout=LONG)
             page.get_by_role("button", name="Train").click()
             page.locator("[data-testid=stProgress]").wait_for(timeout=LONG)
-            page.locator("[data-testid=stVegaLiteChart]").nth(4).wait_for(timeout=LONG)
+            page.locator("[data-testid=stVegaLiteChart]").nth(1).wait_for(timeout=LONG)  # the second tab-visible chart
             wait_done(page, timeout=LONG)
             assert page.locator("[data-testid=stException]").count() == 0
             after = page.locator("[data-testid=stVegaLiteChart]").first.screenshot(animations="disabled")

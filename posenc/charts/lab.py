@@ -168,7 +168,7 @@ def position_figure(record: dict) -> Figure:
     n = 4 * s.L_train
     positions = np.arange(1, n + 1, dtype=float)
     points, ends = _curves(record, positions, lambda run, v: run["by_position"], ("by position",))
-    marks = columns(x=[s.L_train + 0.5, s.n_max + 0.5], row=[0.06, 0.14],
+    marks = columns(x=[s.L_train + 0.5, s.n_max + 0.5], row=[0.015, 0.09],
                     label=[f"trained up to {s.L_train}", f"learned: no row past {s.n_max}"])
     return figure(_position_layout(n, seed_labels(record)), {"points": points, "ends": ends, "marks": marks},
                   description=(
