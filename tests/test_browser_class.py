@@ -94,7 +94,10 @@ def test_teacher_and_three_students_on_one_process(sqlite_env):
             assert teacher_controls(teach) == 0
             teach.get_by_role("button", name="Start a class").click()
             teach.get_by_text("Join code").first.wait_for(timeout=WAIT)
-            assert teach.locator('img[alt="QR code of the student link"]').count() == 1
+            wait_done(teach)
+            qr = teach.locator('img[alt="QR code of the student link"]')
+            qr.first.wait_for(timeout=WAIT)
+            assert qr.count() == 1 and qr.first.bounding_box()["width"] >= 300  # big enough to scan from afar
             query = parse_qs(urlparse(teach.url).query)
             code, token = query["class"][0], query["teach"][0]
             assert cs.valid_code(code) and len(token) * 6 >= 128
