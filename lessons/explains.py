@@ -152,7 +152,8 @@ with frame.page(PATH, f"The table hands both copies of “{WORD}” one row, yet
                 (f"With no positions every word keeps its weight (Attn(PX) and P·Attn(X) differ by "
                  f"{small(none.scramble_error)}): attention saw a bag of words. " if keeps else
                  f"With no positions the outputs differ by {small(none.scramble_error)}: see Checks. ")
-                + (f"With {listing(the(s) for s in changed)} the outputs move by up to {max(moved[s] for s in changed):.3f}: a "
+                + (f"With {listing(the(s) for s in changed)} the outputs move by up to "
+                   f"{max(moved[s] for s in changed):.3f}: a "
                    f"position belongs to the slot, not to the word, so the word now at position {i + 1} meets another "
                    + ("position vector or another turn" if "RoPE" in changed and len(changed) > 1 else
                       "turn" if changed == ["RoPE"] else "position vector")

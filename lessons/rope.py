@@ -144,7 +144,8 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
                        "slow enough to follow while playing")
             st.markdown(
                 f"Pair $i$ of q turns by $m\\theta_i$ and pair $i$ of k by $n\\theta_i$; {fastest}. The score adds "
-                "up, over the pairs, |q pair| · |k pair| · cos(angle from q to k), and each angle is its starting angle "
+                "up, over the pairs, |q pair| · |k pair| · cos(angle from q to k), and each angle is its starting "
+                "angle "
                 "plus $(n-m)\\theta_i$. Drag the gap slider: now the angle, and the score, change.")
 
     @frame.section("A rotation keeps every length")

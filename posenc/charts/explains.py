@@ -68,7 +68,8 @@ def _copy_weights_layout(names: Sequence[str], n: int, copy_names: Sequence[str]
                                                                scale=alt.Scale(range=[1.0, 0.55])),
                     tooltip=tips)
             .add_params(pick).transform_filter(chosen))
-    text = (alt.Chart(spec.named("main")).mark_text(baseline="bottom", dy=-16, lineHeight=13, lineBreak="\n", aria=False)
+    text = (alt.Chart(spec.named("main"))
+            .mark_text(baseline="bottom", dy=-16, lineHeight=13, lineBreak="\n", aria=False)
             .encode(x=x, xOffset=off, y=y, text=alt.Text(field="label", type="nominal"))
             .transform_filter(chosen))
     who = (alt.Chart(spec.named("queries")).mark_text(align="left", baseline="top", fontWeight="bold",

@@ -147,7 +147,8 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     drag redraws with no rerun and the play button turns q and k together. Hollow points: the pairs before
     turning. One row per pair is sent (d/2 rows) and a 73-point unit circle.
 
-    ``n``, ``gap``, ``pair`` (a fraction, ``pair_index``): where the sliders open; ``score`` the score there (from ``posenc``, for the
+    ``n``, ``gap``, ``pair`` (a fraction, ``pair_index``): where the sliders open; ``score`` the score there
+    (from ``posenc``, for the
     description). The axes keep one unit = one unit on screen at any width (the x domain follows the
     width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, so a new seed or word
     reuses the layout."""
@@ -163,7 +164,8 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     pair = float(min(max(pair, 0.0), 1.0))
     chart = _circles_layout(R)
     fig = spec.figure(chart, {"pairs": pairs, "unit": unit}, description=(
-        f"Pair {pair_index(pair, half)} of q and of k on their circles, the key at n = {n:,} and the query at m = {n - gap:,} "
+        f"Pair {pair_index(pair, half)} of q and of k on their circles, the key at n = {n:,} and the query at "
+        f"m = {n - gap:,} "
         f"(gap {gap}): q turns by m·θ_i and k by n·θ_i, so when both positions move together the angle between "
         f"them stays the same and so does the score, {score:.6f}. Sliders in the chart move n, the gap and the "
         "pair."))
