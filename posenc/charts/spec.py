@@ -56,15 +56,19 @@ DIVERGING = "blueorange"  # signed values (scores, coordinates): the scheme's en
 SEQUENTIAL = "blues"  # non-negative values (weights, similarities)
 
 
-def _config(font: int) -> dict:
+def _config(font: int, marks: int | None = None) -> dict:
+    """The house config at axis/legend text size ``font``; ``marks``: the size of text marks and subtitles that set
+    none of their own (presentation mode grows them too)."""
+    sized = {"fontSize": marks} if marks else {}
     return {
         "axis": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font,
                  "tickColor": REFERENCE, "domainColor": REFERENCE},
         "legend": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font,
                    "orient": "bottom", "direction": "horizontal"},
         "header": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font},
-        "title": {"color": TEXT, "fontSize": font + 2, "anchor": "start", "subtitleColor": TEXT},
-        "text": {"color": TEXT},
+        "title": {"color": TEXT, "fontSize": font + 2, "anchor": "start", "subtitleColor": TEXT,
+                  **({"subtitleFontSize": marks} if marks else {})},
+        "text": {"color": TEXT, **sized},
         "mark": {"invalid": None},
     }
 
@@ -72,7 +76,7 @@ def _config(font: int) -> dict:
 CONFIG = _config(13)
 FIT_X = {"type": "fit-x", "contains": "padding"}
 COMPOSED = {"facet", "hconcat", "vconcat", "concat", "repeat"}  # fit-x breaks nested compositions
-PRESENT_CONFIG = _config(18)  # presentation mode: dark 18 px text for the back of the room
+PRESENT_CONFIG = _config(18, marks=16)  # presentation mode: dark 18 px text for the back of the room
 
 
 @dataclass(frozen=True)
