@@ -151,7 +151,7 @@ def reading_line(r: lab.Reading, L: int) -> str:
     if r.still_works:
         return f"**{r.scheme}** learned it and still works: {spread(r.past_4L)} past position {L}"
     if r.past_4L is None:
-        return f"**{r.scheme}** learned it ({pct(r.at_L[0])} at {L}) but has no row past its table's last one"
+        return f"**{r.scheme}** learned it ({pct(r.at_L[0])} at {L}) but has no row past position {DEFAULT.n_max_factor * L}"
     return f"**{r.scheme}** learned it ({pct(r.at_L[0])} at {L}) but fails past it: {spread(r.past_4L)}"
 
 
@@ -225,13 +225,14 @@ def show_reading(q, record: dict, key: tuple, best: str | None) -> None:
 
     for x in lab.SCHEMES:
         r = rs[x]
-        frame.verdict(f"{x} learned the task", r.learned,
+        frame.verdict(f"`{x}` learned the task", r.learned,
                       f"{spread(r.at_L)} right at length {L} over {n_seeds} seeds (needs a mean ≥ {pct(lab.LEARNS)}); "
-                      f"the mean loss fell {r.drop:.3f} over the last tenth of the steps (flat: ≤ {lab.FLAT})")
+                      f"the mean loss fell {r.drop:.4f} over the last tenth of the steps (flat: ≤ {lab.FLAT})")
         if r.learned:
-            frame.verdict(f"{x} still works past the training length", r.still_works,
+            frame.verdict(f"`{x}` still works past the training length", r.still_works,
                           f"{spread(r.past_4L)} right on positions {L + 1}–{4 * L} of {4 * L}-token sequences "
-                          f"(needs a mean ≥ {pct(lab.STILL_WORKS)})")
+                          f"(needs a mean ≥ {pct(lab.STILL_WORKS)})" if r.past_4L is not None else
+                          f"no row past position {s.n_max}: positions {s.n_max + 1}–{4 * L} cannot be read")
     i_past = [i for i, n in enumerate(record["test_lengths"]) if n > s.n_max]
     frame.verdict(f"The learned table has nothing past n_max = {s.n_max}",
                   all(run["accuracy"][i] is None for run in record["runs"]["learned"] for i in i_past),

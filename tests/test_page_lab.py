@@ -64,11 +64,11 @@ def test_verdicts_follow_the_honest_readings(task_page):
     readings = lab.readings(RECORD[task])
     found = {claim: holds for holds, claim, _ in verdicts(at)}
     for scheme, r in readings.items():
-        assert found[f"{scheme} learned the task"] == r.learned
+        assert found[f"`{scheme}` learned the task"] == r.learned
         if r.learned:
-            assert found[f"{scheme} still works past the training length"] == r.still_works
+            assert found[f"`{scheme}` still works past the training length"] == r.still_works
         else:  # a scheme that did not learn is never asked whether it "still works"
-            assert f"{scheme} still works past the training length" not in found
+            assert f"`{scheme}` still works past the training length" not in found
     at.button(key=f"lab_predict_{task}_show").click().run()  # the answer spells out each reading
     text = page_text(at)
     for scheme, r in readings.items():
