@@ -3,6 +3,7 @@
 import streamlit as st
 
 import frame
+import frame.classroom
 import frame.live
 
 present = st.query_params.get("present", "").lower() in frame.urlstate.TRUE or st.session_state.get("present")
@@ -24,5 +25,6 @@ frame.toggle("Presentation mode", "present", False, where=st.sidebar,
 frame.share_link(st.sidebar)
 frame.live.mount()  # the in-page component: in-chart controls ↔ the address, play, tap to read, focus
 frame.style()
+frame.classroom.current()  # class mode: the code and key kept on every page, a bad link's notice once a run
 page.run()
 frame.unknown_params_notice()
