@@ -327,7 +327,7 @@ function createLive() {
     },
     true,
   );
-  // Focus lost (a focusout to nowhere, or the focused control removed by a rerun): for two seconds, put it back
+  // Focus lost (a focusout to nowhere, or the focused control removed by a rerun): for five seconds, put it back
   // on the control (or its successor) as soon as that exists, unless the student has clicked elsewhere since.
   let lostAt = -1;
   let pointerTarget = null;
@@ -339,7 +339,7 @@ function createLive() {
   function lost() {
     if (lostAt >= 0) return;
     lostAt = performance.now();
-    for (const ms of [0, 60, 200, 500, 1000, 2000]) setTimeout(rescue, ms);
+    for (const ms of [0, 60, 200, 500, 1000, 2000, 3500, 5000]) setTimeout(rescue, ms); // and on each DOM change
   }
   function rescue() {
     if (lostAt < 0) return;
@@ -358,7 +358,7 @@ function createLive() {
         return;
       }
     }
-    if (performance.now() - lostAt > 2500) lostAt = -1;
+    if (performance.now() - lostAt > 5500) lostAt = -1;
   }
   document.addEventListener(
     "focusout",
@@ -381,6 +381,7 @@ function createLive() {
   function scan() {
     scanQueued = false;
     if (last && !last.isConnected && onBody()) lost(); // a rerun removed the focused control (no focusout then)
+    if (lostAt >= 0) rescue(); // the control's successor may just have appeared
     for (const bind of document.querySelectorAll(".vega-bind")) {
       if (!seenBinds.has(bind)) {
         seenBinds.add(bind);

@@ -245,9 +245,9 @@ def _press(page, selector: str, key: str = "Enter") -> None:
 
 
 def _settle(page, test) -> dict:
-    """Where focus is once it has settled (the work-around puts it back within 2 s)."""
+    """Where focus is once it has settled (the work-around puts it back within 5 s)."""
     try:
-        page.wait_for_function(f"() => ({ACTIVE})().body === {str(not test).lower()}", timeout=3000)
+        page.wait_for_function(f"() => ({ACTIVE})().body === {str(not test).lower()}", timeout=6000)
     except Exception:
         pass
     return page.evaluate(ACTIVE)
