@@ -14,14 +14,15 @@ PATH = "lessons/attention.py"
 
 
 @frame.cached
-def run(sentence: str, d: int, seed: int, query: str | None = None):
+def run(sentence: str, d: int, seed: int, query: str | None = None, wide: bool = False):
     """The five steps, the chart opening at ``query`` (a label "3 chased" from the address, when a link set the
     in-chart menu) or at the chapter's query."""
     res = primer(tokenize(sentence), d, seed)
     copies, gap = copy_rows_gap(res)
     labels = word_labels(res.tokens[:MAX_SHOWN_WORDS])
     q = labels.index(query) if query in labels else chapter.query_index(res.tokens)
-    fig = steps(res, query=q, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS, copies=copies, gap=gap)
+    fig = steps(res, query=q, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS, copies=copies, gap=gap,
+                wide=wide)
     return res, fig
 
 
@@ -33,7 +34,8 @@ with frame.page(PATH, "One attention head turns each word into a weighted mix of
 
     @frame.section("From words to weights", fragment=False)
     def pipeline():
-        res, fig = run(ex.sentence, ex.d, ex.seed, st.query_params.get(PARAM))
+        # On a projector the five steps stand side by side, so the lead and the whole chart share one screen.
+        res, fig = run(ex.sentence, ex.d, ex.seed, st.query_params.get(PARAM), frame.presenting())
         copies, gap = copy_rows_gap(res)
         # The question is asked on the sentence the chart shows when it repeats a word; else on the chapter's.
         own = bool(copies)
@@ -54,7 +56,8 @@ with frame.page(PATH, "One attention head turns each word into a weighted mix of
         st.caption(f"Pick the query word in the menu above the picture: it is outlined in every step. Hover or tap a "
                    f"row to light that word in every step. Vectors show their first {k} of d = {ex.d} "
                    "coordinates" + (f"; the picture shows the first {shown} of {n} words." if shown < n else ".")
-                   + " Orange is positive, blue negative.")
+                   + " Orange is positive, blue negative."
+                   + (" In steps 3 and 4 the columns are the words in the rows' order." if frame.presenting() else ""))
         identical = ask_gap < TOL
         on = f"on this sentence at d = {ex.d}, seed {ex.seed}" if own else f"on the chapter's sentence at d = {ex.d}"
         q.answer(

@@ -191,3 +191,22 @@ def _dicts(node):
     elif isinstance(node, list):
         for v in node:
             yield from _dicts(v)
+
+
+@pytest.mark.parametrize("n", [5, 7])
+def test_side_by_side_for_a_projector(n):
+    """Presentation mode: the five panels in one row (lead and chart on one 1280 × 720 screen), the rows labelled
+    once, the same linked selection and query menu; numbers printed only while the cells are wide enough."""
+    tokens = tokenize(chapter.SENTENCE) + [f"w{i}" for i in range(n - 5)]
+    res = primer(tokens, 16, 0)
+    fig = steps(res, query=2, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS, wide=True)
+    full = spec.validate(fig)
+    assert len(full["hconcat"]) == 5 and "vconcat" not in full
+    labelled = [p["layer"][0]["encoding"]["y"]["axis"].get("labels", True) for p in full["hconcat"]]
+    assert labelled == [True, False, False, False, False]
+    hover = next(p for p in full["params"] if p["name"] == HOVER)
+    assert len(hover["views"]) == 5
+    assert next(p for p in full["params"] if p["name"] == PARAM)["value"] == "3 chased"
+    texts = [node for node in _dicts(full["hconcat"]) if isinstance(node.get("mark"), dict)
+             and node["mark"].get("type") == "text"]
+    assert bool(texts) == (n <= 6)

@@ -22,6 +22,7 @@ PARAM = "at_q"  # the in-chart param: the picked query word's label (frame.live 
 HOVER = "at_hover"  # the point selection: the word under the pointer (or the last tap), lit in every panel
 ROW_STEP = 20  # pixels per word row (room for the 18 px labels of presentation mode)
 TEXT_MAX_WORDS = 10  # the picked row's numbers are printed in its cells up to this many words
+WIDE_TEXT_MAX_WORDS = 6  # … side by side (narrower cells, 17 px numbers), up to this many
 TEXT_SIZE = 12  # the printed numbers' size (scaled with the axes in presentation mode: ``for_screen``)
 # The weights' colours stop at the ramp's middle, so the printed numbers (TEXT, #222) stay ≥ 4.6:1 on every
 # cell (on Vega's "blues" ramp, dark text falls under 4.5:1 past 0.62 and white reaches it only past 0.73).
@@ -36,19 +37,23 @@ def _long(matrix: np.ndarray, rows: list[str], cols: list[str], panel: int) -> d
 
 
 def _panel(view: str, data: str, panel: str | None, title: str, subtitle: str, rows: list[str], cols: list[str],
-           value_title: str, scheme, hover, *, angle: int = 0, numbers: bool = False) -> alt.LayerChart:
+           value_title: str, scheme, hover, *, angle: int = 0, numbers: bool = False, width: int | str = "container",
+           row_labels: bool = True, col_labels: bool = True) -> alt.LayerChart:
     """One step: a heatmap with the picked query's row outlined (FOCUS, thick) and its label in bold FOCUS; the
-    hovered (or tapped) word's row stays full strength while the others fade."""
+    hovered (or tapped) word's row stays full strength while the others fade. ``width`` a number and
+    ``row_labels=False`` for the panels after the first of a side-by-side row (the same rows, labelled once)."""
     picked = f"datum.row === {PARAM}"
     base = alt.Chart(named(data))
     if panel is not None:
         base = base.transform_filter(alt.datum.panel == panel)
     label_colour = alt.expr(f"datum.value == {PARAM} ? '{FOCUS}' : '{TEXT}'")
     label_weight = alt.expr(f"datum.value == {PARAM} ? 'bold' : 'normal'")
-    x = alt.X("col:N", sort=cols, title=None, axis=alt.Axis(labelAngle=angle, labelOverlap=True, orient="top"))
+    x = alt.X("col:N", sort=cols, title=None,
+              axis=alt.Axis(labelAngle=angle, labelOverlap=True, orient="top") if col_labels else
+              alt.Axis(labels=False, ticks=False, domain=False, orient="top"))
     y = alt.Y("row:N", sort=rows, title=None,
               axis=alt.Axis(labelColor=label_colour, labelFontWeight=label_weight, labelOverlap=False,
-                            labelFlush=False))
+                            labelFlush=False) if row_labels else alt.Axis(labels=False, ticks=False, domain=False))
     scale = (alt.Scale(scheme=scheme, domainMid=0) if scheme == DIVERGING
              else alt.Scale(scheme=scheme, domain=[0, 1]))
     cells = base.mark_rect(aria=False).encode(
@@ -66,16 +71,19 @@ def _panel(view: str, data: str, panel: str | None, title: str, subtitle: str, r
                                                               aria=False).encode(
             x=x, y=y, text=alt.Text("value:Q", format=".2f")))
     return alt.layer(*layers).properties(
-        title=alt.TitleParams(title, subtitle=subtitle, anchor="start"),
-        height=ROW_STEP * len(rows), width="container",
+        title=alt.TitleParams(title, subtitle=subtitle, anchor="start") if subtitle else
+        alt.TitleParams(title, anchor="start"),
+        height=ROW_STEP * len(rows), width=width,
     )
 
 
 def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copies: Sequence[int] = (),
-          gap: float = 0.0) -> Figure:
+          gap: float = 0.0, wide: bool = False) -> Figure:
     """The five steps for the first ``shown_words`` words and ``shown_coords`` coordinates; the picked query
     (0-based ``query``, clamped to the words shown) is outlined in every panel. ``copies`` (0-based) and ``gap``
-    (the largest difference between their output rows) go into the description: the takeaway, with its number."""
+    (the largest difference between their output rows) go into the description: the takeaway, with its number.
+    ``wide``: the five panels side by side, rows labelled once, short titles (a projector: lead and chart on one
+    1280 × 720 screen); else one above the other, full width (a laptop or a phone)."""
     n = min(shown_words, len(res.tokens))
     k = min(shown_coords, res.d)
     rows = word_labels(res.tokens[:n])
@@ -90,7 +98,7 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copie
     scores = columns(**pairs, value=res.S[:n, :n].ravel())
     weights = columns(**pairs, value=res.weights[:n, :n].ravel())
     of = f"first {k} of d coordinates"  # d itself is in the page's caption: a new d reuses the layout
-    chart = _steps_layout(rows, coords, qkv_cols, of, rows[min(max(query, 0), n - 1)])
+    chart = _steps_layout(rows, coords, qkv_cols, of, rows[min(max(query, 0), n - 1)], wide)
     q = min(max(query, 0), n - 1)
     top = int(np.argmax(res.weights[q, :n]))
     takeaway = (f"Words {' and '.join(str(i + 1) for i in copies)} are the same word and get the same row in every "
@@ -130,11 +138,14 @@ def for_screen(fig: Figure, present: bool) -> Figure:
 
 @layout
 def _steps_layout(rows: Sequence[str], coords: Sequence[str], qkv_cols: Sequence[str], of: str,
-                  picked: str) -> alt.VConcatChart:
-    """The five panels for these word rows and coordinate columns, ``picked`` outlined at first."""
+                  picked: str, wide: bool = False) -> alt.VConcatChart | alt.HConcatChart:
+    """The five panels for these word rows and coordinate columns, ``picked`` outlined at first; one above the
+    other, or side by side (``wide``)."""
     n = len(rows)
-    angle = 0 if n <= 5 else -40
-    numbers = n <= TEXT_MAX_WORDS
+    angle = -40 if wide or n > 5 else 0
+    numbers = n <= (WIDE_TEXT_MAX_WORDS if wide else TEXT_MAX_WORDS)
+    if wide:
+        return _wide(rows, coords, qkv_cols, picked, angle, numbers)
     hover = alt.param(name=HOVER)  # what the panels test; the selection itself is declared below, once
     views = [f"at_cells_{i}" for i in range(5)]
     panels = [
@@ -152,12 +163,42 @@ def _steps_layout(rows: Sequence[str], coords: Sequence[str], qkv_cols: Sequence
     chart = alt.vconcat(
         *panels,
         spacing=26,
-    ).add_params(
-        alt.param(name=PARAM, value=picked, bind=alt.binding_select(options=list(rows), name="Query word ")),
-    ).resolve_scale(color="independent").properties(
+    ).properties(
         # spec.figure leaves compositions alone; this simple vconcat of unit/layer panels needs fit-x to stay
         # inside its column (without it the panels spill past a phone's width)
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    return _linked(chart, views, rows, picked)
+
+
+WIDE_WIDTHS = (130, 220, 150, 250, 130)  # side by side on a 1280 px projector (≈ 1,100 px of page width)
+
+
+def _wide(rows, coords, qkv_cols, picked, angle, numbers) -> alt.HConcatChart:
+    hover = alt.param(name=HOVER)
+    views = [f"at_cells_{i}" for i in range(5)]
+    w = WIDE_WIDTHS
+    panels = [
+        _panel(views[0], "vectors", "X", "1 · Words X", "", rows, coords, "coordinate", DIVERGING, hover,
+               width=w[0]),
+        _panel(views[1], "vectors", "qkv", "2 · q, k, v", "", rows, qkv_cols, "coordinate", DIVERGING, hover,
+               width=w[1], row_labels=False),
+        _panel(views[2], "scores", None, "3 · Scores", "", rows, rows, "score", DIVERGING, hover, angle=angle,
+               width=w[2], row_labels=False, col_labels=False),
+        _panel(views[3], "weights", None, "4 · Weights", "", rows, rows, "weight", WEIGHT_SCHEME, hover,
+               angle=angle, numbers=numbers, width=w[3], row_labels=False, col_labels=False),
+        _panel(views[4], "vectors", "out", "5 · Output", "", rows, coords, "coordinate", DIVERGING, hover,
+               width=w[4], row_labels=False),
+    ]
+    return _linked(alt.hconcat(*panels, spacing=12), views, rows, picked)
+
+
+def _linked(chart, views: list[str], rows: Sequence[str], picked: str):
+    """The query menu (``at_q``) and the hover/tap selection over the five cell views, on the composition.
+    (Side by side, the scores' and weights' columns are the words in the rows' order, unlabelled: the caption
+    says so.)"""
+    chart = chart.add_params(
+        alt.param(name=PARAM, value=picked, bind=alt.binding_select(options=list(rows), name="Query word ")),
+    ).resolve_scale(color="independent")
     # One point selection over the five cell views: a word hovered (or tapped) in any panel is lit in all of them.
     # Cleared when a mouse leaves (a tap's highlight stays until the next tap).
     chart.params = [alt.TopLevelSelectionParameter(
