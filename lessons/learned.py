@@ -122,17 +122,17 @@ with frame.page(PATH, f"Give every position its own trainable vector: a table of
             f"{N_MAX + 1:,}?",
             [f"Row {N_MAX:,} again", "A row of zeros", "A slightly worse vector", f"Nothing: there is no row {N_MAX + 1:,}"],
             3, key="learned_predict")
-        c1, c2 = st.columns([1, 2])
+        chart_col, c1 = st.columns([3, 1])  # the controls beside the chart: the whole chart on the first screen
         with c1:
             n_max = int(frame.select("Table size N_max (rows)", "lt_nmax", N_MAX_OPTIONS, N_MAX,
                                      kind="select_slider",
                                      help=f"How many positions the table has a row for. {N_MAX} is the chapter's "
                                           f"example and the question's."))
-        with c2:
             pos = int(frame.slider("Look up position p", "lt_pos", 1, POS_MAX, N_MAX + 1,
                                    help="Row p belongs to the p-th word. Try one past the end of the table."))
         e, window = edge_section(n_max, ex.d, ex.seed, pos)
-        frame.chart(window)
+        with chart_col:
+            frame.chart(window)
         at_q = edge_section(N_MAX, ex.d, ex.seed, N_MAX + 1)[0]
         if e.found:
             now = (f"Row {e.position:,} of this {e.n_max:,}-row table is found (outlined): P[{e.position}], d = {ex.d} "
