@@ -76,7 +76,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             "factor, the same all the way down. Bits slow down by 2. What is the factor?",
             ["2, as with bits", f"{q.ratio ** 0.5:.4f}", f"{q.ratio:.4f}", f"{BASE:,.0f}"], 2, key="sn_predict")
         fig = sc.dials(d, shown, position=DIAL_START, base=BASE)
-        frame.chart(fig, play="sn_pos")
+        frame.chart(sc.for_screen(fig, frame.presenting()), play="sn_pos")
         slow_txt = f"{q.slowest:,.0f}" if q.slowest >= 1000 else f"{q.slowest:.4f}"
         ask.answer(
             f"ω_(i+1) = ω_i / base^(2/d), and base^(2/d) = {BASE:,.0f}^(2/{q_d}) = **{q.ratio:.4f}** at "
@@ -94,10 +94,9 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
                       f"{d} coordinates, length √(d/2) = {float(np.linalg.norm(far.pe64)):.4f}, no table consulted")
         slow = ("the slowest barely moves" if lam[-1] > 2 * sc.DIAL_SPAN else "even the slowest turns visibly")
         st.markdown(
-            f"Press **Play**: pair 0 goes round every 2π ≈ 6.3 positions, each pair below more slowly, and {slow} "
-            "over a hundred positions — fast pairs tell neighbours apart, slow ones far-apart positions, like a "
-            "counter's bits but smooth (the base slider stretches the ladder). Nothing is stored: any "
-            f"position's vector, {chapter.HUGE_POSITION:,} too, comes from the formula.")
+            f"Press **Play**: pair 0 goes round every 2π ≈ 6.3 positions, each pair below more slowly; {slow} over a "
+            "hundred positions. Fast pairs tell neighbours apart, slow ones far-apart positions. Nothing is stored: "
+            f"any position's vector, {chapter.HUGE_POSITION:,} too, comes from the formula.")
         frame.formula(r"PE(p,\,2i) = \sin(p\,\omega_i), \quad PE(p,\,2i+1) = \cos(p\,\omega_i), \quad "
                       r"\omega_i = \mathrm{base}^{-2i/d}")
 
@@ -108,7 +107,8 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             f"In the chart below the second hand of each dial sits k = {chapter.SHIFT} positions after the first. "
             "Press Play: as p grows, what does the angle between a pair's two hands do?",
             ["It grows with p", "It stays the same", "It shrinks back to 0"], 1, key="sn_shift_predict")
-        frame.chart(sc.dials(d, shown, position=0, shift=chapter.SHIFT, prefix="sn_s"), play="sn_s_pos")
+        fig = sc.dials(d, shown, position=0, shift=chapter.SHIFT, prefix="sn_s")
+        frame.chart(sc.for_screen(fig, frame.presenting()), play="sn_s_pos")
         k = chapter.SHIFT
         closed = float(np.sum(np.cos(k * frequencies(d, BASE))))
         ask.answer(
@@ -133,7 +133,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             qi, ki, _ = frame.word_pair(tokens, "sn")
         ca, fig = catch_view(ex.sentence, qi, ki, d, ex.seed)
         with where:
-            frame.chart(fig)
+            frame.chart(sc.for_screen(fig, frame.presenting()))
         varies = ca.spread > CATCH_SPREAD
         frame.verdict(f"the score is not a function of the gap alone, as the chapter warns: the chapter's pairs, "
                       f"all {abs(ca.gap)} apart, score differently", varies,
@@ -143,10 +143,9 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         moves = ("the gap is fixed, yet the score moves with m" if varies
                  else "here the score happens to stay put, but nothing in the model promises it")
         st.markdown(
-            f"Add PE to the words, project with $W_Q$, $W_K$ (d = {d}, seed {ex.seed}), query word at m, key word "
-            f"at m − {ca.gap} (picked under *Deeper*): {moves}. The score sees $PE_m\\,A\\,PE_n^\\top$, "
-            "$A = W_Q W_K^\\top$, and $A$ need not commute with $M_k$: the gap is **in the input, not promised in "
-            "the score**.")
+            f"PE added to the words, then $W_Q$, $W_K$ (d = {d}, seed {ex.seed}); query word at m, key word at "
+            f"m − {ca.gap} (picked under *Deeper*): {moves}. Between $PE_m$ and $PE_n$ sits $A = W_Q W_K^\\top$, "
+            "which need not commute with $M_k$: the gap is **in the input, not promised in the score**.")
         with terms:
             frame.formula(
                 r"\big((x_q + PE_m)W_Q\big)\cdot\big((x_k + PE_n)W_K\big)/\sqrt d = ",
@@ -174,7 +173,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         length = int(frame.slider("Positions shown", "sn_len", 2, MAX_LENGTH, DEFAULT_LENGTH,
                                   help="Word positions 1 … this number, at the paper's base."))
         tab, lad, fig_table = table_view(d, length)
-        frame.chart(fig_table)
+        frame.chart(sc.for_screen(fig_table, frame.presenting()))
         if d > 2:
             slowest, limit = apart(lad.slowest, lad.limit)
             st.markdown(
@@ -225,7 +224,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         p = int(frame.number("Position p", "sn_far", 0, MAX_POSITION, chapter.HUGE_POSITION,
                              help=f"Any whole number up to {MAX_POSITION:,}: the formula needs no table."))
         pos, fig_prec = position_view(p, d)
-        frame.chart(fig_prec)
+        frame.chart(sc.for_screen(fig_prec, frame.presenting()))
         rows = min(2 * SHOWN_PAIRS, d)
         jj = np.arange(rows)
         frame.table({
@@ -275,10 +274,10 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         frame.verdict("the similarity is constant along every diagonal", sh.toeplitz_error < tol,
                       f"all {sh.similarity.shape[0]} × {sh.similarity.shape[0]} entries: largest error "
                       f"{sh.toeplitz_error:.0e}")
-        frame.chart(fig_m)
+        frame.chart(sc.for_screen(fig_m, frame.presenting()))
         st.caption("Rows and columns count from 0. Outside the 2 × 2 blocks every entry is 0, and no p appears."
                    if d > 2 else "One pair: M_k is a single 2 × 2 rotation block, and no p appears in it.")
-        frame.chart(fig_sim)
+        frame.chart(sc.for_screen(fig_sim, frame.presenting()))
         s_n = sh.similarity.shape[0]
         st.markdown("Every diagonal of this table (one gap q − p) holds one value: how alike two positions are "
                     "depends on how far apart they are, not where they are. The slider under it outlines one "

@@ -13,7 +13,7 @@ import altair as alt
 import numpy as np
 
 from . import spec
-from .sinusoids import quiet  # aria: false on every mark (one home; it belongs beside spec.figure)
+from .sinusoids import for_screen, quiet  # noqa: F401  (for_screen: re-exported for the page); aria: false on every mark (one home; it belongs beside spec.figure)
 
 ONE = spec.SERIES[0]  # a bit that is 1
 ZERO = "#dfe7f3"  # a bit that is 0 (a light fill; its digit or its run's tooltip says 0)
@@ -80,8 +80,8 @@ def _bit_table_layout(n_bits: int) -> alt.LayerChart:
     """Runs of equal bits, one row per bit, the digits on top; the counter's column at p; x zooms and pans."""
     positions = 2**n_bits
     y = alt.Y("bit:O", title="bit b (0-based)", sort="ascending",
-              axis=alt.Axis(labelExpr="datum.value == 0 ? 'bit 0: every step' : "
-                                      "'bit ' + datum.value + ': every ' + pow(2, datum.value)"))
+              axis=alt.Axis(labelExpr="'bit ' + datum.value + ': every ' + pow(2, datum.value)",
+                            labelOverlap=False, labelLimit=240))
     zoom = alt.selection_interval(bind="scales", encodings=["x"])
     p = POSITION
     pos = alt.param(name=p, value=0, bind=alt.binding_range(min=0, max=positions - 1, step=1, name="position p "))
@@ -104,10 +104,12 @@ def _bit_table_layout(n_bits: int) -> alt.LayerChart:
     cells = alt.Chart(spec.named("bits")).transform_calculate(
         now=EXPR_BIT.format(p=p, b="datum.bit"), flipped=EXPR_FLIPPED.format(p=p, b="datum.bit"),
         x=p).transform_calculate(state="datum.flipped ? 'flipped from p − 1' : 'kept'")
-    cursor = cells.mark_square(size=420, opacity=1, strokeWidth=3).encode(
+    cursor = cells.mark_square(size=420, opacity=1).encode(
         x=alt.X("x:Q"), y=alt.Y("bit:O", sort="ascending"),
         fill=alt.condition("datum.now === 1", alt.value(ONE), alt.value(ZERO)),
+        # flipped: a thick red outline; kept: a thin grey one (the width is the second cue beside the colour)
         stroke=alt.condition("datum.flipped", alt.value(spec.FOCUS), alt.value(spec.REFERENCE)),
+        strokeWidth=alt.condition("datum.flipped", alt.value(4), alt.value(1)),
         tooltip=[alt.Tooltip("bit:O", title="bit b"), alt.Tooltip("now:Q", title="value at p"),
                  alt.Tooltip("state:N", title="since p − 1")])
     digit = cells.mark_text(fontSize=13, fontWeight="bold").encode(
@@ -119,7 +121,7 @@ def _bit_table_layout(n_bits: int) -> alt.LayerChart:
             f": '')")
     return alt.layer(runs, text, cursor, digit).add_params(pos).properties(
         title=alt.TitleParams(alt.expr(head),
-                              subtitle="Dark = 1, light = 0. Bit b flips every 2^b steps; outlined in red: the bits that flipped from p − 1"),
+                              subtitle="Dark = 1, light = 0. Bit b flips every 2^b steps; thick red outline: flipped from p − 1"),
         height=alt.Step(30) if n_bits > 1 else 60)
 
 

@@ -8,6 +8,7 @@ builder sets is the plot's own (spec.figure fits the width only: axes, title and
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import struct
 import zlib
@@ -350,7 +351,7 @@ def _catch_layout(gap: int) -> alt.LayerChart:
         size=10, color=spec.SERIES[0])).encode(**enc)
     rings = alt.Chart(spec.named("pairs")).mark_point(color=spec.FOCUS, size=160, strokeWidth=2.5).encode(**enc)
     return alt.layer(line, rings).properties(
-        title=f"The score with the gap fixed at {gap}", height=130)
+        title=f"The score with the gap fixed at {gap}", height=110)
 
 
 # ---------------------------------------------------------------- the dials: pairs turning as the position moves
@@ -358,7 +359,7 @@ def _catch_layout(gap: int) -> alt.LayerChart:
 # over the shipped grid), so a drag or a play redraws with no rerun. The expressions are module constants: the
 # tests evaluate the very strings the chart ships against ``posenc`` (tests/test_client_expressions_sinusoids.py).
 DIAL_SPAN = 100  # the waves run over positions 0 … 100; the position slider (and play) sweeps the same range
-DIAL_ROW = 2.6  # vertical distance between two pairs' rows (each wave spans −1 … 1)
+DIAL_ROW = 3.0  # vertical distance between two pairs' rows (each wave spans −1 … 1)
 #: a clock hand as a symbol path: a thin bar from the centre (0, 0) to 12 o'clock (0, −1), a dot at its end
 HAND_PATH = ("M -0.035 0 L -0.035 -0.86 L 0.035 -0.86 L 0.035 0 Z "
              "M -0.12 -0.88 A 0.12 0.12 0 1 0 0.12 -0.88 A 0.12 0.12 0 1 0 -0.12 -0.88 Z")
@@ -460,7 +461,7 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
     p = f"{prefix}_pos"
     omega = EXPR_OMEGA.format(base=base)
     span_y = (n - 1) * DIAL_ROW + 3.0
-    height = 42 * n + 24
+    height = 44 * n + 20
     # the dials sit left of the waves, in a margin as wide as a dial (the x domain's start follows the width)
     x = alt.X("x:Q", title="position p", scale=alt.Scale(nice=False, zero=False, domain=[0, DIAL_SPAN]),
               axis=alt.Axis(values=list(range(0, DIAL_SPAN + 1, 20)), format="d"))
@@ -546,3 +547,25 @@ def _dicts(node):
     elif isinstance(node, list):
         for v in node:
             yield from _dicts(v)
+
+
+PRESENT_TEXT = 18 / 13  # presentation mode: the config's text grows from 13 to 18 px; text marks follow it
+
+
+def for_screen(fig: spec.Figure, present: bool) -> spec.Figure:
+    """The figure with its text marks (and its subtitle) scaled like the config's text in presentation mode
+    (``spec.PRESENT_CONFIG`` scales axes, legends and titles; a text mark's own size does not follow it). A copy:
+    a cached figure is never changed."""
+    if not present:
+        return fig
+    out = spec.Figure(spec=copy.deepcopy(fig.spec), datasets=fig.datasets)
+    for node in _dicts(out.spec):
+        mark = node.get("mark")
+        if isinstance(mark, dict) and mark.get("type") == "text":
+            size = mark.get("fontSize", 11)
+            if isinstance(size, (int, float)):
+                mark["fontSize"] = round(size * PRESENT_TEXT)
+        title = node.get("title")
+        if isinstance(title, dict) and "subtitle" in title:
+            title["subtitleFontSize"] = round(11 * PRESENT_TEXT)
+    return out
