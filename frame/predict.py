@@ -36,19 +36,20 @@ class Question:
     def answered(self) -> bool:
         return self.choice is not None or bool(st.session_state.get(f"{self.key}_shown"))
 
-    def answer(self, text: str) -> None:
+    def answer(self, text: str, then: str | None = None) -> None:
         """The answer (our own Markdown: the claim with its live number), once the student has committed (in
-        class mode: once the teacher has revealed it)."""
+        class mode: once the teacher has revealed it). ``then``: the prose that explains it — what to notice, the
+        why — drawn under the answer and hidden with it, so nothing on the page gives the answer away early."""
         if self.room is not None:
-            self.room.answer(self.key, lambda: self._draw(text))
+            self.room.answer(self.key, lambda: self._draw(text, then))
             return
         if not self.answered():
             st.button("Show me the answer", key=f"{self.key}_show", icon=":material/visibility:",
                       on_click=_show, args=(self.key,), help="Or pick an answer above first.")
             return
-        self._draw(text)
+        self._draw(text, then)
 
-    def _draw(self, text: str) -> None:
+    def _draw(self, text: str, then: str | None = None) -> None:
         right = self.options[self.correct]
         if self.choice is None:
             head = f"**The answer:** “{right}”."
@@ -58,6 +59,8 @@ class Question:
             head = f":material/cancel: **Not quite** — the answer is “{right}”."
         with st.container(border=True, key=f"pe_answer_{self.key}"):
             st.markdown(f"{head} {text}")
+        if then:
+            st.markdown(then)
 
 
 def _show(key: str) -> None:

@@ -387,7 +387,7 @@ with frame.page("lessons/rope.py", "LEAD: where does the score come from?"):
     def key():
         q = frame.predict("At position 500, which word wins?", ["the first", "the last", "a tie"], 1, key="t_pred")
         st.markdown("CHART")
-        q.answer("EXPLAINED: the index term is 500 times larger.")
+        q.answer("EXPLAINED: the index term is 500 times larger.", then="WHY: 500 against a spread of 8.")
         frame.verdict("the index term is larger", True, "500 against 8")
 """
 
@@ -402,6 +402,7 @@ def test_predict_hides_the_answer_until_a_pick():
     assert at.radio(key="t_pred_guess").label == "**Predict.** At position 500, which word wins?"
     assert at.radio(key="t_pred_guess").value is None
     assert "EXPLAINED" not in text and "Right" not in text and "Not quite" not in text
+    assert "WHY" not in text  # the prose that explains the answer waits with it
     assert [b.label for b in at.button] == ["Show me the answer"]
 
 
@@ -410,7 +411,7 @@ def test_predict_right_pick_shows_the_answer_after_the_chart():
     at.radio(key="t_pred_guess").set_value("the last").run()
     text = predict_text(at)
     assert "**Right.** EXPLAINED: the index term is 500 times larger." in text
-    assert text.index("CHART") < text.index("EXPLAINED")
+    assert text.index("CHART") < text.index("EXPLAINED") < text.index("WHY: 500 against a spread of 8.")
     assert not at.button
 
 
