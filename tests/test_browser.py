@@ -184,7 +184,7 @@ def test_every_page_fits_its_screen(server, browser, info, size):
     assert not m["overflows"], m["overflows"]
 
 
-@pytest.mark.parametrize("info", [p for p in PAGES if p.url_path], ids=[i for i in IDS if i != "home"])
+@pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)
 def test_first_chart_is_on_the_first_screen(server, browser, info):
     top = measure(server, browser, info, SIZES[0])["first_chart_top"]
     assert top is not None, "no visible chart"
