@@ -127,25 +127,25 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
     @frame.section("The catch: the score sees more than the gap")
     def the_catch():
         tokens = frame.tokens_or_stop(ex.sentence)
-        where = st.container()  # the chart, drawn once the words are picked (their pickers are in the Deeper)
+        where = st.container()  # chart and prose, drawn once the words are picked (in the Deeper below them)
         terms = frame.deeper("the two words, and the four terms of each score", key="sn_deep_terms")
         with terms:
             qi, ki, _ = frame.word_pair(tokens, "sn")
         ca, fig = catch_view(ex.sentence, qi, ki, d, ex.seed)
         with where:
             frame.chart(sc.for_screen(fig, frame.presenting()))
-        varies = ca.spread > CATCH_SPREAD
-        frame.verdict(f"the score is not a function of the gap alone, as the chapter warns: the chapter's pairs, "
-                      f"all {abs(ca.gap)} apart, score differently", varies,
-                      f"largest − smallest score = {ca.spread:.2g}")
-        frame.verdict("the four terms add up to the score", ca.terms_error < TERMS_TOL,
-                      f"largest mismatch {ca.terms_error:.0e}, tolerance {TERMS_TOL:.0e}")
-        moves = ("the gap is fixed, yet the score moves with m" if varies
-                 else "here the score happens to stay put, but nothing in the model promises it")
-        st.markdown(
-            f"PE added to the words, then $W_Q$, $W_K$ (d = {d}, seed {ex.seed}); query word at m, key word at "
-            f"m − {ca.gap} (picked under *Deeper*): {moves}. Between $PE_m$ and $PE_n$ sits $A = W_Q W_K^\\top$, "
-            "which need not commute with $M_k$: the gap is **in the input, not promised in the score**.")
+            varies = ca.spread > CATCH_SPREAD
+            frame.verdict(f"the score is not a function of the gap alone, as the chapter warns: the chapter's pairs, "
+                          f"all {abs(ca.gap)} apart, score differently", varies,
+                          f"largest − smallest score = {ca.spread:.2g}")
+            frame.verdict("the four terms add up to the score", ca.terms_error < TERMS_TOL,
+                          f"largest mismatch {ca.terms_error:.0e}, tolerance {TERMS_TOL:.0e}")
+            moves = ("the gap is fixed, yet the score moves with m" if varies
+                     else "here the score happens to stay put, but nothing in the model promises it")
+            st.markdown(
+                f"PE added to the words, then $W_Q$, $W_K$ (d = {d}, seed {ex.seed}); query word at m, key word at "
+                f"m − {ca.gap} (picked under *Deeper*): {moves}. Between $PE_m$ and $PE_n$ sits $A = W_Q W_K^\\top$, "
+                "which need not commute with $M_k$: the gap is **in the input, not promised in the score**.")
         with terms:
             frame.formula(
                 r"\big((x_q + PE_m)W_Q\big)\cdot\big((x_k + PE_n)W_K\big)/\sqrt d = ",
