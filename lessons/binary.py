@@ -81,13 +81,15 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
             f"In the chapter's {DEFAULT_BITS} bits, positions {na} and {nb} are neighbours in the sentence. In how "
             f"many of their {DEFAULT_BITS} bits do their codes differ?",
             [str(k) for k in range(1, DEFAULT_BITS + 1)], h_near - 1, key="binary_predict")
+        where = st.container()  # the chart first, its bits slider under it: the key chart on the first screen
         n = int(frame.slider("Number of bits n", "bn_bits", 1, MAX_BITS, DEFAULT_BITS,
                              help=f"Each position gets n coordinates, each 0 or 1: positions 0 … 2ⁿ − 1. At most "
                                   f"{MAX_BITS} ({2**MAX_BITS:,} positions)."))
         half = 2 ** (n - 1)
         start = na if max(na, nb) < 2 ** n else max(half - 1, 0)  # the chart opens on the question's pair
         res, codes, (fig_table, fig_h, fig_d) = bits_view(n, start)
-        frame.chart(bc.for_screen(fig_table, frame.presenting()), play=bc.POSITION)
+        with where:
+            frame.chart(bc.for_screen(fig_table, frame.presenting()), play=bc.POSITION)
         ask.answer(
             f"{'All ' if h_near == DEFAULT_BITS else ''}{h_near}: {na} is {q_codes[na]} and {nb} is {q_codes[nb]} "
             f"— adding 1 carries through every bit. Meanwhile {fa} ({q_codes[fa]}) and {fb} ({q_codes[fb]}), "
