@@ -71,8 +71,9 @@ def _panel(view: str, data: str, panel: str | None, title: str, subtitle: str, r
                                                               aria=False).encode(
             x=x, y=y, text=alt.Text("value:Q", format=".2f")))
     return alt.layer(*layers).properties(
-        title=alt.TitleParams(title, subtitle=subtitle, anchor="start") if subtitle else
-        alt.TitleParams(title, anchor="start"),
+        # the panels' titles are not read one by one either: the chart's description names the five steps
+        title=alt.TitleParams(title, subtitle=subtitle, anchor="start", aria=False) if subtitle else
+        alt.TitleParams(title, anchor="start", aria=False),
         height=ROW_STEP * len(rows), width=width,
     )
 
@@ -104,8 +105,8 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copie
     takeaway = (f"Words {' and '.join(str(i + 1) for i in copies)} are the same word and get the same row in every "
                 f"step (their outputs differ by at most {gap:.0e})." if copies else "No word repeats.")
     return figure(chart, {"vectors": vectors, "scores": scores, "weights": weights},
-                  description=f"Attention step by step on {len(res.tokens)} words (d = {res.d}): word vectors, "
-                              f"queries, keys and values, scores, softmax weights and the weighted sum. "
+                  description=f"Attention in five steps on {len(res.tokens)} words (d = {res.d}): 1 word vectors, "
+                              f"2 queries, keys and values, 3 scores, 4 softmax weights, 5 the weighted sum. "
                               f"{takeaway} Word {q + 1}, the query outlined, gives its largest weight, "
                               f"{res.weights[q, top]:.2f}, to word {top + 1}; every row of weights sums to 1.")
 
