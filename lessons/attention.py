@@ -3,11 +3,10 @@ import streamlit as st
 import frame
 import posenc
 from posenc import chapter
-from posenc.charts.primer import PARAM, for_screen, steps
+from posenc.charts.primer import PARAM, steps
 from posenc.charts.spec import word_labels
 from posenc.core import softmax, tokenize
-from posenc.primer import (MAX_SHOWN_WORDS, SHOWN_COORDS, TOL, check_pieces, copy_columns_gap, copy_rows_gap,
-                           primer)
+from posenc.primer import MAX_SHOWN_WORDS, SHOWN_COORDS, TOL, check_pieces, copy_columns_gap, copy_rows_gap, primer
 from posenc.scramble import unspaced
 
 PATH = "lessons/attention.py"
@@ -52,7 +51,7 @@ with frame.page(PATH, "One attention head turns each word into a weighted mix of
         k = min(SHOWN_COORDS, ex.d)
         shown = min(n, MAX_SHOWN_WORDS)
         with st.container(key="pe-primer"):
-            frame.chart(for_screen(fig, frame.presenting()))
+            frame.chart(fig)
         st.caption(f"Pick the query word in the menu above the picture: it is outlined in every step. Hover or tap a "
                    f"row to light that word in every step. Vectors show their first {k} of d = {ex.d} "
                    "coordinates" + (f"; the picture shows the first {shown} of {n} words." if shown < n else ".")

@@ -8,7 +8,6 @@ from posenc.binary_codes import (
     FLAT_SHARE,
     HARMONICS,
     MAX_BITS,
-    SHOWN_MAX,
     STEP_BIT,
     binary_demo,
     bit_runs,
@@ -89,7 +88,7 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
         start = na if max(na, nb) < 2 ** n else max(half - 1, 0)  # the chart opens on the question's pair
         res, codes, (fig_table, fig_h, fig_d) = bits_view(n, start)
         with where:
-            frame.chart(bc.for_screen(fig_table, frame.presenting()), play=bc.POSITION)
+            frame.chart(fig_table, play=bc.POSITION)
         ask.answer(
             f"{'All ' if h_near == DEFAULT_BITS else ''}{h_near}: {na} is {q_codes[na]} and {nb} is {q_codes[nb]} "
             f"— adding 1 carries through every bit. Meanwhile {fa} ({q_codes[fa]}) and {fb} ({q_codes[fb]}), "
@@ -124,9 +123,9 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
         with frame.deeper("every pair at once, and the sidebar's sentence coded", key="bn_deep_pairs"):
             left, right = st.columns(2)
             with left:
-                frame.chart(bc.for_screen(fig_h, frame.presenting()))
+                frame.chart(fig_h)
             with right:
-                frame.chart(bc.for_screen(fig_d, frame.presenting()))
+                frame.chart(fig_d)
             drawn = (f"positions 0 … {res.shown - 1} of the {res.positions:,} the {n} bits write" if
                      res.shown < res.positions else f"all {res.positions} positions the {count(n, 'bit')} write")
             corr = (f" Over the {res.shown} × {res.shown} pairs drawn, the correlation between bits that differ and "
@@ -149,7 +148,7 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
     def beside():
         sz, qi, fig = sizes_view(ex.sentence, ex.d, ex.seed)
         inside = sz.bits_min >= -sz.content_max and sz.bits_max <= sz.content_max
-        frame.chart(bc.for_screen(fig, frame.presenting()), play="bn_raw")
+        frame.chart(fig, play="bn_raw")
         frame.verdict(f"every bit stays inside the word's own spread, at every position 0 … {sz.largest_position:,}",
                       inside, f"bits are {sz.bits_min} or {sz.bits_max}; the word's coordinates reach "
                               f"±{sz.content_max:.2f}")
@@ -177,7 +176,7 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
             f"Bit {w.b} is a square wave: 0 for {positions_word(2 ** w.b)}, then 1 for {2 ** w.b}, over and over. "
             "Drop its sharp harmonics until one smooth sine is left. What is that sine's wavelength?",
             [str(2 ** w.b), str(w.wavelength), str(2 * w.wavelength), "2π ≈ 6.28"], 1, key="bn_smooth_predict")
-        frame.chart(bc.for_screen(wave_fig, frame.presenting()), play="bn_smooth")
+        frame.chart(wave_fig, play="bn_smooth")
         ask.answer(
             f"{w.wavelength}, the bit's own: keeping only the first harmonic leaves ½ − (2/π)·sin(2πx/{w.wavelength}), "
             f"smooth, defined at every real x, with a slope everywhere. Every bit b has one, of wavelength "
@@ -195,9 +194,9 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
     with frame.deeper("a step has no slope, and the whole Fourier series", key="bn_deep_slope"):
         s1, s2 = st.columns(2)
         with s1:
-            frame.chart(bc.for_screen(step_fig, frame.presenting()))
+            frame.chart(step_fig)
         with s2:
-            frame.chart(bc.for_screen(slope_fig, frame.presenting()))
+            frame.chart(slope_fig)
         st.markdown(f"Bit {w.b} extended to every real position x, and its finite-difference slope on a grid of "
                     f"step h = 1/{1 / sl.h:g}: 0 on the flats, 1/h = {sl.steepest:g} at each jump.")
         frame.formula(r"\mathrm{bit}_b(x) \approx \frac12 - \frac{2}{\pi}\sin\!\left(\frac{2\pi x}{T}\right), "
@@ -216,7 +215,7 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
         else:
             lad = ladders(MAX_BITS, ex.d, chapter.BASE)
             fig = bc.ladder(lad.bit_wavelengths, lad.pair_wavelengths, lad.bit_ratio, lad.pair_ratio, lad.d)
-            frame.chart(bc.for_screen(fig, frame.presenting()))
+            frame.chart(fig)
             finer = lad.pair_ratio < lad.bit_ratio
             st.markdown(
                 f"Bit wavelengths double from one bit to the next. The sinusoid pairs, with the paper's base "

@@ -7,8 +7,17 @@ from posenc import chapter
 from posenc.charts import scramble as charts
 from posenc.charts.spec import word_labels
 from posenc.core import parse_order, shuffle_order, tokenize
-from posenc.scramble import (SHOWN_DIMS, TOL, CopyWeights, copies_weight_gap, copy_weights, paradox, rows_changed,
-                             scramble, unspaced)
+from posenc.scramble import (
+    SHOWN_DIMS,
+    TOL,
+    CopyWeights,
+    copies_weight_gap,
+    copy_weights,
+    paradox,
+    rows_changed,
+    scramble,
+    unspaced,
+)
 
 PATH = "lessons/scramble.py"
 PRESET = "Swap two words"
@@ -110,7 +119,7 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
         left, right = st.columns(2)
         for where, fig in zip((left, right), figs):
             with where:
-                frame.chart(charts.for_screen(fig, frame.presenting()))
+                frame.chart(fig)
         k = min(SHOWN_DIMS, ex.d)
         st.caption("Rows are the slots of the scrambled sentence, labelled with each word's original position; "
                    f"the first {k} of d = {ex.d} coordinates (the check covers all of them).")
@@ -174,7 +183,7 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
                        "no repeated word here; this section uses the chapter's sentence." if unspaced(tokens) else
                        "Your sentence repeats no word, so this section uses the chapter's sentence.")
         with st.container(key="pe-sc-bars"):
-            frame.chart(charts.for_screen(bars, frame.presenting()))
+            frame.chart(bars)
         equal = cw.gap < TOL
         shown = " and ".join(f"{w:.4f}" for w in cw.weights)
         q.answer((f"Equal: {shown} (at d = {ex.d}, seed {ex.seed}). " if equal else f"Not equal: {shown}. ")

@@ -76,7 +76,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             "factor, the same all the way down. Bits slow down by 2. What is the factor?",
             ["2, as with bits", f"{q.ratio ** 0.5:.4f}", f"{q.ratio:.4f}", f"{BASE:,.0f}"], 2, key="sn_predict")
         fig = sc.dials(d, shown, position=DIAL_START, base=BASE)
-        frame.chart(sc.for_screen(fig, frame.presenting()), play="sn_pos")
+        frame.chart(fig, play="sn_pos")
         slow_txt = f"{q.slowest:,.0f}" if q.slowest >= 1000 else f"{q.slowest:.4f}"
         ask.answer(
             f"ω_(i+1) = ω_i / base^(2/d), and base^(2/d) = {BASE:,.0f}^(2/{q_d}) = **{q.ratio:.4f}** at "
@@ -108,7 +108,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             "Press Play: as p grows, what does the angle between a pair's two hands do?",
             ["It grows with p", "It stays the same", "It shrinks back to 0"], 1, key="sn_shift_predict")
         fig = sc.dials(d, shown, position=0, shift=chapter.SHIFT, prefix="sn_s")
-        frame.chart(sc.for_screen(fig, frame.presenting()), play="sn_s_pos")
+        frame.chart(fig, play="sn_s_pos")
         k = chapter.SHIFT
         closed = float(np.sum(np.cos(k * frequencies(d, BASE))))
         ask.answer(
@@ -133,7 +133,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             qi, ki, _ = frame.word_pair(tokens, "sn")
         ca, fig = catch_view(ex.sentence, qi, ki, d, ex.seed)
         with where:
-            frame.chart(sc.for_screen(fig, frame.presenting()))
+            frame.chart(fig)
             varies = ca.spread > CATCH_SPREAD
             frame.verdict(f"the score is not a function of the gap alone, as the chapter warns: the chapter's pairs, "
                           f"all {abs(ca.gap)} apart, score differently", varies,
@@ -173,7 +173,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         length = int(frame.slider("Positions shown", "sn_len", 2, MAX_LENGTH, DEFAULT_LENGTH,
                                   help="Word positions 1 … this number, at the paper's base."))
         tab, lad, fig_table = table_view(d, length)
-        frame.chart(sc.for_screen(fig_table, frame.presenting()))
+        frame.chart(fig_table)
         if d > 2:
             slowest, limit = apart(lad.slowest, lad.limit)
             st.markdown(
@@ -193,7 +193,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         i = j // 2
         frame.table({"dimension j": j, "pair i": i, "sin or cos": np.where(j % 2 == 0, "sin", "cos"),
                      "ω_i": tab.omegas[i], "wavelength 2π/ω_i": 2 * np.pi / tab.omegas[i],
-                     f"PE(1, j)": sinusoidal([1], d, BASE)[0], f"PE({length:,}, j)": sinusoidal([length], d, BASE)[0]},
+                     "PE(1, j)": sinusoidal([1], d, BASE)[0], f"PE({length:,}, j)": sinusoidal([length], d, BASE)[0]},
                     column_config={"ω_i": st.column_config.NumberColumn(format="%.6g"),
                                    "wavelength 2π/ω_i": st.column_config.NumberColumn(format="%.4f")})
         st.caption("The table's numbers, column by column (dimensions j and pairs i count from 0, as in the "
@@ -224,7 +224,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         p = int(frame.number("Position p", "sn_far", 0, MAX_POSITION, chapter.HUGE_POSITION,
                              help=f"Any whole number up to {MAX_POSITION:,}: the formula needs no table."))
         pos, fig_prec = position_view(p, d)
-        frame.chart(sc.for_screen(fig_prec, frame.presenting()))
+        frame.chart(fig_prec)
         rows = min(2 * SHOWN_PAIRS, d)
         jj = np.arange(rows)
         frame.table({
@@ -274,10 +274,10 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         frame.verdict("the similarity is constant along every diagonal", sh.toeplitz_error < tol,
                       f"all {sh.similarity.shape[0]} × {sh.similarity.shape[0]} entries: largest error "
                       f"{sh.toeplitz_error:.0e}")
-        frame.chart(sc.for_screen(fig_m, frame.presenting()))
+        frame.chart(fig_m)
         st.caption("Rows and columns count from 0. Outside the 2 × 2 blocks every entry is 0, and no p appears."
                    if d > 2 else "One pair: M_k is a single 2 × 2 rotation block, and no p appears in it.")
-        frame.chart(sc.for_screen(fig_sim, frame.presenting()))
+        frame.chart(fig_sim)
         s_n = sh.similarity.shape[0]
         st.markdown("Every diagonal of this table (one gap q − p) holds one value: how alike two positions are "
                     "depends on how far apart they are, not where they are. The slider under it outlines one "

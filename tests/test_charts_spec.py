@@ -146,7 +146,7 @@ def test_every_figure_gets_its_own_copy_of_the_layout():
     first.spec["config"]["axis"]["labelColor"] = "#ff0000"
     first.spec["mark"] = "bar"
     again = line_figure()
-    assert again.spec["config"]["axis"]["labelColor"] == spec.TEXT and again.spec["mark"] == {"type": "line"}
+    assert again.spec["config"]["axis"]["labelColor"] == spec.TEXT and again.spec["mark"] == {"type": "line", "aria": False}
 
 
 @pytest.mark.parametrize("data", [np.arange(3), pa.table({"x": [1]}), pd.DataFrame({"x": [1]}), [np.arange(2)]])
@@ -372,3 +372,24 @@ def test_to_vega_lite_caps_a_numeric_height(height, cap, expected):
 def test_to_vega_lite_leaves_a_container_height_alone():
     assert line_figure(height="container").to_vega_lite(max_height=420)["height"] == "container"
     assert "height" not in line_figure().to_vega_lite(max_height=420)
+
+
+def test_every_mark_is_hidden_from_screen_readers_and_projected_text_grows():
+    """The pipeline itself sets aria: false on every mark (a chart is read by its description) and, projected,
+    grows text marks and subtitles that carry a size of their own by 18/13 — no builder has to remember."""
+    @spec.layout
+    def _two(label: str) -> alt.LayerChart:
+        base = alt.Chart(spec.named("main"))
+        return alt.layer(base.mark_line().encode(x="x:Q", y="y:Q"),
+                         base.mark_text(fontSize=13).encode(x="x:Q", y="y:Q", text=alt.value(label))).properties(
+            title=alt.TitleParams("t", subtitle="s", subtitleFontSize=11))
+
+    fig = spec.figure(_two("a"), {"main": {"x": [0, 1], "y": [1, 2]}}, description="Two marks.")
+    marks = [n["mark"] for n in spec._dicts(fig.spec) if "mark" in n]
+    assert marks and all(isinstance(m, dict) and m["aria"] is False for m in marks)
+    shown = fig.to_vega_lite(present=True)
+    sizes = [n["mark"].get("fontSize") for n in spec._dicts(shown) if isinstance(n.get("mark"), dict)
+             and n["mark"].get("type") == "text"]
+    assert sizes == [18] and shown["title"]["subtitleFontSize"] == 15
+    assert [n["mark"].get("fontSize") for n in spec._dicts(fig.spec) if isinstance(n.get("mark"), dict)
+            and n["mark"].get("type") == "text"] == [13]

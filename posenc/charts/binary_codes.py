@@ -7,13 +7,12 @@ Every chart fills its container's width (nothing spills on a phone).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import numpy as np
 
 from . import spec
-from .sinusoids import for_screen, quiet  # noqa: F401  (for_screen: re-exported for the page); aria: false on every mark (one home; it belongs beside spec.figure)
 
 ONE = spec.SERIES[0]  # a bit that is 1
 ZERO = "#dfe7f3"  # a bit that is 0 (a light fill; its digit or its run's tooltip says 0)
@@ -65,10 +64,10 @@ def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.nd
                                digit=d.ravel().astype(np.int8)),
         "bits": spec.columns(bit=np.arange(n_bits, dtype=np.int8)),
     }
-    fig = quiet(spec.figure(_bit_table_layout(n_bits), data, description=(
+    fig = spec.figure(_bit_table_layout(n_bits), data, description=(
         f"The bit table for {n_bits} bits, positions 0 … {positions - 1}: bit 0 flips every step, bit 1 every two, "
         f"bit 2 every four, and so on; {positions} positions get {positions} different codes. Going from "
-        f"{2 ** (n_bits - 1) - 1} to {2 ** (n_bits - 1)}, neighbours, all {n_bits} bits flip.")))
+        f"{2 ** (n_bits - 1) - 1} to {2 ** (n_bits - 1)}, neighbours, all {n_bits} bits flip."))
     for p in fig.spec.get("params", []):
         if p.get("name") == POSITION:
             p["value"] = int(np.clip(position, 0, positions - 1))
@@ -153,8 +152,8 @@ def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[
     takeaway = (f"{a} and {b} are neighbours yet differ in {int(H[a, b])} bits; {c} and {e} are {abs(e - c)} apart "
                 f"yet differ in {int(H[c, e])}." if show == "hamming" else
                 "the colour grows steadily away from the diagonal: distance in the sentence.")
-    return quiet(spec.figure(_heatmap_layout(m, show, names), data,
-                       description=f"{title}, positions 0 … {m - 1}: {takeaway}"))
+    return spec.figure(_heatmap_layout(m, show, names), data,
+                       description=f"{title}, positions 0 … {m - 1}: {takeaway}")
 
 
 # what each heatmap colours by: show → (field, title, legend title)
@@ -207,9 +206,9 @@ def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -
     b = np.concatenate([np.arange(d), np.arange(n_bits), [0]]).astype(np.int16)
     value = np.concatenate([np.asarray(content, dtype=np.float64), np.zeros(n_bits), [0.0]])
     data = {"coords": spec.columns(kind=kind, b=b, value=value, row=spec.categories(kind, rows))}
-    return quiet(spec.figure(_sizes_layout(n_bits, edge, int(min(start, top)), word_label), data, description=(
+    return spec.figure(_sizes_layout(n_bits, edge, int(min(start, top)), word_label), data, description=(
         f"The coordinates a word brings and those its position brings: the {n_bits} bits stay 0 or 1, inside the "
-        f"content's spread, at every position; the raw index walks off to {top:,}.")))
+        f"content's spread, at every position; the raw index walks off to {top:,}."))
 
 
 @spec.layout
@@ -241,11 +240,11 @@ def step_and_slope(x: np.ndarray, value: np.ndarray, slope: np.ndarray, b: int) 
     """bit_b(x) for real x as a step, and its finite-difference slope (0 but at the jumps)."""
     data = {"steps": spec.columns(x=np.asarray(x, dtype=np.float32), bit=np.asarray(value, dtype=np.int8),
                                   slope=np.asarray(slope, dtype=np.float32))}
-    return (quiet(spec.figure(_step_layout(b), data,
-                        description=f"Bit {b} over real positions: flat, then a jump every {2**b}.")),
-            quiet(spec.figure(_slope_layout(), data,
+    return (spec.figure(_step_layout(b), data,
+                        description=f"Bit {b} over real positions: flat, then a jump every {2**b}."),
+            spec.figure(_slope_layout(), data,
                         description="The bit's slope: zero everywhere except a spike at each jump, "
-                                    "so it says nothing about which way the next position lies.")))
+                                    "so it says nothing about which way the next position lies."))
 
 
 def _step_axes() -> tuple[alt.X, list[alt.Tooltip]]:
@@ -296,9 +295,9 @@ def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], po
                                level=np.repeat(np.arange(levels, dtype=np.int8), len(x))),
         "whole": spec.columns(position=np.asarray(points_x, dtype=np.int32), bit=np.asarray(points_y, dtype=np.int8)),
     }
-    return quiet(spec.figure(_square_to_sine_layout(levels, b), data, description=(
+    return spec.figure(_square_to_sine_layout(levels, b), data, description=(
         f"Bit {b} as a square wave of wavelength {T}; dropping its sharp harmonics leaves the smooth sine of the "
-        "same wavelength, defined and sloped at every x.")))
+        "same wavelength, defined and sloped at every x."))
 
 
 @spec.layout
@@ -342,9 +341,9 @@ def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio:
         rung=np.concatenate([np.arange(nb), np.arange(npairs)]).astype(np.int16),
         wavelength=np.concatenate([bit_wavelengths, pair_wavelengths]).astype(np.float64),
         code=code, ladder=spec.categories(code, names))}
-    return quiet(spec.figure(_ladder_layout(), data, description=(
+    return spec.figure(_ladder_layout(), data, description=(
         f"Wavelengths rung by rung: a bit's doubles (×{bit_ratio:g}), a sinusoid pair's grows by a smaller "
-        f"factor at d = {d}, over more rungs, from 2π to {pair_wavelengths[-1]:,.0f}.")))
+        f"factor at d = {d}, over more rungs, from 2π to {pair_wavelengths[-1]:,.0f}."))
 
 
 @spec.layout

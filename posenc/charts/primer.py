@@ -9,7 +9,7 @@ named by its description, which states the takeaway with its numbers.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import numpy as np
@@ -23,7 +23,7 @@ HOVER = "at_hover"  # the point selection: the word under the pointer (or the la
 ROW_STEP = 20  # pixels per word row (room for the 18 px labels of presentation mode)
 TEXT_MAX_WORDS = 10  # the picked row's numbers are printed in its cells up to this many words
 WIDE_TEXT_MAX_WORDS = 6  # … side by side (narrower cells, 17 px numbers), up to this many
-TEXT_SIZE = 12  # the printed numbers' size (scaled with the axes in presentation mode: ``for_screen``)
+TEXT_SIZE = 12  # the printed numbers' size (presentation mode scales it with the axes: spec.Figure)
 # The weights' colours stop at the ramp's middle, so the printed numbers (TEXT, #222) stay ≥ 4.6:1 on every
 # cell (on Vega's "blues" ramp, dark text falls under 4.5:1 past 0.62 and white reaches it only past 0.73).
 WEIGHT_SCHEME = {"name": "blues", "extent": [0, 0.6]}
@@ -109,32 +109,6 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copie
                               f"2 queries, keys and values, 3 scores, 4 softmax weights, 5 the weighted sum. "
                               f"{takeaway} Word {q + 1}, the query outlined, gives its largest weight, "
                               f"{res.weights[q, top]:.2f}, to word {top + 1}; every row of weights sums to 1.")
-
-
-def for_screen(fig: Figure, present: bool) -> Figure:
-    """The figure for this screen: in presentation mode its printed numbers and its titles' subtitles grow with
-    the axes (18/13; ``spec.PRESENT_CONFIG`` scales axes, legends and titles, not text marks or subtitles)."""
-    if not present:
-        return fig
-    import json
-
-    spec = json.loads(json.dumps(fig.spec))
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            mark = node.get("mark")
-            if isinstance(mark, dict) and mark.get("type") == "text" and "fontSize" in mark:
-                mark["fontSize"] = round(mark["fontSize"] * 18 / 13)
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(spec)
-    config = spec.setdefault("config", {})
-    config["title"] = {**config.get("title", {}), "subtitleFontSize": round(11 * 18 / 13)}
-    return Figure(spec=spec, datasets=fig.datasets)
 
 
 @layout

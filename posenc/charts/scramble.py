@@ -6,12 +6,12 @@ says where its word came from ("5 mouse" in slot 2).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import numpy as np
 
-from .primer import TEXT_SIZE, for_screen  # noqa: F401  (for_screen: the page draws through it)
+from .primer import TEXT_SIZE
 from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, layout, named, nice_bound
 
 MAX_HEIGHT = 420  # key charts stay within one screen

@@ -8,7 +8,6 @@ builder sets is the plot's own (spec.figure fits the width only: axes, title and
 from __future__ import annotations
 
 import base64
-import copy
 import json
 import struct
 import zlib
@@ -72,9 +71,9 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
                                    "ω_i": omegas[i], "wavelength 2π/ω_i": 2 * np.pi / omegas[i]}),
         "legend": spec.columns(**{"PE value": [-1.0, 1.0]}),
     }
-    return quiet(spec.figure(chart, data, description=(
+    return spec.figure(chart, data, description=(
         f"The sinusoid table for positions 1 … {length:,} and d = {d}: the left columns change fastest, each pair "
-        "to the right turns more slowly, and the right columns barely change.")))
+        "to the right turns more slowly, and the right columns barely change."))
 
 
 @spec.layout
@@ -120,9 +119,9 @@ def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], ome
             "kind": kind.astype(np.int8)}),
         "labels": spec.columns(pair=names, top=centre + 1.15),
     }
-    return quiet(spec.figure(chart, data, description=(
+    return spec.figure(chart, data, description=(
         "Waves of a few pairs: the fastest repeats every 2π ≈ 6.3 positions, the slowest barely moves over the "
-        "positions drawn.")))
+        "positions drawn."))
 
 
 @spec.layout
@@ -169,11 +168,11 @@ def position_vector(pe64: np.ndarray, position: int) -> spec.Figure:
     """PE(p) coordinate by coordinate (float64)."""
     d = len(pe64)
     title = f"PE({position:,}): {d} coordinates, computed from the formula"
-    return quiet(spec.figure(_vector_layout(),
+    return spec.figure(_vector_layout(),
                        {"vector": spec.columns(**_coordinates(d), PE=np.asarray(pe64, dtype=np.float64),
                                                title=spec.categories(np.zeros(d, dtype=int), [title]))},
                        description=f"The vector of position {position:,}: d = {d} numbers between −1 and 1, "
-                                   "computed on demand with no table."))
+                                   "computed on demand with no table.")
 
 
 @spec.layout
@@ -195,9 +194,9 @@ def precision(pe64: np.ndarray, pe32: np.ndarray, position: int) -> spec.Figure:
         "PE float64": np.asarray(pe64, dtype=np.float64), "PE float32": np.asarray(pe32, dtype=np.float64),
         "difference": diff, "shown": np.clip(diff, PRECISION_FLOOR, None),
         "title": spec.categories(np.zeros(d, dtype=int), [title])})}
-    return quiet(spec.figure(_precision_layout(), data, description=(
+    return spec.figure(_precision_layout(), data, description=(
         f"How far a float32 computation of PE({position:,}) lands from float64, per coordinate: the fast pairs "
-        "on the left suffer first as p grows.")))
+        "on the left suffer first as p grows."))
 
 
 @spec.layout
@@ -218,12 +217,12 @@ def shift_heatmap(M: np.ndarray, k: int) -> spec.Figure:
     n = M.shape[0]
     r, c = np.divmod(np.arange(n * n), n)
     title = f"M_k for k = {k:,}: the top-left {n} × {n}"
-    return quiet(spec.figure(_shift_layout(n),
+    return spec.figure(_shift_layout(n),
                        {"M": spec.columns(row=r.astype(np.int16), column=c.astype(np.int16),
                                           entry=np.ravel(M).astype(np.float64),
                                           title=spec.categories(np.zeros(n * n, dtype=int), [title]))},
                        description=f"The shift matrix for k = {k:,}: 2 × 2 rotation blocks on the diagonal, zero "
-                                   "elsewhere, and no position anywhere in it."))
+                                   "elsewhere, and no position anywhere in it.")
 
 
 @spec.layout
@@ -259,9 +258,9 @@ def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chos
                                     "PE(p)·PE(p+k)": np.ravel(dots),
                                     "shift": spec.categories(line, names),
                                     "slot": slot[line].astype(np.int8)})}
-    return quiet(spec.figure(_dots_layout(), data, description=(
+    return spec.figure(_dots_layout(), data, description=(
         "The dot product of two positions k apart, along the sentence: every line is flat, so it depends on the "
-        "offset k alone.")))
+        "offset k alone."))
 
 
 @spec.layout
@@ -293,9 +292,9 @@ def similarity(S: np.ndarray) -> spec.Figure:
     data = {"S": spec.columns(**{"p": (p + 1).astype(np.int16), "q": (q + 1).astype(np.int16),
                                  "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)}),
             "range": spec.columns(**{"PE(p)·PE(q)": [0.0 if positive else -bound, bound]})}
-    return quiet(spec.figure(chart, data, description=(
+    return spec.figure(chart, data, description=(
         f"Similarity between positions 1 … {n}: every diagonal holds one value, so it depends on how far apart "
-        "two positions are, not where they are.")))
+        "two positions are, not where they are."))
 
 
 @spec.layout
@@ -334,9 +333,9 @@ def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[
                                  "key position n": np.array([m - gap for m, _ in marks], dtype=np.int32),
                                  col: np.array([v for _, v in marks], dtype=np.float64)}),
     }
-    return quiet(spec.figure(_catch_layout(gap), data, description=(
+    return spec.figure(_catch_layout(gap), data, description=(
         f"The score of the query word at m on the key word at m − {gap}, with sinusoids added before W_Q and W_K: "
-        "the gap is fixed, yet the score moves with m.")))
+        "the gap is fixed, yet the score moves with m."))
 
 
 @spec.layout
@@ -422,9 +421,8 @@ def dials(d: int, pairs: tuple[int, ...], *, position: int, base: float | None =
             p["value"] = round(float(np.clip(np.log10(base), *LOG_BASE_RANGE)), 1)
         elif p["name"] == f"{prefix}_k" and shifted:
             p["value"] = int(np.clip(shift, 0, MAX_SHIFT_IN_CHART))
-    fig = quiet(spec.figure(spec.Layout(json.dumps(spec_)), dial_rows(d, pairs), description=_dials_description(
-        d, pairs, position, base, shift)))
-    return quiet(fig)
+    return spec.figure(spec.Layout(json.dumps(spec_)), dial_rows(d, pairs), description=_dials_description(
+        d, pairs, position, base, shift))
 
 
 def _dials_description(d: int, pairs, position: int, base: float | None, shift: int | None) -> str:
@@ -527,45 +525,3 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
         title=alt.TitleParams(alt.expr(head), subtitle=title), height=height)
 
 
-def quiet(fig: spec.Figure) -> spec.Figure:
-    """Marks not exposed one by one to screen readers (``aria: false`` on every mark): the chart is read by its
-    description, and its numbers by Show data or a table beside it."""
-    for node in _dicts(fig.spec):
-        mark = node.get("mark")
-        if isinstance(mark, str):
-            node["mark"] = {"type": mark, "aria": False}
-        elif isinstance(mark, dict):
-            mark["aria"] = False
-    return fig
-
-
-def _dicts(node):
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from _dicts(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _dicts(v)
-
-
-PRESENT_TEXT = 18 / 13  # presentation mode: the config's text grows from 13 to 18 px; text marks follow it
-
-
-def for_screen(fig: spec.Figure, present: bool) -> spec.Figure:
-    """The figure with its text marks (and its subtitle) scaled like the config's text in presentation mode
-    (``spec.PRESENT_CONFIG`` scales axes, legends and titles; a text mark's own size does not follow it). A copy:
-    a cached figure is never changed."""
-    if not present:
-        return fig
-    out = spec.Figure(spec=copy.deepcopy(fig.spec), datasets=fig.datasets)
-    for node in _dicts(out.spec):
-        mark = node.get("mark")
-        if isinstance(mark, dict) and mark.get("type") == "text":
-            size = mark.get("fontSize", 11)
-            if isinstance(size, (int, float)):
-                mark["fontSize"] = round(size * PRESENT_TEXT)
-        title = node.get("title")
-        if isinstance(title, dict) and "subtitle" in title:
-            title["subtitleFontSize"] = round(11 * PRESENT_TEXT)
-    return out

@@ -69,7 +69,7 @@ def _config(font: int, marks: int | None = None) -> dict:
         "title": {"color": TEXT, "fontSize": font + 2, "anchor": "start", "subtitleColor": TEXT,
                   **({"subtitleFontSize": marks} if marks else {})},
         "text": {"color": TEXT, **sized},
-        "mark": {"invalid": None},
+        "mark": {"invalid": None, "aria": False},  # no mark read out one by one (see _quiet)
     }
 
 
@@ -77,6 +77,7 @@ CONFIG = _config(13)
 FIT_X = {"type": "fit-x", "contains": "padding"}
 COMPOSED = {"facet", "hconcat", "vconcat", "concat", "repeat"}  # fit-x breaks nested compositions
 PRESENT_CONFIG = _config(18, marks=16)  # presentation mode: dark 18 px text for the back of the room
+PRESENT_TEXT = 18 / 13  # presentation mode: a text mark's (or subtitle's) own size grows as the axes' text does
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class Figure:
         ``max_height`` caps the height (presentation mode)."""
         spec = dict(self.spec)
         if present:
+            spec = _scaled_text(json.loads(json.dumps(spec)), PRESENT_TEXT)
             spec["config"] = _merge(spec.get("config", {}), PRESENT_CONFIG)
         if max_height and isinstance(spec.get("height"), (int, float)) and spec["height"] > max_height:
             spec["height"] = max_height
@@ -238,8 +240,44 @@ def _scalar(x: Any) -> Any:
     raise TypeError(f"not JSON: {type(x)}")
 
 
+def _dicts(node: Any):
+    """Every dict in a spec, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _dicts(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _dicts(v)
+
+
+def _quiet(spec: dict) -> None:
+    """No mark is exposed one by one to a screen reader (``aria: false`` on every mark): a chart is read by its
+    description (its takeaway and numbers), and its numbers by Show data or a table beside it."""
+    for node in _dicts(spec):
+        mark = node.get("mark")
+        if isinstance(mark, str):
+            node["mark"] = {"type": mark, "aria": False}
+        elif isinstance(mark, dict):
+            mark["aria"] = False
+
+
+def _scaled_text(spec: dict, factor: float) -> dict:
+    """Text marks and subtitles that set their own size, grown by ``factor`` (the config grows the others)."""
+    for node in _dicts(spec):
+        mark = node.get("mark")
+        if isinstance(mark, dict) and mark.get("type") == "text" and isinstance(mark.get("fontSize"), (int, float)):
+            mark["fontSize"] = round(mark["fontSize"] * factor)
+        title = node.get("title")
+        if isinstance(title, dict) and isinstance(title.get("subtitleFontSize"), (int, float)):
+            title["subtitleFontSize"] = round(title["subtitleFontSize"] * factor)
+    return spec
+
+
 def _finish(spec: dict) -> dict:
-    """The house style on a converted chart (done once per layout)."""
+    """The house style on a converted chart (done once per layout): config, sizing, and marks hidden from screen
+    readers (``_quiet``)."""
+    _quiet(spec)
     view = spec.get("config", {}).get("view", {})
     if view == {"continuousWidth": 300, "continuousHeight": 300}:  # Altair's default theme; Streamlit drops it
         del spec["config"]["view"]
