@@ -23,6 +23,16 @@ STYLE = """
 a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, select:focus-visible,
 [role="radio"]:focus-visible, [role="tab"]:focus-visible, [role="slider"]:focus-visible, summary:focus-visible,
 [tabindex]:focus-visible, label:has(input:focus-visible) { outline: 3px solid #1f5fbf !important; outline-offset: 2px; }
+/* Code (Show the code): syntax colours at ≥ 4.5:1 on the code block's light grey (Streamlit's are not). */
+[data-testid="stCode"] .token.comment, [data-testid="stCode"] .token.prolog { color: #4a5361 !important; }
+[data-testid="stCode"] .token.function { color: #6b2a8c !important; }
+[data-testid="stCode"] .token.number, [data-testid="stCode"] .token.boolean,
+[data-testid="stCode"] .token.constant { color: #8a3b00 !important; }
+[data-testid="stCode"] .token.string, [data-testid="stCode"] .token.char { color: #1d6330 !important; }
+[data-testid="stCode"] .token.keyword { color: #1f4a96 !important; }
+[data-testid="stCode"] .token.builtin, [data-testid="stCode"] .token.class-name { color: #8b1d4e !important; }
+[data-testid="stCode"] .token.operator, [data-testid="stCode"] .token.punctuation,
+[data-testid="stCode"] .token.decorator { color: #303030 !important; }
 /* The page's lead: the question, a little larger than body text. */
 .pe-lead { font-size: 1.1rem; }
 /* ---------------- frame.live (issue 18/22; owned by frame/live.py): in-chart inputs and play buttons ---------------- */
