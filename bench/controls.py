@@ -1,26 +1,21 @@
 """Every control of every page: what one press costs, on the server and in the browser.
 
-Controls are discovered at run time, never listed here (the pages change): a Streamlit session over the
-websocket (bench/wsclient.py) opens each page and collects every widget it draws (sliders, select sliders,
-number inputs, radios, select boxes, toggles, checkboxes, text inputs, pills) with the st.fragment it sits in,
-and every in-chart control (a Vega-Lite parameter bound to an input: ``params[].bind.input`` in a chart's spec).
+Controls are discovered at run time, never listed here: a Streamlit session over the websocket
+(bench/wsclient.py) opens each page and collects every widget it draws with the st.fragment it sits in, and
+every in-chart control (a Vega-Lite param bound to an input: ``params[].bind.input`` in a chart's spec).
 
-Server (websocket): each widget is changed ``presses`` times, one step on each time (a slider or number one
-step up, the next option, the other state of a switch; back down at an end) — mostly values the server has not
-computed yet, as a student sliding does — and then put back untimed. Per press: the time from the rerun
-request to ``script_finished`` (the server's work, Streamlit's transfer included, no rendering), the bytes
-received (with the browser's message cache: unchanged large elements come back as references), and whether the
-server ran only a fragment (``FINISHED_FRAGMENT_RUN_SUCCESSFULLY``; the widget's delta carries a fragment id
-and the rerun request names it, as the browser does) or the whole page. Kind: **fragment** or **page**; an
-in-chart control costs the server nothing (**in-chart**).
+Server (websocket): each widget is moved ``presses`` times one step on (mostly values not computed yet, as a
+student sliding does), then put back untimed. Per press: rerun request → ``script_finished``, the bytes
+received (with the browser's message cache), and whether only its fragment ran (kind **fragment**) or the
+whole page (**page**).
 
-Browser (Chromium, bench/probe.js): each visible control of the page (tabs are clicked through, expanders
-opened) is pressed as a student does — arrow key on a slider's thumb, ArrowUp in a number input, a click on
-the next radio option or on a switch, Enter after typing in a text box, ArrowDown + Enter in an open select box
-— and timed in the page from the keydown / pointerdown to the script run finished and the charts redrawn. In-chart
-controls: a range input gets an arrow key, a select or radio input a new value (its ``input``/``change``
-event), timed from that event to the chart redrawn (no rerun). The hello-world page (bench/hello_app.py) is
-measured the same way in the same run: the ×hello ratios divide by it.
+Browser (Chromium, bench/probe.js): each visible Streamlit control is pressed as a student does (arrow key on
+a slider, ArrowUp in a number input, a click on the next radio option or a switch, Enter after typing, ArrowDown
++ Enter in a select box) and timed from the keydown / pointerdown to the run finished and the charts redrawn.
+In-chart controls (``.vega-bind`` inputs, named by their Vega param) are timed per frame, as a drag: ``steps``
+input events one after the other, each from the event to the chart redrawn (kind **in-chart**). A play button
+(``button.pe-play``, frame.live) is pressed for ``PLAY_MS`` and its own per-frame record read (kind **play**).
+The hello-world page (bench/hello_app.py) is measured the same way in the same run.
 """
 
 from __future__ import annotations
@@ -32,69 +27,62 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bench.wsclient import MAIN, SIDEBAR, Control, Session, SessionError
+from bench.browser import wait_quiet, wait_rendered
+from bench.wsclient import MAIN, SIDEBAR, Session, SessionError
 
-# Quick mode presses, in the browser, the first control of each of these kinds (no radios, switches or texts: they
-# would need putting back, which doubles the cost).
-QUICK_KINDS = {"slider", "number", "vega range", "vega select", "vega radio", "vega checkbox"}
-SIDEBAR_POLICIES = ("all", "home", "none")  # measure the sidebar's controls on every page, on home only, never
+# Quick mode presses, in the browser, the first control of each of these kinds only.
+QUICK_KINDS = {"slider", "number", "vega range", "vega select", "vega radio", "vega checkbox", "play"}
+PLAY_MS = 1500  # how long a play button is left playing
+NOOP_LABEL = "Rerun, nothing changed (R key)"
+DETAILS = ("sent", "run_start", "run_end", "finished", "dom_end", "paint_first", "paint_last", "paints",
+           "messages", "bytes", "status")
+
+
+def median(xs: list) -> float:
+    return statistics.median(xs) if xs else float("nan")
+
+
+def p95(xs: list) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))] if xs else float("nan")
 
 
 @dataclass
 class ControlRow:
-    page: str  # url path ("" = home; "hello" for the hello-world page)
+    page: str  # url path ("" = home)
     label: str
-    widget: str  # slider, number, radio … or "vega range" / "vega select" …
+    widget: str  # slider, number, radio … or "vega range" / "vega select" … or "play"
     where: str  # main, sidebar, chart
-    kind: str = "page"  # "page" (the whole script reruns), "fragment", "in-chart" (no rerun), "floor" (not a
-    #                     control: the page rerun with nothing changed, _measure_noop_rerun)
-    fragment_id: str = ""
+    kind: str = "page"  # page, fragment, in-chart, play, floor (the page rerun with nothing changed)
+    param: str = ""  # in-chart and play: the Vega param's name
     server_ms: list[float] = field(default_factory=list)
     bytes: list[int] = field(default_factory=list)
     fragment_runs: int = 0
-    browser_ms: list[float] = field(default_factory=list)
-    browser_bytes: list[int] = field(default_factory=list)
+    browser_ms: list[float] = field(default_factory=list)  # per press, or per frame (in-chart, play)
+    browser_details: list[dict] = field(default_factory=list)
     browser_fragment_runs: int = 0
-    browser_details: list[dict] = field(default_factory=list)  # per press: the probe's phases (ms)
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def server_median(self) -> float:
-        return statistics.median(self.server_ms) if self.server_ms else float("nan")
-
-    @property
-    def bytes_median(self) -> float:
-        return statistics.median(self.bytes) if self.bytes else float("nan")
-
-    @property
-    def browser_median(self) -> float:
-        return statistics.median(self.browser_ms) if self.browser_ms else float("nan")
-
     def as_dict(self) -> dict:
-        d = asdict(self)
-        d.update(server_median=self.server_median, bytes_median=self.bytes_median,
-                 browser_median=self.browser_median)
-        return d
+        return {**asdict(self), "server_median": median(self.server_ms), "bytes_median": median(self.bytes),
+                "browser_median": median(self.browser_ms), "browser_p95": p95(self.browser_ms)}
 
 
 def _norm(label: str) -> str:
-    return " ".join(str(label).replace("$", "").split()).strip().lower()
+    return " ".join(str(label).replace("$", "").replace("*", "").split()).lower()
 
 
-def chart_controls(specs: list[str], fragments: list[str]) -> list[ControlRow]:
-    """The Vega-Lite parameters bound to an input in these chart specs (one row per distinct name)."""
-    rows: list[ControlRow] = []
-    seen: set[str] = set()
+def chart_controls(specs: list[str]) -> list[ControlRow]:
+    """The Vega-Lite params bound to an input in these chart specs (one row per name)."""
+    rows: dict[str, ControlRow] = {}
 
     def walk(x: Any) -> None:
         if isinstance(x, dict):
             for p in x.get("params") or []:
                 bind = p.get("bind") if isinstance(p, dict) else None
-                if isinstance(bind, dict) and bind.get("input"):
-                    name = " ".join(str(bind.get("name") or p.get("name")).split())
-                    if name not in seen:
-                        seen.add(name)
-                        rows.append(ControlRow("", name, f"vega {bind['input']}", "chart", "in-chart"))
+                if isinstance(bind, dict) and bind.get("input") and p.get("name") not in rows:
+                    label = " ".join(str(bind.get("name") or p["name"]).split())
+                    rows[p["name"]] = ControlRow("", label, f"vega {bind['input']}", "chart", "in-chart", p["name"])
             for v in x.values():
                 walk(v)
         elif isinstance(x, list):
@@ -106,7 +94,7 @@ def chart_controls(specs: list[str], fragments: list[str]) -> list[ControlRow]:
             walk(json.loads(spec))
         except ValueError:
             continue
-    return rows
+    return list(rows.values())
 
 
 # ---------------------------------------------------------------- server: websocket sessions
@@ -115,10 +103,8 @@ async def _measure_page_ws(base: str, url_path: str, presses: int, sidebar: bool
     rows: list[ControlRow] = []
     try:
         await s.open()
-        controls: list[Control] = [c for c in s.ordered() if c.root == MAIN or (sidebar and c.root == SIDEBAR)]
-        for c in controls:
-            row = ControlRow(url_path, c.label, c.kind, c.where, "fragment" if c.fragment_id else "page",
-                             c.fragment_id)
+        for c in [c for c in s.ordered() if c.root == MAIN or (sidebar and c.root == SIDEBAR)]:
+            row = ControlRow(url_path, c.label, c.kind, c.where, "fragment" if c.fragment_id else "page")
             rows.append(row)
             if s.ws is None:
                 await s.open()
@@ -141,23 +127,19 @@ async def _measure_page_ws(base: str, url_path: str, presses: int, sidebar: bool
                 row.bytes.append(s.last.bytes)
                 row.fragment_runs += s.last.fragment
             if row.server_ms:
-                if row.fragment_runs == len(row.server_ms):
-                    row.kind = "fragment"
-                elif row.fragment_runs:
-                    row.kind = "fragment"
+                row.kind = "fragment" if row.fragment_runs else "page"
+                if 0 < row.fragment_runs < len(row.server_ms):
                     row.notes.append(f"{len(row.server_ms) - row.fragment_runs} of {len(row.server_ms)} presses "
                                      "reran the whole page")
-                else:
-                    row.kind = "page"
-                    if c.fragment_id:
-                        row.notes.append("in a fragment, but the server reran the whole page")
+                if c.fragment_id and not row.fragment_runs:
+                    row.notes.append("in a fragment, but the server reran the whole page")
             if s.ws is not None and control.value != start:  # put it back (untimed)
                 try:
                     await s.rerun((control, start))
                 except Exception as err:  # noqa: BLE001
                     row.notes.append(f"putting it back: {type(err).__name__}")
                     await s.close()
-        for r in chart_controls(s.charts, s.chart_fragments):
+        for r in chart_controls(s.charts):
             r.page = url_path
             rows.append(r)
     finally:
@@ -171,88 +153,103 @@ def measure_server(base: str, url_paths: list[str], presses: int, sidebar: str =
     out: dict[str, list[ControlRow]] = {}
     for i, path in enumerate(url_paths):
         t = time.monotonic()
-        with_sidebar = sidebar == "all" or (sidebar == "home" and i == 0)
         try:
-            out[path] = asyncio.run(asyncio.wait_for(
-                _measure_page_ws(base, path, presses, with_sidebar, timeout), timeout * 20))
+            out[path] = asyncio.run(asyncio.wait_for(_measure_page_ws(
+                base, path, presses, sidebar == "all" or (sidebar == "home" and i == 0), timeout), timeout * 20))
         except Exception as err:  # noqa: BLE001 - report it on the page, go on with the others
-            out[path] = [ControlRow(path, "—", "error", "main", "page",
-                                    notes=[f"{type(err).__name__}: {str(err)[:160]}"])]
+            out[path] = [ControlRow(path, "—", "error", "main", notes=[f"{type(err).__name__}: {str(err)[:160]}"])]
         if log:
-            log(f"  controls (server): {path or 'home'}: {len(out[path])} controls "
-                f"({time.monotonic() - t:.1f} s)")
+            log(f"  controls (server): {path or 'home'}: {len(out[path])} controls ({time.monotonic() - t:.1f} s)")
     return out
 
 
 # ---------------------------------------------------------------- browser
 _FIND = r"""
-(args) => {
-  const [withSidebar] = args;
+(withSidebar) => {
   const vis = (e) => !!(e && e.offsetParent !== null && e.getClientRects().length);
-  const label = (w) => (w.querySelector('[data-testid=stWidgetLabel]')?.innerText || '').replace(/\s+/g, ' ').trim();
+  const text = (e) => (e?.innerText || '').replace(/\s+/g, ' ').trim();
   const out = [];
   const roots = [['main', document.querySelector('[data-testid=stMain]')]];
   if (withSidebar) roots.push(['sidebar', document.querySelector('[data-testid=stSidebar]')]);
+  const kinds = [['stSlider', 'slider'], ['stNumberInput', 'number'], ['stRadio', 'radio'], ['stCheckbox', 'checkbox'],
+                 ['stToggle', 'toggle'], ['stTextInput', 'text'], ['stSelectbox', 'selectbox']];
   for (const [where, root] of roots) {
     if (!root) continue;
-    const kinds = [['stSlider', 'slider'], ['stNumberInput', 'number'], ['stRadio', 'radio'],
-                   ['stCheckbox', 'checkbox'], ['stToggle', 'toggle'], ['stTextInput', 'text'],
-                   ['stSelectbox', 'selectbox']];
     for (const [tid, kind] of kinds) {
-      for (const w of root.querySelectorAll(`[data-testid=${tid}]`)) {
-        if (!vis(w)) continue;
-        out.push({where, kind, label: label(w), index: [...root.querySelectorAll(`[data-testid=${tid}]`)].indexOf(w),
-                  tid});
-      }
+      const all = [...root.querySelectorAll(`[data-testid=${tid}]`)];
+      all.forEach((w, index) => {
+        if (vis(w)) out.push({where, kind, tid, index, label: text(w.querySelector('[data-testid=stWidgetLabel]'))});
+      });
     }
   }
-  const charts = document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]');
-  charts.forEach((c, ci) => {
-    c.querySelectorAll('.vega-bindings .vega-bind').forEach((b, bi) => {
-      const input = b.querySelector('input, select');
-      if (!input || !vis(input)) return;
-      const name = (b.querySelector('.vega-bind-name')?.innerText || '').replace(/\s+/g, ' ').trim();
-      const type = input.tagName === 'SELECT' ? 'select' : (input.type || 'input');
-      out.push({where: 'chart', kind: 'vega ' + type, label: name, chart: ci, bind: bi});
-    });
-  });
+  for (const b of document.querySelectorAll('[data-testid=stMain] .vega-bind')) {
+    const input = b.querySelector('input, select');
+    if (!input || !vis(input) || !input.name) continue;
+    const type = input.tagName === 'SELECT' ? 'select' : input.type;
+    out.push({where: 'chart', kind: 'vega ' + type, param: input.name,
+              label: text(b.querySelector('.vega-bind-name'))});
+  }
+  for (const b of document.querySelectorAll('[data-testid=stMain] button.pe-play')) {
+    if (vis(b)) out.push({where: 'chart', kind: 'play', param: b.dataset.param, label: 'Play ' + b.dataset.param});
+  }
   return out;
 }
 """
 
-# Change an in-chart control in the page itself, so the action's time is taken right before the event.
-_VEGA_ACT = r"""
-([ci, bi]) => {
-  const c = document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')[ci];
-  const b = c.querySelectorAll('.vega-bindings .vega-bind')[bi];
+# A drag in the page: `steps` input events one after the other on the bound input named `name`, each timed
+# from the event to the chart redrawn (Vega redraws in promise callbacks: a message posted after the event is
+# handled once they have run); a range moves a stride at a time (about half its span over the drag), bouncing
+# at its ends; a select, radio or checkbox takes its next value.
+_FRAMES = r"""
+async ([name, steps]) => {
   const W = window.__bench;
-  const select = b.querySelector('select');
-  if (select) {
+  const inputs = [...document.querySelectorAll(`[data-testid=stMain] .vega-bind [name="${CSS.escape(name)}"]`)];
+  const el = inputs[0];
+  const settle = () => new Promise((r) => {
+    const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0);
+  });
+  const times = [];
+  let drawn = 0, dir = 1, ran = false;
+  for (let i = 0; i < steps; i++) {
+    let target = el;
+    if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
+    else if (el.type === 'radio') {
+      target = inputs[(inputs.findIndex((r) => r.checked) + 1) % inputs.length];
+      target.checked = true;
+    } else if (el.type === 'checkbox') el.checked = !el.checked;
+    else {
+      const lo = +el.min, hi = +el.max, step = +el.step || 1;
+      const stride = Math.max(step, Math.round((hi - lo) / (2 * steps) / step) * step);
+      if (+el.value + dir * stride > hi || +el.value + dir * stride < lo) dir = -dir;
+      el.value = String(+(+el.value + dir * stride).toFixed(10));
+    }
     W.reset(); W.t0 = performance.now();
-    select.selectedIndex = (select.selectedIndex + 1) % select.options.length;
-    select.dispatchEvent(new Event('input', {bubbles: true}));
-    select.dispatchEvent(new Event('change', {bubbles: true}));
-    return 'select';
+    target.dispatchEvent(new Event('input', {bubbles: true}));
+    target.dispatchEvent(new Event('change', {bubbles: true}));
+    await settle();
+    times.push(performance.now() - W.t0);
+    drawn += W.paintLast !== null;
+    await new Promise((r) => requestAnimationFrame(r));
+    ran = ran || W.runStart !== null;
   }
-  const radios = [...b.querySelectorAll('input[type=radio]')];
-  if (radios.length) {
-    const i = radios.findIndex((r) => r.checked);
-    const next = radios[(i + 1) % radios.length];
-    W.reset(); W.t0 = performance.now();
-    next.checked = true;
-    next.dispatchEvent(new Event('input', {bubbles: true}));
-    next.dispatchEvent(new Event('change', {bubbles: true}));
-    return 'radio';
-  }
-  const box = b.querySelector('input[type=checkbox]');
-  if (box) {
-    W.reset(); W.t0 = performance.now();
-    box.checked = !box.checked;
-    box.dispatchEvent(new Event('input', {bubbles: true}));
-    box.dispatchEvent(new Event('change', {bubbles: true}));
-    return 'checkbox';
-  }
-  return 'range';
+  await new Promise((r) => setTimeout(r, 300));
+  return {times, drawn, ran: ran || W.runStart !== null};
+}
+"""
+
+# A play button pressed for `ms`: frame.live's own record of each frame (its input event → chart redrawn).
+_PLAY = r"""
+async ([name, ms]) => {
+  const W = window.__bench, L = window.__peLive;
+  const b = document.querySelector(`[data-testid=stMain] button.pe-play[data-param="${CSS.escape(name)}"]`);
+  L.frames.length = 0; L.intervals.length = 0;
+  W.reset(); W.t0 = performance.now();
+  b.click();
+  const pressed = b.getAttribute('aria-pressed');
+  await new Promise((r) => setTimeout(r, ms));
+  b.click();
+  await new Promise((r) => setTimeout(r, 300));
+  return {times: [...L.frames], intervals: [...L.intervals], pressed, ran: W.runStart !== null};
 }
 """
 
@@ -262,200 +259,153 @@ def _widget(page: Any, item: dict) -> Any:
     return page.locator(f"{root} [data-testid={item['tid']}]").nth(item["index"])
 
 
-def _sidebar_open(page: Any) -> None:
-    """Unfold the sidebar if it is folded (presentation mode folds it), as a student would to reach it."""
-    expand = page.locator("[data-testid=stExpandSidebarButton], [data-testid=stSidebarCollapsedControl] button")
-    if expand.count() and expand.first.is_visible():
-        expand.first.click(timeout=5000)
-        expand.first.wait_for(state="hidden", timeout=5000)
-
-
-def _press_widget(page: Any, item: dict, quiet: int, cap: int, grace: int, back: bool = False) -> dict | None:
+def _press_widget(page: Any, item: dict, quiet: int, cap: int, back: bool = False) -> dict | None:
     """Do what a student does to the widget; return the probe's timing (None: nothing to do)."""
-    if item["where"] == "sidebar":
-        _sidebar_open(page)
-    w = _widget(page, item)
-    kind = item["kind"]
-    bench = "window.__bench.reset()"
+    if item["where"] == "sidebar":  # unfold a folded sidebar (presentation mode folds it), as a student would
+        expand = page.locator("[data-testid=stExpandSidebarButton], [data-testid=stSidebarCollapsedControl] button")
+        if expand.count() and expand.first.is_visible():
+            expand.first.click(timeout=5000)
+            expand.first.wait_for(state="hidden", timeout=5000)
+    w, kind = _widget(page, item), item["kind"]
+    reset = "window.__bench.reset()"
     if kind == "slider":
         thumb = w.locator("input[type=range], [role=slider]").first
         if thumb.evaluate("e => e.tagName") == "INPUT":
             now, hi = thumb.input_value(), thumb.get_attribute("max")
         else:
             now, hi = thumb.get_attribute("aria-valuenow"), thumb.get_attribute("aria-valuemax")
-        at_max = now is not None and hi is not None and now.replace(".", "", 1).lstrip("-").isdigit() \
-            and float(now) >= float(hi)
-        key = "ArrowLeft" if (at_max != back) else "ArrowRight"
+        at_max = now is not None and hi is not None and float(now) >= float(hi)
         thumb.focus()
-        page.evaluate(bench)
-        page.keyboard.press(key)
+        page.evaluate(reset)
+        page.keyboard.press("ArrowLeft" if at_max != back else "ArrowRight")
     elif kind == "number":
-        box = w.locator("input").first
-        box.focus()
-        page.evaluate(bench)
+        w.locator("input").first.focus()
+        page.evaluate(reset)
         page.keyboard.press("ArrowDown" if back else "ArrowUp")
     elif kind == "radio":
         options = w.locator("label:has(input[type=radio])")
-        n = options.count()
         checked = w.evaluate("w => [...w.querySelectorAll('input[type=radio]')].findIndex(i => i.checked)")
-        if n < 2:
+        if options.count() < 2:
             return None
-        target = (checked - 1) % n if back else (checked + 1) % n
-        page.evaluate(bench)
-        options.nth(target).click(timeout=5000)
+        page.evaluate(reset)
+        options.nth((checked + (-1 if back else 1)) % options.count()).click(timeout=5000)
     elif kind in ("checkbox", "toggle"):
-        page.evaluate(bench)
+        page.evaluate(reset)
         w.locator("label:has(input)").first.click(timeout=5000)
     elif kind == "text":
-        box = w.locator("input").first
-        box.focus()
+        w.locator("input").first.focus()
         page.keyboard.press("End")
         if back:
-            for _ in range(len(" again")):
+            for _ in " again":
                 page.keyboard.press("Backspace")
         else:
             page.keyboard.type(" again")
-        page.evaluate(bench)
+        page.evaluate(reset)
         page.keyboard.press("Enter")
     elif kind == "selectbox":
         w.locator("input, [role=combobox]").first.click(timeout=5000)
         page.wait_for_timeout(150)
-        page.evaluate(bench)
+        page.evaluate(reset)
         page.keyboard.press("ArrowUp" if back else "ArrowDown")
         page.keyboard.press("Enter")
     else:
         return None
-    return page.evaluate("([m, q, c, g]) => window.__bench.waitDone(m, q, c, g)", ["rerun", quiet, cap, grace])
+    return page.evaluate("([q, c, g]) => window.__bench.waitDone('rerun', q, c, g)", [quiet, cap, quiet + 300])
 
 
-def _press_vega(page: Any, item: dict, quiet: int, cap: int) -> dict:
-    how = page.evaluate(_VEGA_ACT, [item["chart"], item["bind"]])
-    if how == "range":
-        c = page.locator("[data-testid=stMain] [data-testid=stVegaLiteChart]").nth(item["chart"])
-        handle = c.locator(".vega-bindings .vega-bind").nth(item["bind"]).locator("input").first
-        now, hi = handle.input_value(), handle.get_attribute("max")
-        key = "ArrowLeft" if now and hi and float(now) >= float(hi) else "ArrowRight"
-        handle.focus()
-        page.evaluate("window.__bench.reset()")
-        page.keyboard.press(key)
-    return page.evaluate("([m, q, c]) => window.__bench.waitDone(m, q, c)", ["client", quiet, cap])
-
-
-def _tabs(page: Any) -> Any:
-    return page.locator("[data-testid=stMain] [data-baseweb=tab], [data-testid=stMain] [role=tab]")
-
-
-def _open_expanders(page: Any) -> None:
-    """Open the visible closed expanders (those in another tab are opened when their tab is shown)."""
-    closed = page.locator("[data-testid=stMain] [data-testid=stExpander] details:not([open]) > summary")
-    for det in closed.filter(visible=True).all():
+def _press(page: Any, row: ControlRow, item: dict, presses: int, quiet: int, cap: int) -> None:
+    """Press a Streamlit control ``presses`` times, timing each; put a switch, choice or text back after."""
+    for _ in range(presses):
+        out = _press_widget(page, item, quiet, cap) if item else None
+        if not item:  # the page's floor: Streamlit's R shortcut, the whole page rerun with nothing moved
+            page.evaluate("document.activeElement && document.activeElement.blur(); window.__bench.reset()")
+            page.keyboard.press("r")
+            out = page.evaluate("([q, c, g]) => window.__bench.waitDone('rerun', q, c, g)", [quiet, cap, quiet + 300])
+        if out is None:
+            row.notes.append("nothing to press")
+            return
+        if page.locator("[data-testid=stException]").count():
+            row.notes.append("exception on the page")
+            return
+        if not out["ok"] or out["total"] is None or not out["ran"]:
+            row.notes.append(f"no run seen within {cap / 1000:.0f} s")
+            continue
+        row.browser_ms.append(float(out["total"]))
+        row.browser_details.append({k: out.get(k) for k in DETAILS})
+        row.browser_fragment_runs += out.get("status") == 3
+        wait_quiet(page, quiet_ms=quiet)
+    if item and row.browser_ms and item["kind"] not in ("slider", "number"):
         try:
-            det.click(timeout=2000)
-        except Exception:  # noqa: BLE001
+            _press_widget(page, item, quiet, cap, back=True)
+            wait_quiet(page, quiet_ms=quiet)
+        except Exception:  # noqa: BLE001 - untimed
             pass
 
 
-NOOP_LABEL = "Rerun, nothing changed (R key)"
-
-
-def _measure_noop_rerun(page: Any, url_path: str, presses: int, quiet: int, cap: int, grace: int) -> ControlRow:
-    """The page's floor in the browser: Streamlit's R shortcut reruns the whole script with no widget moved, so
-    the same elements come back and nothing needs to change. Its time is what any page-wide press costs on this
-    page before a single number differs (kind "floor": reported, never judged)."""
-    from bench.client import wait_quiet
-
-    row = ControlRow(url_path, NOOP_LABEL, "key r", "page", "floor")
-    for _ in range(presses):
-        page.evaluate("document.activeElement && document.activeElement.blur()")  # R in a text box types R
-        page.evaluate("window.__bench.reset()")
-        page.keyboard.press("r")
-        out = page.evaluate("([m, q, c, g]) => window.__bench.waitDone(m, q, c, g)", ["rerun", quiet, cap, grace])
-        if not out["ok"] or out["total"] is None or not out["ran"]:
-            row.notes.append(f"no rerun seen within {cap / 1000:.0f} s")
-            break
-        row.browser_ms.append(float(out["total"]))
-        row.browser_bytes.append(int(out["bytes"]))
-        wait_quiet(page, quiet_ms=quiet)
-    return row
+def _frames(page: Any, row: ControlRow, item: dict, steps: int) -> None:
+    if item["kind"] == "play":
+        out = page.evaluate(_PLAY, [item["param"], PLAY_MS])
+        if out["pressed"] != "true":
+            row.notes.append("the button did not turn aria-pressed")
+        if out["intervals"]:
+            row.notes.append(f"{1000 / median(out['intervals']):.0f} animation frames a second")
+    else:
+        out = page.evaluate(_FRAMES, [item["param"], steps])
+        if out["drawn"] < len(out["times"]):
+            row.notes.append(f"{len(out['times']) - out['drawn']} of {len(out['times'])} frames drew nothing")
+    row.browser_ms = [float(t) for t in out["times"]]
+    if not row.browser_ms:
+        row.notes.append("no frame drawn")
+    if out["ran"]:
+        row.notes.append("unexpected: a script rerun")
 
 
 def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sidebar: bool, quiet: int = 300,
                          cap: int = 10_000, one_per_kind: bool = False) -> list[ControlRow]:
-    """Open the page in a new tab of ``ctx`` (a context with the probe) and press every visible control
-    (``one_per_kind``: only the first of each kind in each place — quick mode)."""
-    from bench.client import wait_quiet, wait_rendered
-
+    """Open the page in a new tab of ``ctx`` (a context with the probe), take its floor (R), then press every
+    visible control (``one_per_kind``: only the first of each quick kind in each place)."""
     page = ctx.new_page()
-    rows: list[ControlRow] = []
     done: set[tuple] = set()
-    grace = quiet + 300
     try:
         page.goto(f"{base}/{url_path}")
         wait_rendered(page)
         if page.locator("[data-testid=stVegaLiteChart]").count():
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]"
-                ".some(c => c.querySelector('svg.marks, canvas.marks'))", timeout=60_000)
+            page.wait_for_function("() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')]"
+                                   ".some(c => c.querySelector('svg.marks, canvas.marks'))", timeout=60_000)
         wait_quiet(page, quiet_ms=quiet + 100)
-        rows.append(_measure_noop_rerun(page, url_path, presses, quiet, cap, grace))
-        n_tabs = _tabs(page).count()
-        for tab in range(max(1, n_tabs)):
-            if n_tabs:
+        floor = ControlRow(url_path, NOOP_LABEL, "key r", "page", "floor")
+        _press(page, floor, {}, presses, quiet, cap)
+        rows = [floor]
+        tabs = page.locator("[data-testid=stMain] [data-baseweb=tab], [data-testid=stMain] [role=tab]")
+        for tab in range(max(1, tabs.count())):
+            if tabs.count():
                 try:
-                    _tabs(page).nth(tab).click(timeout=5000)
+                    tabs.nth(tab).click(timeout=5000)
                     wait_quiet(page, quiet_ms=quiet)
                 except Exception:  # noqa: BLE001
                     continue
-            _open_expanders(page)
-            for item in page.evaluate(_FIND, [sidebar]):
-                # A widget by its place; an in-chart control by its name (one parameter can be bound in two
-                # charts: it is one control).
-                key = ((item["where"], item["kind"], item["label"]) if item["where"] == "chart" else
-                       (item["where"], item["kind"], item["label"], item["index"]))
-                if key in done:
+            for det in page.locator("[data-testid=stMain] [data-testid=stExpander] details:not([open]) > summary"
+                                    ).filter(visible=True).all():
+                try:
+                    det.click(timeout=2000)
+                except Exception:  # noqa: BLE001
+                    pass
+            for item in page.evaluate(_FIND, sidebar):
+                key = (item["where"], item["kind"], item.get("param") or (item["label"], item.get("index")))
+                if key in done or (one_per_kind and ((item["where"], item["kind"]) in done
+                                                     or item["kind"] not in QUICK_KINDS)):
                     continue
-                if one_per_kind and ((item["where"], item["kind"]) in done or item["kind"] not in QUICK_KINDS):
-                    continue
-                done.add(key)
-                done.add((item["where"], item["kind"]))
-                row = ControlRow(url_path, item["label"], item["kind"], item["where"],
-                                 "in-chart" if item["where"] == "chart" else "page")
+                done |= {key, (item["where"], item["kind"])}
+                kind = "play" if item["kind"] == "play" else "in-chart" if item["where"] == "chart" else "page"
+                row = ControlRow(url_path, item["label"], item["kind"], item["where"], kind, item.get("param", ""))
                 rows.append(row)
-                for i in range(presses):
-                    try:
-                        out = (_press_vega(page, item, quiet, cap) if item["where"] == "chart"
-                               else _press_widget(page, item, quiet, cap, grace))
-                    except Exception as err:  # noqa: BLE001 - note it on the row, go on
-                        row.notes.append(f"{type(err).__name__}: {str(err).splitlines()[0][:100]}")
-                        break
-                    if out is None:
-                        row.notes.append("nothing to press")
-                        break
-                    if page.locator("[data-testid=stException]").count():
-                        row.notes.append("exception on the page")
-                        break
-                    if not out["ok"] or out["total"] is None:
-                        row.notes.append(f"no effect seen within {cap / 1000:.0f} s")
-                        continue
-                    if item["where"] == "chart" and out["ran"]:
-                        row.notes.append("unexpected: a script rerun")
-                    if item["where"] != "chart" and not out["ran"]:
-                        row.notes.append("no script run")
-                    row.browser_ms.append(float(out["total"]))
-                    row.browser_bytes.append(int(out["bytes"]))
-                    row.browser_details.append({k: out.get(k) for k in (
-                        "sent", "run_start", "run_end", "finished", "dom_end", "paint_first", "paint_last",
-                        "paints", "messages", "bytes", "status")})
-                    row.browser_fragment_runs += out.get("status") == 3
-                    wait_quiet(page, quiet_ms=quiet)
-                if item["where"] != "chart" and row.browser_ms and item["kind"] not in ("slider", "number"):
-                    # Put a switch, a choice or a text back (untimed): it may change what the page shows. A
-                    # slider or number one step off changes nothing that matters for the next control.
-                    try:
-                        _press_widget(page, item, quiet, cap, grace, back=True)
-                        wait_quiet(page, quiet_ms=quiet)
-                    except Exception:  # noqa: BLE001
-                        pass
+                try:
+                    if item["where"] == "chart":
+                        _frames(page, row, item, steps=max(5, 4 * presses))
+                    else:
+                        _press(page, row, item, presses, quiet, cap)
+                except Exception as err:  # noqa: BLE001 - note it on the row, go on
+                    row.notes.append(f"{type(err).__name__}: {str(err).splitlines()[0][:100]}")
                 if row.browser_fragment_runs:
                     row.kind = "fragment"
                 row.notes = sorted(set(row.notes))
@@ -464,33 +414,25 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
     return rows
 
 
-def merge(server: list[ControlRow], browser: list[ControlRow]) -> list[ControlRow]:
-    """One row per control: the server's rows (discovered over the websocket), with the browser's times of the
-    control with the same label and place; browser-only controls appended; the page's floor row first."""
+def merge(server: list[ControlRow], browser: list[ControlRow], quick: bool = False) -> list[ControlRow]:
+    """One row per control: the server's rows with the browser's times of the same control (in-chart: the same
+    param; else the same place and label); play buttons and browser-only controls appended; the floor first."""
     out = list(server)
-    floors = [b for b in browser if b.kind == "floor"]
     for b in browser:
-        if b.kind == "floor":
+        if b.kind in ("floor", "play"):
             continue
-        match = next((r for r in out if r.where == b.where and _norm(r.label) == _norm(b.label)
-                      and not r.browser_ms and (r.where != "chart" or r.widget.split()[-1] in b.widget)), None)
-        if match is None:
-            match = next((r for r in out if r.where == b.where and _norm(r.label) == _norm(b.label)
-                          and not r.browser_ms), None)
+        match = next((r for r in out if r.where == b.where and not r.browser_ms and (
+            r.param == b.param if b.param else _norm(r.label) == _norm(b.label))), None)
         if match is None:
             b.notes.append("seen in the browser only")
             out.append(b)
             continue
-        match.browser_ms, match.browser_bytes = b.browser_ms, b.browser_bytes
-        match.browser_details = b.browser_details
+        match.browser_ms, match.browser_details = b.browser_ms, b.browser_details
         match.browser_fragment_runs = b.browser_fragment_runs
         match.notes = sorted(set(match.notes + [f"browser: {n}" for n in b.notes]))
-    return floors + out
-
-
-def not_pressed_in_browser(rows: list[ControlRow], quick: bool = False) -> None:
-    why = ("browser: quick mode presses the first slider, number input and in-chart control only" if quick else
+    why = ("browser: quick mode presses the first control of each kind only" if quick else
            "browser: not reached (hidden, or a kind the browser part does not press)")
-    for r in rows:
+    for r in out:
         if not r.browser_ms and r.widget != "error" and not any(n.startswith("browser") for n in r.notes):
             r.notes.append(why)
+    return [b for b in browser if b.kind == "floor"] + out + [b for b in browser if b.kind == "play"]

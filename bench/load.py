@@ -50,17 +50,16 @@ import random
 import socket
 import time
 import urllib.parse
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
-
-import bench  # noqa: F401  (puts tests/ on sys.path)
-from browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # tests/browser.py
+from typing import Any
 
 import frame
+from bench import HELLO
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, PROBE, streamlit_server
 
-PROBE = (Path(__file__).resolve().parent / "probe.js").read_text()
 SLIDER = ("[data-testid=stMain] [data-testid=stSlider] input[type=range], "
           "[data-testid=stMain] [data-testid=stSlider] [role=slider]")
 SESSION_TTL_S = 5
@@ -416,7 +415,6 @@ def _env(env: dict[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
-HELLO = Path(__file__).resolve().parent / "hello_app.py"
 FLOOR_TARGET = "the hello-world page, one process (the floor)"
 
 
@@ -470,13 +468,6 @@ def run_scenario(sc: Scenario, mode: str = "websocket", processes: int = 1, url:
     if url:
         res.notes.append("a deployment not started by the benchmark: its memory is not read")
     return res
-
-
-def run_load(mode: str = "websocket", sessions: int = 30, interactions: int = 10, waves: int = 2,
-             deadline_s: float = 300.0, timeout_s: float = 60.0, url: str | None = None) -> LoadResult:
-    """The burst scenario with these numbers (the load test as it was)."""
-    sc = scaled(SCENARIOS["burst"], sessions=sessions, interactions=interactions, waves=waves)
-    return run_scenario(sc, mode=mode, url=url, deadline_s=deadline_s, timeout_s=timeout_s)
 
 
 def _cpu_per_run(w: Wave) -> float | None:

@@ -1,25 +1,17 @@
-"""BENCHMARKS.md: one table per section, each number beside its budget with ✓/✗, and the list of misses."""
+"""BENCHMARKS.md from a run's JSON (bench/run.py): one table per section, each number beside its budget
+(bench/budgets.py) with ✓/✗, and the list of misses. Renders only: measures nothing."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from bench.budgets import BY_KEY, PRESENTATION_LABEL
 from frame.skeleton import PREDICT_LABEL
 
-from bench import (
-    BUDGET_CHART_BYTES_DEFAULT,
-    BUDGET_COLD_START_S,
-    BUDGET_CONTROL_BROWSER_X,
-    BUDGET_CONTROL_BYTES,
-    BUDGET_CONTROL_SERVER_X,
-    BUDGET_IN_CHART_MS,
-    BUDGET_LECTURE_P95_MS,
-    BUDGET_RERUN_DEFAULT_MS,
-    BUDGET_RERUN_LARGEST_MS,
-    BUDGET_SLIDER_MS,
-)
-
+B = BY_KEY
+BUDGET_LECTURE_P95_MS = B['lecture_p95'].limit
+BUDGET_CONTROL_BROWSER_X = B['control_browser'].limit
 OK, MISS = "✓", "✗"
 
 
@@ -53,42 +45,68 @@ def misses(res: dict) -> list[str]:
     for p in res["pages"]:
         name = page_name(p)
         d, big = p.get("defaults") or {}, p.get("largest")
-        if _num(d.get("warm")) and d["warm"] > BUDGET_RERUN_DEFAULT_MS:
-            out.append(f"{name}: warm rerun at defaults {ms(d['warm'])} > {BUDGET_RERUN_DEFAULT_MS:.0f} ms")
-        if _num(d.get("cold")) and d["cold"] > BUDGET_RERUN_DEFAULT_MS:
+        if _num(d.get("warm")) and d["warm"] > B['rerun_default'].limit:
+            out.append(f"{name}: warm rerun at defaults {ms(d['warm'])} > {B['rerun_default'].limit:.0f} ms")
+        if _num(d.get("cold")) and d["cold"] > B['rerun_default'].limit:
             out.append(f"{name}: cold rerun (caches cleared) at defaults {ms(d['cold'])} > "
-                       f"{BUDGET_RERUN_DEFAULT_MS:.0f} ms")
-        if _num(d.get("bytes")) and d["bytes"] > BUDGET_CHART_BYTES_DEFAULT:
-            out.append(f"{name}: chart data at defaults {kb(d['bytes'])} > {kb(BUDGET_CHART_BYTES_DEFAULT)}")
+                       f"{B['rerun_default'].limit:.0f} ms")
+        if _num(d.get("bytes")) and d["bytes"] > B['chart_bytes'].limit:
+            out.append(f"{name}: chart data at defaults {kb(d['bytes'])} > {kb(B['chart_bytes'].limit)}")
         if big:
-            if _num(big.get("warm")) and big["warm"] > BUDGET_RERUN_LARGEST_MS:
+            if _num(big.get("warm")) and big["warm"] > B['rerun_largest'].limit:
                 out.append(f"{name}: warm rerun at largest settings {ms(big['warm'])} > "
-                           f"{BUDGET_RERUN_LARGEST_MS:.0f} ms")
-            if _num(big.get("cold")) and big["cold"] > BUDGET_RERUN_LARGEST_MS:
+                           f"{B['rerun_largest'].limit:.0f} ms")
+            if _num(big.get("cold")) and big["cold"] > B['rerun_largest'].limit:
                 out.append(f"{name}: cold rerun (caches cleared) at largest settings {ms(big['cold'])} > "
-                           f"{BUDGET_RERUN_LARGEST_MS:.0f} ms")
+                           f"{B['rerun_largest'].limit:.0f} ms")
         for part in ("defaults", "largest"):
             r = p.get(part) or {}
             for err in r.get("errors", []):
                 out.append(f"{name}: error at {part}: {err}")
         if big and big.get("not_applied") and not big.get("errors"):
-            out.append(f"{name}: bench/settings.py keys the page did not take: {', '.join(big['not_applied'])} "
-                       "(fix bench/settings.py)")
-        for s in p.get("slider", []):
-            if _num(s.get("median")) and s["median"] > BUDGET_SLIDER_MS:
+            out.append(f"{name}: sidebar settings the page did not take: {', '.join(big['not_applied'])}")
+        for s in sliders(p.get("controls") or []):
+            if _num(s.get("median")) and s["median"] > B['slider'].limit:
                 out.append(f"{name}: {s['kind']} slider “{s['label']}” → chart {ms(s['median'])} > "
-                           f"{BUDGET_SLIDER_MS:.0f} ms")
+                           f"{B['slider'].limit:.0f} ms")
             if s["kind"] == "error" or any(n.startswith(("exception", "no effect")) for n in s.get("notes", [])):
                 out.append(f"{name}: slider measurement: {'; '.join(s.get('notes', [])) or s['kind']}")
     out += control_misses(res)
     cs = res.get("cold_start") or {}
-    if _num(cs.get("median")) and cs["median"] > BUDGET_COLD_START_S:
-        out.append(f"cold start {cs['median']:.1f} s > {BUDGET_COLD_START_S:.0f} s")
+    if _num(cs.get("median")) and cs["median"] > B['cold_start'].limit:
+        out.append(f"cold start {cs['median']:.1f} s > {B['cold_start'].limit:.0f} s")
     out += load_misses(res)
     for c in res.get("caches", []):
         if not c["bounded"]:
             out.append(f"{c['file']}:{c['line']} {c['kind']} on {c['function']}() has no max_entries")
     return out
+
+
+def _predict(r: dict) -> bool:
+    return r["label"].replace("*", "").startswith(PREDICT_LABEL)
+
+
+def _label(r: dict) -> str:
+    """A control's label for a table (a Predict radio's question cut short)."""
+    text = (r["label"] or "—") + (f" ({r['param']})" if r.get("param") and r["kind"] == "in-chart" else "")
+    return (text[:70] + "…" if len(text) > 72 else text).replace("|", "\\|")
+
+
+def sliders(rows: list[dict]) -> list[dict]:
+    """The slider → chart rows, read off the per-control rows: the first Streamlit slider of the main area
+    (press → redrawn) and the first in-chart range (per frame)."""
+    out = []
+    for kind, pick in (("rerun", lambda r: r["where"] == "main" and r["widget"] in ("slider", "select_slider")),
+                       ("client-side", lambda r: r["where"] == "chart" and r["widget"] == "vega range")):
+        row = next((r for r in rows if pick(r) and r["browser_ms"]), None)
+        if row is not None:
+            notes = [n.removeprefix("browser: ") for n in row["notes"] if n.startswith("browser: ")]
+            if kind == "rerun" and any(not d.get("paints") for d in row["browser_details"]):
+                notes.append("the chart did not change: time to the end of the run")
+            out.append({"kind": kind, "label": row["label"], "times": row["browser_ms"],
+                        "median": row["browser_median"], "notes": sorted(set(notes)),
+                        "details": row["browser_details"]})
+    return out or [{"kind": "none", "label": "", "times": [], "median": None, "notes": [], "details": []}]
 
 
 def hello_base(res: dict) -> tuple[Any, Any]:
@@ -105,22 +123,27 @@ def control_verdict(r: dict, hs: Any, hb: Any) -> tuple[bool | None, list[str]]:
     measured = False
     if r["kind"] == "floor":  # not a control: the page's rerun with nothing changed, reported beside them
         return None, why
-    if r["kind"] == "in-chart":
+    if r["kind"] in ("in-chart", "play"):
         if _num(r.get("browser_median")):
             measured = True
-            if r["browser_median"] > BUDGET_IN_CHART_MS:
-                why.append(f"input → chart {ms(r['browser_median'])} > {BUDGET_IN_CHART_MS:.0f} ms")
+            if not B['frame'].holds(r["browser_median"]):
+                why.append(f"a frame {ms(r['browser_median'])} (p95 {ms(r.get('browser_p95'))}) > "
+                           f"{B['frame'].limit:.0f} ms")
     else:
         if _num(r.get("server_median")) and _num(hs) and hs > 0:
             measured = True
-            if r["server_median"] > BUDGET_CONTROL_SERVER_X * hs:
+            if r["server_median"] > B['control_server'].limit * hs:
                 why.append(f"server {ms(r['server_median'])} = ×{r['server_median'] / hs:.1f} hello > "
-                           f"×{BUDGET_CONTROL_SERVER_X:g}")
+                           f"×{B['control_server'].limit:g}")
         if _num(r.get("bytes_median")):
             measured = True
-            if r["bytes_median"] > BUDGET_CONTROL_BYTES:
-                why.append(f"received {kb(r['bytes_median'])} per press > {kb(BUDGET_CONTROL_BYTES)}")
-        if _num(r.get("browser_median")) and _num(hb) and hb > 0:
+            if r["bytes_median"] > B['control_bytes'].limit:
+                why.append(f"received {kb(r['bytes_median'])} per press > {kb(B['control_bytes'].limit)}")
+        if r["label"] == PRESENTATION_LABEL and _num(r.get("browser_median")):
+            measured = True
+            if not B['presentation'].holds(r["browser_median"]):
+                why.append(f"press → redrawn {ms(r['browser_median'])} > {B['presentation'].limit:.0f} ms")
+        elif _num(r.get("browser_median")) and _num(hb) and hb > 0:
             measured = True
             if r["browser_median"] > BUDGET_CONTROL_BROWSER_X * hb:
                 why.append(f"press → redrawn {ms(r['browser_median'])} = ×{r['browser_median'] / hb:.1f} hello > "
@@ -136,7 +159,7 @@ def control_misses(res: dict) -> list[str]:
         for r in p.get("controls") or []:
             ok, why = control_verdict(r, hs, hb)
             if ok is False:
-                out.append(f"{page_name(p)}: {r['kind']} control “{r['label']}” ({r['widget']}): {'; '.join(why)}")
+                out.append(f"{page_name(p)}: {r['kind']} control “{_label(r)}” ({r['widget']}): {'; '.join(why)}")
             if r["widget"] == "error":
                 broken[:0] = r.get("notes", [])
             elif any("exception" in n for n in r.get("notes", [])):
@@ -180,7 +203,9 @@ def controls_section(res: dict) -> list[str]:
       "the control one step on (mostly values not computed yet), then it is put back. **received**: the bytes of "
       "the messages that came back, with the browser's message cache (unchanged elements ≥ 10 KB come back as "
       "references). **browser**: in headless Chromium (`bench/probe.js`), from the keydown/pointerdown to the run "
-      "finished and the charts redrawn (in-chart: from the input event to the chart redrawn); sliders by arrow "
+      "finished and the charts redrawn; *in-chart* and *play* per frame, median / p95 — a drag of input events "
+      "one after the other, each from the event to the chart redrawn, and a play button left playing "
+      "1.5 s with frame.live's own record of each frame; sliders by arrow "
       "key, number inputs by ArrowUp, radios and switches by a click, text boxes by Enter, select boxes by "
       "ArrowDown + Enter; tabs are clicked through and expanders opened so every control is visible once. "
       "*floor* (first row of each page, not a control): Streamlit's R shortcut, the whole page rerun with nothing "
@@ -188,9 +213,11 @@ def controls_section(res: dict) -> list[str]:
       "before one number differs. "
       f"Presses per control: {res['runs'].get('presses', '?')}.")
     w("")
-    w(f"Budgets: page and fragment controls — server ≤ ×{BUDGET_CONTROL_SERVER_X:g} hello, received ≤ "
-      f"{BUDGET_CONTROL_BYTES // 1024} KB, browser ≤ ×{BUDGET_CONTROL_BROWSER_X:g} hello; in-chart controls — "
-      f"browser ≤ {BUDGET_IN_CHART_MS:.0f} ms. Hello-world page (`bench/hello_app.py`, its slider, timed the same "
+    w(f"Budgets: page and fragment controls — server ≤ ×{B['control_server'].limit:g} hello, received ≤ "
+      f"{B['control_bytes'].limit // 1024} KB, browser ≤ ×{BUDGET_CONTROL_BROWSER_X:g} hello (the presentation toggle: "
+      f"≤ "
+      f"{B['presentation'].limit:.0f} ms); in-chart controls and play buttons — a frame, median "
+      f"browser ≤ {B['frame'].limit:.0f} ms. Hello-world page (`bench/hello_app.py`, its slider, timed the same "
       f"way in this run, before and after the pages): server **{ms(hs)}**, received {kb(hrow.get('bytes_median'))}, "
       f"browser **{ms(hb)}**.")
     w("")
@@ -207,13 +234,16 @@ def controls_section(res: dict) -> list[str]:
         for r in rows:
             ok, why = control_verdict(r, hs, hb)
             verdict = "— (the page's floor)" if r["kind"] == "floor" else ("" if ok is None else (OK if ok else MISS))
-            server = ratio(r.get("server_median"), hs) if r["kind"] != "in-chart" else "—"
-            browser = ratio(r.get("browser_median"), hb) if r["kind"] != "in-chart" else "—"
-            label = (r["label"] or "—").replace("|", "\\|")
+            client = r["kind"] in ("in-chart", "play")
+            server = "—" if client else ratio(r.get("server_median"), hs)
+            browser = "—" if client else ratio(r.get("browser_median"), hb)
+            took = (f"{ms(r.get('browser_median'))} / {ms(r.get('browser_p95'))} a frame" if client and
+                    _num(r.get("browser_median")) else ms(r.get("browser_median")))
+            label = _label(r)
             notes = "; ".join(why + r.get("notes", [])).replace("|", "\\|")
-            w(f"| {label} | {r['where']} | {r['kind']} | {ms(r.get('server_median')) if r['kind'] != 'in-chart' else '—'} "
-              f"| {server} | {kb(r.get('bytes_median')) if r['kind'] != 'in-chart' else '0 (no rerun)'} | "
-              f"{ms(r.get('browser_median'))} | {browser} | {verdict} | {notes} |")
+            w(f"| {label} | {r['where']} | {r['kind']} | {'—' if client else ms(r.get('server_median'))} "
+              f"| {server} | {'0 (no rerun)' if client else kb(r.get('bytes_median'))} | {took} | {browser} | "
+              f"{verdict} | {notes} |")
         w("")
     return L
 
@@ -224,6 +254,10 @@ def _sidebar_policy(res: dict) -> str:
 
 
 def render(res: dict) -> str:
+    if res["mode"] == "load only":
+        return render_load_only(res)
+    if res["mode"] == "controls only":
+        return render_controls_only(res)
     m = res["meta"]
     L: list[str] = []
     w = L.append
@@ -278,36 +312,36 @@ def render(res: dict) -> str:
     w("")
     w("### At defaults")
     w("")
-    w(f"| page | warm rerun (≤ {BUDGET_RERUN_DEFAULT_MS:.0f} ms) | ×hello | cold rerun, caches cleared "
-      f"(≤ {BUDGET_RERUN_DEFAULT_MS:.0f} ms) | ×hello | charts | chart data per rerun "
-      f"(≤ {BUDGET_CHART_BYTES_DEFAULT // 1024} KB) | errors |")
+    w(f"| page | warm rerun (≤ {B['rerun_default'].limit:.0f} ms) | ×hello | cold rerun, caches cleared "
+      f"(≤ {B['rerun_default'].limit:.0f} ms) | ×hello | charts | chart data per rerun "
+      f"(≤ {B['chart_bytes'].limit // 1024} KB) | errors |")
     w("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for p in res["pages"]:
         d = p["defaults"]
-        w(f"| {page_name(p)} | {ms(d['warm'])} {mark(d['warm'], BUDGET_RERUN_DEFAULT_MS)} | "
-          f"{ratio(d['warm'], hello['warm'])} | {ms(d['cold'])} {mark(d['cold'], BUDGET_RERUN_DEFAULT_MS)} | "
+        w(f"| {page_name(p)} | {ms(d['warm'])} {mark(d['warm'], B['rerun_default'].limit)} | "
+          f"{ratio(d['warm'], hello['warm'])} | {ms(d['cold'])} {mark(d['cold'], B['rerun_default'].limit)} | "
           f"{ratio(d['cold'], hello['cold'])} | {_charts(d)} | "
-          f"{kb(d['bytes'])} {mark(d['bytes'], BUDGET_CHART_BYTES_DEFAULT)} | {len(d['errors']) or 0} |")
+          f"{kb(d['bytes'])} {mark(d['bytes'], B['chart_bytes'].limit)} | {len(d['errors']) or 0} |")
     w("")
     w("### At the largest settings")
     w("")
-    w("Settings from `bench/settings.py` (each page's controls at their heaviest, the sidebar at a 64-word "
-      "sentence with repeated words, d = 512).")
+    w("Every slider, select slider and number input of the page's main area set to its maximum (found on the "
+      "page by AppTest, nothing listed by hand; the controls in the table), the sidebar at a 64-word sentence "
+      "with repeated words, d = 512, seed 7.")
     w("")
-    w(f"| page | warm rerun (≤ {BUDGET_RERUN_LARGEST_MS:.0f} ms) | ×hello | cold rerun, caches cleared "
-      f"(≤ {BUDGET_RERUN_LARGEST_MS:.0f} ms) | ×hello | charts | chart data per rerun | errors | settings |")
+    w(f"| page | warm rerun (≤ {B['rerun_largest'].limit:.0f} ms) | ×hello | cold rerun, caches cleared "
+      f"(≤ {B['rerun_largest'].limit:.0f} ms) | ×hello | charts | chart data per rerun | errors | settings |")
     w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for p in res["pages"]:
         big = p.get("largest")
         if not big:
-            w(f"| {page_name(p)} | — | — | — | — | — | — | — | not in bench/settings.py: benchmarked at "
-              f"defaults only |")
+            w(f"| {page_name(p)} | — | — | — | — | — | — | — | not measured |")
             continue
-        settings = ", ".join(f"{k}={_short(v)}" for k, v in p["largest_query"].items())
+        settings = ", ".join(f"{k}={_short(v)}" for k, v in big.get("settings", {}).items()) or "sidebar only"
         if big.get("not_applied") and not big.get("errors"):
             settings += " — **not applied:** " + ", ".join(big["not_applied"])
-        w(f"| {page_name(p)} | {ms(big['warm'])} {mark(big['warm'], BUDGET_RERUN_LARGEST_MS)} | "
-          f"{ratio(big['warm'], hello['warm'])} | {ms(big['cold'])} {mark(big['cold'], BUDGET_RERUN_LARGEST_MS)} | "
+        w(f"| {page_name(p)} | {ms(big['warm'])} {mark(big['warm'], B['rerun_largest'].limit)} | "
+          f"{ratio(big['warm'], hello['warm'])} | {ms(big['cold'])} {mark(big['cold'], B['rerun_largest'].limit)} | "
           f"{ratio(big['cold'], hello['cold'])} | {_charts(big)} | {kb(big['bytes'])} | "
           f"{len(big['errors']) or 0} | {settings} |")
     w("")
@@ -334,25 +368,25 @@ def render(res: dict) -> str:
       "student sliding does. Received per press: the Streamlit messages that came back over the websocket "
       f"(uncompressed). Presses per median: {res['runs']['presses']}.")
     w("")
-    hs = next((s for s in res.get("hello_slider") or [] if s["kind"] == "rerun"), None)
+    hs = next((s for s in sliders(res.get("hello_controls") or []) if s["kind"] == "rerun"), None)
     base = hs["median"] if hs else None
     if hs:
         w(f"Hello-world page (`streamlit run bench/hello_app.py`: a title, a slider and a 4-point chart), timed the "
           f"same way in this run: **{ms(base)}** — Streamlit's own floor for a slider rerun in this browser on "
           f"this machine; ×hello divides each time by it.")
         w("")
-    w(f"| page | slider | kind | median (≤ {BUDGET_SLIDER_MS:.0f} ms) | ×hello | presses | run ends / last chart "
+    w(f"| page | slider | kind | median (≤ {B['slider'].limit:.0f} ms) | ×hello | presses | run ends / last chart "
       f"redraw (median) | received per press | notes |")
     w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for p in res["pages"]:
-        for s in p.get("slider") or [{"kind": "not measured", "label": "", "median": None, "times": [],
+        for s in sliders(p.get("controls") or []) or [{"kind": "not measured", "label": "", "median": None, "times": [],
                                       "notes": [], "details": []}]:
             if s["kind"] == "none":
                 w(f"| {page_name(p)} | — | no slider | — | — | — | — | — | |")
                 continue
             times = ratio(s["median"], base) if s["kind"] == "rerun" else "—"
             w(f"| {page_name(p)} | {s['label'] or '—'} | {s['kind']} | {ms(s['median'])} "
-              f"{mark(s['median'], BUDGET_SLIDER_MS)} | {times} | {len(s['times'])} | {_phases(s)} | "
+              f"{mark(s['median'], B['slider'].limit)} | {times} | {len(s['times'])} | {_phases(s)} | "
               f"{kb(_median_of(s, 'bytes'))} | {'; '.join(s['notes'])} |")
     w("")
 
@@ -363,16 +397,16 @@ def render(res: dict) -> str:
     w("")
     w("From launching `streamlit run app.py` (a subprocess, fresh port) to the home page rendered in a fresh "
       "Chromium context (its h1 visible and the script `notRunning`); the browser itself was already running. "
-      "The server is polled for health every 0.2 s, as tests/browser.py does.")
+      "The server is polled for health every 0.2 s (bench/browser.py, as the tests do).")
     w("")
-    w(f"| runs | median (≤ {BUDGET_COLD_START_S:.0f} s) | min | max |")
+    w(f"| runs | median (≤ {B['cold_start'].limit:.0f} s) | min | max |")
     w("| --- | --- | --- | --- |")
     runs = cs.get("runs") or []
     if runs:
-        w(f"| {len(runs)} | {cs['median']:.2f} s {mark(cs['median'], BUDGET_COLD_START_S)} | {min(runs):.2f} s | "
+        w(f"| {len(runs)} | {cs['median']:.2f} s {mark(cs['median'], B['cold_start'].limit)} | {min(runs):.2f} s | "
           f"{max(runs):.2f} s |")
     else:
-        w(f"| 0 | — | — | — |")
+        w("| 0 | — | — | — |")
     if cs.get("error"):
         w("")
         w(f"Error: `{cs['error']}`")
@@ -413,13 +447,16 @@ def floors_section(res: dict) -> list[str]:
     frag = [c for c in rows if c["kind"] == "fragment"]
     page = [c for c in rows if c["kind"] == "page"]
     chart = [c for c in rows if c["kind"] == "in-chart" and _num(c.get("browser_median"))]
-    slow = [c for c in frag + page if _num(c.get("server_median")) and c["server_median"] > BUDGET_CONTROL_SERVER_X * hs]
+    slow = [c for c in frag + page if not B['control_server'].holds(c.get("server_median"), hs)
+            and _num(c.get("server_median"))]
     out.append(f"- **Server, per press.** The hello-world page's press takes {ms(hs)} of server time (request to "
-               f"run finished, transfer included). Fragment controls: median {ms(_median([c.get('server_median') for c in frag]))}"
+               f"run finished, transfer included). Fragment controls: median "
+               f"{ms(_median([c.get('server_median') for c in frag]))}"
                f"; page controls (the sidebar's, rerunning the page): median "
                f"{ms(_median([c.get('server_median') for c in page]))}. {len(slow)} of {len(frag) + len(page)} "
-               f"controls are over ×{BUDGET_CONTROL_SERVER_X:g} hello"
-               + (": " + "; ".join(f"{c['page']} “{c['label']}” {ms(c['server_median'])}" for c in slow[:6]) if slow else "")
+               f"controls are over ×{B['control_server'].limit:g} hello"
+               + (": " + "; ".join(f"{c['page']} “{c['label']}” {ms(c['server_median'])}" for c in slow[:6])
+                  if slow else "")
                + ".")
     if chart:
         redraw = [c["browser_median"] - c["server_median"] for c in frag + page
@@ -436,13 +473,13 @@ def floors_section(res: dict) -> list[str]:
     out += _client_floor(res, hb)
     largest: dict[str, float] = {}
     for c in page:
-        if _num(c.get("bytes_median")) and c["bytes_median"] > BUDGET_CONTROL_BYTES:
+        if _num(c.get("bytes_median")) and c["bytes_median"] > B['control_bytes'].limit:
             largest[c["page"]] = max(largest.get(c["page"], 0), c["bytes_median"])
     heavy = sorted(largest.items(), key=lambda x: -x[1])
     if heavy:
         out.append("- **Bytes.** The sidebar's sentence, d and seed feed every chart of the page, so a sidebar press "
                    "re-sends the page's charts, up to " + ", ".join(f"{p} {kb(b)}" for p, b in heavy)
-                   + f" (over {kb(BUDGET_CONTROL_BYTES)}). Fragment presses send their own section only.")
+                   + f" (over {kb(B['control_bytes'].limit)}). Fragment presses send their own section only.")
     lecture = [r for r in (res.get("load") or {}).get("runs", []) if r.get("scenario") == "lecture"
                and not r.get("error")]
     one = next((r for r in lecture if r.get("processes") == 1 and not r.get("floor")), None)
@@ -492,14 +529,14 @@ def _client_floor(res: dict, hb: Any) -> list[str]:
         rows = p["controls"]
         noop = next((r.get("browser_median") for r in rows if r["kind"] == "floor"), None)
         predict = _median([r.get("browser_median") for r in rows
-                           if r["kind"] == "fragment" and r["label"] == PREDICT_LABEL])
+                           if r["kind"] == "fragment" and _predict(r)])
         if _num(noop):
             floors.append((page_name(p), noop))
         if _num(predict):
             smallest.append((page_name(p), predict))
         for r in rows:
             own = noop if r["kind"] == "page" else predict if r["kind"] == "fragment" else None
-            if _num(own) and _num(r.get("browser_median")) and r["label"] != PREDICT_LABEL:
+            if _num(own) and _num(r.get("browser_median")) and not _predict(r):
                 total += 1
                 near += r["browser_median"] <= BUDGET_CONTROL_BROWSER_X * own
     if not floors or not _num(hb):
@@ -659,10 +696,13 @@ def _short(v: str) -> str:
 
 def summary(res: dict) -> str:
     """A few lines for the terminal."""
+    if res["mode"] in ("load only", "controls only"):
+        return load_summary(res) if res["mode"] == "load only" else controls_summary(res)
     lines = [f"{len(res['pages'])} pages; hello-world warm {ms(res['hello']['warm'])}."]
     for p in res["pages"]:
         d, big = p["defaults"], p.get("largest") or {}
-        sl = ", ".join(f"{s['kind']} {ms(s.get('median'))}" for s in p.get("slider", []) if s["kind"] != "none")
+        sl = ", ".join(f"{s['kind']} {ms(s.get('median'))}" for s in sliders(p.get("controls") or [])
+                       if s["kind"] != "none")
         lines.append(f"  {page_name(p):10s} defaults warm {ms(d['warm']):>7s} cold {ms(d['cold']):>7s} "
                      f"{kb(d['bytes']):>9s} | largest warm {ms(big.get('warm')):>7s} cold {ms(big.get('cold')):>7s}"
                      f"{' | slider ' + sl if sl else ''} | {len(p.get('controls') or [])} controls")

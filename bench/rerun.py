@@ -116,6 +116,7 @@ class Timing:
     not_applied: list[str] = field(default_factory=list)
     sliders: int = 0  # Streamlit sliders and select sliders in the main area
     vega_ranges: int = 0  # Vega-Lite parameters bound to a range input, over all charts
+    settings: dict[str, str] = field(default_factory=dict)  # at the largest: the controls set to their maximum
 
     @property
     def warm(self) -> float:
@@ -131,16 +132,36 @@ def _page_problems(at: Any) -> list[str]:
     return problems
 
 
+# The sidebar's running example at its largest: 64 words (the most posenc.tokenize accepts) with repeated words.
+LONG_SENTENCE = (
+    "The cat chased the mouse across the kitchen floor and the mouse ran under the old wooden table "
+    "where the dog was sleeping so the cat jumped over the dog and the dog woke up and barked at the "
+    "cat while the mouse escaped through a small hole in the wall behind the warm stove and never came "
+    "back to the kitchen again today"
+)
+SIDEBAR_LARGEST = {"sentence": LONG_SENTENCE, "d": "512", "seed": "7"}
+
+
 def _same(value: Any, raw: str) -> bool:
     """Whether the widget value in session state is what the URL asked for (as the frame parses it)."""
     if isinstance(value, bool):
         return str(value).lower() == raw.strip().lower()
-    if isinstance(value, (int, float)):
-        try:
-            return float(value) == float(raw)
-        except ValueError:
-            return False
-    return str(value) == raw
+    try:
+        return float(value) == float(raw)
+    except (TypeError, ValueError):
+        return str(value) == raw
+
+
+def _to_largest(at: Any) -> dict[str, str]:
+    """Every main-area slider, select slider and number input with a maximum set to it (found on the page, never
+    listed by hand); returns {key: value} of what was set."""
+    done: dict[str, str] = {}
+    for w in [*at.main.slider, *at.main.select_slider, *at.main.number_input]:
+        top = w.options[-1] if getattr(w, "options", None) else getattr(w, "max", None)
+        if w.key and top is not None and w.value != top and not isinstance(w.value, (tuple, list)):
+            w.set_value(type(w.value)(top) if isinstance(w.value, (int, float)) else top)
+            done[w.key] = f"{top:g}" if isinstance(top, float) else str(top)
+    return done
 
 
 def _timed_runs(at: Any, n: int, clear: bool) -> tuple[list[float], list[str]]:
@@ -158,20 +179,24 @@ def _timed_runs(at: Any, n: int, clear: bool) -> tuple[list[float], list[str]]:
     return times, problems
 
 
-def measure_page(path: str, query: dict[str, str], warm: int, cold: int) -> Timing:
-    """Time ``warm`` cached and ``cold`` uncached reruns of ``path`` opened with URL ``query``."""
+def measure_page(path: str, largest: bool, warm: int, cold: int) -> Timing:
+    """Time ``warm`` cached and ``cold`` uncached reruns of ``path`` at its defaults or at its largest."""
     from streamlit.testing.v1 import AppTest
 
     _quiet()
     _patch_media_storage()
     res = Timing()
     at = AppTest.from_file(str(APP), default_timeout=60)
+    query = SIDEBAR_LARGEST if largest else {}
     for k, v in query.items():
         at.query_params[k] = v
     try:
         at.run()
         if path != "lessons/home.py":
             at.switch_page(path).run()
+        if largest:
+            res.settings = _to_largest(at)
+            at.run()
     except Exception as err:  # a page that cannot even run: report it, keep benchmarking the others
         res.errors.append(f"{type(err).__name__}: {err}"[:200])
         return res

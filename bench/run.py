@@ -1,17 +1,22 @@
 """`python -m bench [--quick] [--out PATH] [--json PATH] [--pages a,b] [--controls] [--load …]`.
 
-Full mode (default; estimated ~20 minutes on a quiet 2-core machine, not yet timed) writes BENCHMARKS.md at the repository root: AppTest reruns, cold
-start, every control of every page (websocket and Chromium, bench/controls.py), and the load scenarios (the
-lecture hall and the no-pause burst, bench/load.py) against one process and against two processes behind
-HAProxy (deploy/serve.py) — the same load. --quick does the AppTest, cold-start and per-control parts with
-minimal repetitions (one press per control, the sidebar's controls on the home page only), skips the load test
-and writes to --out (artifacts/BENCHMARKS-quick.md by default), so it never overwrites BENCHMARKS.md.
+Full mode (default; about 20 minutes on a quiet 2-core machine) measures AppTest reruns, cold start, every
+control of every page (websocket and Chromium, bench/controls.py) and the load scenarios (the lecture hall and
+the no-pause burst, bench/load.py) against one process and against two processes behind
+HAProxy (deploy/serve.py) — the same load; it saves what it measured as JSON (--json, by default
+artifacts/<report name>.json) and renders BENCHMARKS.md from it (bench/report.py). --quick does the AppTest,
+cold-start and per-control parts with minimal repetitions (one press per control, the sidebar's controls on the
+home page only), skips the load test and writes to --out (artifacts/BENCHMARKS-quick.md by default), so it
+never overwrites BENCHMARKS.md.
 
     python -m bench --controls --pages fixes,rope          # only the per-control part (artifacts/CONTROLS.md)
     python -m bench --load                                 # only the load scenarios, one process (artifacts/LOAD.md)
     python -m bench --load --compare                       # … one process, then two behind HAProxy
     python -m bench --load --url http://127.0.0.1:8501     # … against a running deployment (loopback only)
     python -m bench --load --scenario lecture --sessions 20 --duration 15    # a small lecture hall
+
+    python -m bench --render RUN.json                      # the report again from a saved run (measures nothing)
+    python -m bench --class [--fault]                      # the class scenario (bench/classvote.py)
 
 --load-mode browser drives Chromium pages instead of websocket sessions in the burst scenario. --pages
 benchmarks some pages only (never written to BENCHMARKS.md by default).
@@ -32,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from bench import REPORT, ROOT, caches, report
-from bench.settings import LARGEST
 
 
 def _cpu() -> str:
@@ -57,14 +61,14 @@ def _memory() -> str:
 
 def _loadavg() -> str:
     try:
-        return "{:.1f}".format(os.getloadavg()[0])
+        return f"{os.getloadavg()[0]:.1f}"
     except OSError:
         return "?"
 
 
 def _sources() -> dict[str, int]:
     """Modification times of the app's files, to tell whether they changed while the benchmark ran."""
-    files = [ROOT / "app.py", ROOT / "frame.py", *(ROOT / "frame").rglob("*.py"), *(ROOT / "lessons").glob("*.py"),
+    files = [ROOT / "app.py", *(ROOT / "frame").rglob("*.py"), *(ROOT / "lessons").glob("*.py"),
              *(ROOT / "posenc").rglob("*.py")]
     return {str(f.relative_to(ROOT)): f.stat().st_mtime_ns for f in files if f.exists()}
 
@@ -76,7 +80,7 @@ def meta(command: str) -> dict:
     import streamlit
 
     return {
-        "command": command, "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": command, "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": _cpu(), "cores": os.cpu_count(), "memory": _memory(),
         "os": f"{platform.system()} {platform.release()}", "python": platform.python_version(),
         "streamlit": streamlit.__version__, "altair": altair.__version__, "pandas": pandas.__version__,
@@ -88,7 +92,8 @@ def _timing_dict(t: Any) -> dict:
     return {"warm": t.warm, "cold": t.cold, "warm_ms": t.warm_ms, "cold_ms": t.cold_ms,
             "bytes": t.bytes.total, "charts": t.bytes.charts, "spec_bytes": t.bytes.spec,
             "data_bytes": t.bytes.data, "images": t.bytes.images, "image_bytes": t.bytes.image_bytes,
-            "errors": t.errors, "not_applied": t.not_applied, "sliders": t.sliders, "vega_ranges": t.vega_ranges}
+            "errors": t.errors, "not_applied": t.not_applied, "sliders": t.sliders, "vega_ranges": t.vega_ranges,
+            "settings": t.settings}
 
 
 def server_part(pages: list, warm: int, cold: int, log) -> tuple[dict, list[dict]]:
@@ -108,10 +113,8 @@ def _server_part(pages: list, warm: int, cold: int, log) -> tuple[dict, list[dic
     for info in pages:
         t = time.monotonic()
         row = {"path": info.path, "url_path": info.url_path, "title": info.title}
-        row["defaults"] = _timing_dict(rerun.measure_page(info.path, {}, warm, cold))
-        query = LARGEST.get(info.path)
-        row["largest_query"] = query
-        row["largest"] = _timing_dict(rerun.measure_page(info.path, query, warm, cold)) if query else None
+        row["defaults"] = _timing_dict(rerun.measure_page(info.path, False, warm, cold))
+        row["largest"] = _timing_dict(rerun.measure_page(info.path, True, warm, cold))
         rows.append(row)
         log(f"  rerun: {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
     hello_b = rerun.measure_hello(warm, cold)
@@ -122,37 +125,14 @@ def _server_part(pages: list, warm: int, cold: int, log) -> tuple[dict, list[dic
     return _timing_dict(hello_a), rows
 
 
-def _slider_rows(found: list) -> list[dict]:
-    return [{"kind": s.kind, "label": s.label, "times": s.times_ms, "median": s.median, "notes": s.notes,
-             "details": s.details} for s in found]
-
-
-def sliders_from_controls(rows: list[dict]) -> list[dict]:
-    """The slider → chart rows (the first Streamlit slider of the main area, and the first in-chart range) taken
-    from the per-control measurement, in the shape the slider table has always had."""
-    out = []
-    for kind, pick in (("rerun", lambda r: r["where"] == "main" and r["widget"] in ("slider", "select_slider")),
-                       ("client-side", lambda r: r["where"] == "chart" and r["widget"] == "vega range")):
-        row = next((r for r in rows if pick(r) and r["browser_ms"]), None)
-        if row is None:
-            continue
-        notes = [n.removeprefix("browser: ") for n in row["notes"] if n.startswith("browser: ")]
-        if kind == "rerun" and any(not d.get("paints") for d in row["browser_details"]):
-            notes.append("the chart did not change: time to the end of the run")
-        out.append({"kind": kind, "label": row["label"], "times": row["browser_ms"],
-                    "median": statistics.median(row["browser_ms"]), "notes": sorted(set(notes)),
-                    "details": row["browser_details"]})
-    return out or [{"kind": "none", "label": "", "times": [], "median": None, "notes": [], "details": []}]
-
-
-def controls_part(base: str, hello_base: str, browser: Any, pages: list, presses: int, sidebar: str,
+def controls_part(base: str, hello_base: str, chromium: Any, pages: list, presses: int, sidebar: str,
                   quiet: int, log, one_per_kind: bool = False) -> tuple[dict[str, list[dict]], list[dict]]:
     """Every control of every page, over the websocket (server time, bytes, fragment or page) and in Chromium
     (press → run finished and charts redrawn), and the hello-world page the same way, in this run.
     Returns ({page path: control rows}, hello-world rows)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from bench import client, controls
+    from bench import browser, controls
 
     paths = [p.url_path for p in pages]
     hello_presses = max(3, presses * 2)
@@ -166,8 +146,7 @@ def controls_part(base: str, hello_base: str, browser: Any, pages: list, presses
         a.server_ms += b.server_ms
         a.bytes += b.bytes
     out: dict[str, list[dict]] = {}
-    seconds: dict[str, float] = {}
-    ctx = client.new_context(browser)
+    ctx = browser.new_context(chromium)
     try:
         log("  controls (browser): hello-world page")
         hb = controls.measure_browser_page(ctx, hello_base, "", hello_presses, False, quiet=quiet)
@@ -180,11 +159,9 @@ def controls_part(base: str, hello_base: str, browser: Any, pages: list, presses
             except Exception as err:  # noqa: BLE001 - note it on the page, go on
                 rows = [controls.ControlRow(info.url_path, "—", "error", "main",
                                             notes=[f"browser: {type(err).__name__}: {str(err)[:160]}"])]
-            merged = controls.merge(server.get(info.url_path, []), rows)
-            controls.not_pressed_in_browser(merged, quick=one_per_kind)
+            merged = controls.merge(server.get(info.url_path, []), rows, quick=one_per_kind)
             out[info.path] = [r.as_dict() for r in merged]
-            seconds[info.path] = time.monotonic() - t
-            log(f"  controls (browser): {info.url_path or 'home'} ({seconds[info.path]:.1f} s)")
+            log(f"  controls (browser): {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
         hb2 = controls.measure_browser_page(ctx, hello_base, "", hello_presses, False, quiet=quiet)
     finally:
         ctx.close()
@@ -194,67 +171,46 @@ def controls_part(base: str, hello_base: str, browser: Any, pages: list, presses
                 b.browser_ms += b2.browser_ms
                 b.browser_details += b2.browser_details
     hello = controls.merge(hello_a, hb)
-    for rows in out.values():  # how long each page's browser part took (to see where a slow run went)
-        for r in rows:
-            r["page_browser_seconds"] = seconds.get(next((p.path for p in pages if p.url_path == r["page"]), ""))
     return out, [r.as_dict() for r in hello]
 
 
-def browser_part(pages: list, cold_runs: int, presses: int, quick: bool, log,
-                 sidebar: str = "all") -> tuple[dict, dict, list]:
-    """Cold start; then, on the last cold-started server and a hello-world server, every control of every page
-    (controls_part). Returns (cold start, {page path: control rows}, hello-world control rows)."""
+def browser_part(pages: list, cold_runs: int, presses: int, quick: bool, log, sidebar: str = "all",
+                 cold_start: bool = True) -> tuple[dict, dict, list]:
+    """Cold start; then, on the last cold-started server (a fresh one without ``cold_start``) and a hello-world
+    server, every control of every page. Returns (cold start, {page path: control rows}, hello-world rows)."""
     from playwright.sync_api import sync_playwright
 
-    from bench import client
+    from bench import browser
 
     cold: dict = {"runs": [], "median": None, "error": None}
     found: dict[str, list] = {}
     hello: list = []
-    quiet = 300 if quick else 400
 
     def measure(base: str) -> None:
         nonlocal found, hello
-        with client.hello_server() as hello_base:
-            found, hello = controls_part(base, hello_base, browser, pages, presses, sidebar, quiet, log,
-                                         one_per_kind=quick)
+        with browser.hello_server() as hello_base:
+            found, hello = controls_part(base, hello_base, chromium, pages, presses, sidebar, 300 if quick else 400,
+                                         log, one_per_kind=quick)
 
     with sync_playwright() as p:
-        browser = client.launch(p)
+        chromium = browser.launch(p)
         try:
-            cold["chromium"] = f"Chromium {client.browser_version(browser)}"
-            for i in range(cold_runs):
+            cold["chromium"] = f"Chromium {chromium.version}"
+            for i in range(cold_runs if cold_start else 0):
                 last = i == cold_runs - 1
                 log(f"  cold start {i + 1}/{cold_runs}" + (" (then every control on that server)" if last else ""))
                 try:
-                    cold["runs"].append(client.cold_start_once(browser, keep=measure if last else None))
+                    cold["runs"].append(browser.cold_start_once(chromium, keep=measure if last else None))
                 except Exception as err:  # noqa: BLE001
                     cold["error"] = f"{type(err).__name__}: {err}"[:300]
-                    if last and not found:
-                        from browser import streamlit_server
-                        with streamlit_server() as base:
-                            measure(base)
+            if not found:
+                with browser.streamlit_server() as base:
+                    measure(base)
         finally:
-            browser.close()
+            chromium.close()
     if cold["runs"]:
         cold["median"] = statistics.median(cold["runs"])
     return cold, found, hello
-
-
-def only_controls(pages: list, presses: int, sidebar: str, log) -> tuple[dict, list]:
-    """The per-control part on its own (`--controls`): a fresh server and a hello-world server."""
-    from playwright.sync_api import sync_playwright
-
-    from bench import client
-    from browser import streamlit_server
-
-    with sync_playwright() as p:
-        browser = client.launch(p)
-        try:
-            with streamlit_server() as base, client.hello_server() as hello_base:
-                return controls_part(base, hello_base, browser, pages, presses, sidebar, 300, log)
-        finally:
-            browser.close()
 
 
 def load_part(args: argparse.Namespace, log) -> dict:
@@ -326,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="minimal repetitions, no load test (a few minutes)")
     ap.add_argument("--out", type=Path, help="where to write the Markdown report")
-    ap.add_argument("--json", type=Path, help="also write the raw results as JSON here")
+    ap.add_argument("--json", type=Path, help="where to save the results as JSON")
     ap.add_argument("--load", action="store_true", help="run only the load test")
     ap.add_argument("--controls", action="store_true", help="run only the per-control part (server and browser)")
     ap.add_argument("--no-load", action="store_true", help="skip the load test in full mode")
@@ -398,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         res["hello"] = {"warm": None, "cold": None, "bytes": None}
     elif args.controls:
         log(f"Every control (websocket and Chromium): {len(pages)} pages")
-        found, res["hello_controls"] = only_controls(pages, runs["presses"], runs["sidebar"], log)
+        _, found, res["hello_controls"] = browser_part(pages, 0, runs["presses"], False, log, runs["sidebar"],
+                                                       cold_start=False)
         res["pages"] = [{"path": p.path, "url_path": p.url_path, "title": p.title,
                          "controls": found.get(p.path, [])} for p in pages]
     else:
@@ -415,10 +372,8 @@ def main(argv: list[str] | None = None) -> int:
         log(f"  browser part took {time.monotonic() - t:.0f} s")
         res["meta"]["chromium"] = cold.pop("chromium", "Chromium ?")
         res["cold_start"] = cold
-        res["hello_slider"] = sliders_from_controls(res["hello_controls"])
         for row in res["pages"]:
             row["controls"] = found.get(row["path"], [])
-            row["slider"] = sliders_from_controls(row["controls"])
         if not quick and not args.no_load:
             args.compare = args.compare or not args.no_compare
             res["load"] = load_part(args, log)
@@ -430,17 +385,10 @@ def main(argv: list[str] | None = None) -> int:
     default = {"load only": "LOAD.md", "controls only": "CONTROLS.md"}.get(mode, "BENCHMARKS-quick.md")
     out = args.out or (REPORT if mode == "full" and not args.pages else ROOT / "artifacts" / default)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if args.load:
-        text = report.render_load_only(res)
-    elif args.controls:
-        text = report.render_controls_only(res)
-    else:
-        text = report.render(res)
-    out.write_text(text)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(_clean(res), indent=1, ensure_ascii=False))
-    print(report.summary(res) if mode not in ("load only", "controls only") else
-          (report.load_summary(res) if args.load else report.controls_summary(res)))
-    print(f"wrote {out}")
+    out.write_text(report.render(res))
+    raw = args.json or ROOT / "artifacts" / f"{out.stem}.json"
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    raw.write_text(json.dumps(_clean(res), indent=1, ensure_ascii=False))
+    print(report.summary(res))
+    print(f"wrote {out} and {raw}")
     return 0
