@@ -60,7 +60,7 @@ def alibi_rest(q, al, heads: int, own: bool, slopes, deep) -> None:
     j1, j2 = al.copies
     qp = int(al.query)
     ratio = float(np.exp(al.copy_log_ratio[0]))
-    q.answer(f"The nearer one. With head 1's slope m = {al.slopes[0]:.3g}, the copy at {j2 + 1} gets "
+    said = (f"The nearer one. With head 1's slope m = {al.slopes[0]:.3g}, the copy at {j2 + 1} gets "
              f"{al.weights[0, qp, j2]:.3f} and the one at {j1 + 1} gets {al.weights[0, qp, j1]:.3f}: "
              f"{ratio:.3g} times as much, which is e^(m·{j2 - j1}) — the distance alone tells them apart. "
              f"Without ALiBi both get {al.plain_weights[qp, j1]:.3f}.")
@@ -72,11 +72,11 @@ def alibi_rest(q, al, heads: int, own: bool, slopes, deep) -> None:
     far = len(al.tokens) - 1
     gentle = (f"; the gentlest (m = {al.slopes[-1]:.3g}) takes at most {al.slopes[-1] * far:.2g} off any score here"
               if heads > 1 else "")
-    st.markdown(
+    q.answer(said, then=(
         f"Each head subtracts m_h·(i − j) from the {frame.term('score')} of query i and key j: head 1 "
-        f"(m = {al.slopes[0]:.3g}) takes {al.slopes[0] * far:.2g} off a key {count(far, 'word')} back{gentle}. It depends on "
-        "the distance alone, so nothing new happens at position L_train + 1."
-        + ("" if own else " Type a word twice in the sidebar to use your own sentence."))
+        f"(m = {al.slopes[0]:.3g}) takes {al.slopes[0] * far:.2g} off a key {count(far, 'word')} back{gentle}. "
+        "It depends on the distance alone, so nothing new happens at position L_train + 1."
+        + ("" if own else " Type a word twice in the sidebar to use your own sentence.")))
     with deep:
         frame.chart(slopes)
         frame.formula(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt d} - m_h\,(i-j)\quad (j \le i)",
@@ -106,7 +106,8 @@ with frame.page(PATH, "Could a model say where with no position vector at all �
         rest = st.container()
         deep = frame.deeper("how many heads, and their slopes", key="by_deep_slopes")
         heads = int(frame.slider("How many heads (the chart's head slider runs over them)", "by_heads", 1, 16, 8,
-                                 where=deep, help="Each head gets its own slope; the count need not be a power of two."))
+                                 where=deep,
+                                 help="Each head gets its own slope; the count need not be a power of two."))
         try:  # a sentence with no words stops this section only: the decay and the formats need none
             tokens = tokenize(ex.sentence)
         except ValueError as err:
@@ -147,11 +148,11 @@ with frame.page(PATH, "Could a model say where with no position vector at all �
         spread = 1.645 * float(np.mean(sc.sd(1.0)[-tail:]))
         falls = m[0] - late >= DECAY_DROP
         rises = int(np.sum(np.diff(m) > 0))
-        q.answer((f"On average it falls: from {m[0]:.2f} at Δ = 0 to {late:.2f} for Δ ≥ {sc.deltas[-tail]:g}. "
+        said = ((f"On average it falls: from {m[0]:.2f} at Δ = 0 to {late:.2f} for Δ ≥ {sc.deltas[-tail]:g}. "
                   if falls else f"On average it barely moves ({m[0]:.2f} to {late:.2f}). ")
                  + f"Not steadily: the mean goes up again at {rises} of its {m.size - 1} steps, and any one (q, k) "
                  f"swings by about ±{spread:.2f} around it far away — the decay is a tendency of the average, "
-                 "never a promise for a pair.")
+                "never a promise for a pair.")
         frame.verdict("at ρ = 1, on average the score falls as the gap grows", dec.drop >= DECAY_DROP,
                       f"mean score ÷ d {dec.mean[0]:.2f} at Δ = 0 and {dec.late_mean:.2f} for Δ ≥ "
                       f"{dec.deltas[-tail]:g} over {dec.n_samples} random (q, k) (a fall of at least {DECAY_DROP:g} "
@@ -160,10 +161,10 @@ with frame.page(PATH, "Could a model say where with no position vector at all �
         gap = float(np.max(np.abs(mc.mean - m)))
         frame.verdict("the chart's closed-form mean agrees with the mean over random (q, k)", gap < 0.05,
                       f"largest difference {gap:.3f} over {mc.n_samples} draws (tolerance 0.05: sampling noise)")
-        st.markdown(
+        q.answer(said, then=(
             "Slide **ρ** towards 0 (q unrelated to k): the mean flattens to 0 — RoPE by itself prefers no distance. "
             f"Head dimension {DECAY_D}, base {BASE:,}; the mean is ρ·(2/d)·Σ cos(Δθ_i), the band mean ± 1.645 "
-            "standard deviations (about the middle 90 % of pairs).")
+            "standard deviations (about the middle 90 % of pairs)."))
         with frame.deeper("RoFormer's bound, step by step", key="by_deep_bound"):
             frame.chart(bound_fig)
             st.markdown(f"The bound shrinks on the whole, but not steadily: it goes **up** at {dec.rises} of the "
@@ -196,7 +197,7 @@ with frame.page(PATH, "Could a model say where with no position vector at all �
         fb = first["bfloat16"]
         said = {t: (f"first drifts that much at m = {first[t]:,}" if first[t] is not None
                     else "never drifts that much up to m = 100,000,000") for t in first}
-        q.answer(f"bfloat16 {said['bfloat16']}" + (", the first position past 0" if fb == 1 else "")
+        text = (f"bfloat16 {said['bfloat16']}" + (", the first position past 0" if fb == 1 else "")
                  + f": it keeps 8 significant bits, so θ_i and p·θ_i are rounded at once. float32 {said['float32']}; "
                  f"at m = {pr.probe:,} its drift is {v32:.2g} on a score of size ~1, bfloat16's {vb:.2g}, float64's "
                  f"{v64:.1e}.")
@@ -204,8 +205,8 @@ with frame.page(PATH, "Could a model say where with no position vector at all �
                       f"drift {v64:.1e} at m = {pr.probe:,}, gap {pr.gap} (tolerance {OFFSET_TOL:g})")
         frame.verdict("in float32 the same gap no longer gives the same score", v32 >= OFFSET_TOL,
                       f"drift {v32:.2g} at m = {pr.probe:,} (tolerance {OFFSET_TOL:g})")
-        st.markdown(f"Head dimension {DECAY_D}, base {BASE:,}; positions count from 0, as code stores them. The cure: "
-                    "compute p·θ in float64 and cast afterwards.")
+        q.answer(text, then=f"Head dimension {DECAY_D}, base {BASE:,}; positions count from 0, as code stores "
+                            "them. The cure: compute p·θ in float64 and cast afterwards.")
         with frame.deeper("float32 angles pair by pair, and bfloat16 positions", key="by_deep_formats"):
             e, w = pr.pairs, pr.worst_pair
             frame.chart(figs["angle"])

@@ -82,11 +82,11 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
                       f"while along a row it changes by up to {w.rope_row_spread:.2f}: the score depends on the "
                       "gap n − m alone. " if holds else
                       f"Here the score changes by up to {w.rope_diag_spread:.1e} along a diagonal: more than "
-                      "rounding, see Checks. ") + sinus)
-        st.markdown(
-            f"The {frame.term('query')} q and the {frame.term('key')} k come from the words, through $W_Q$ and "
-            f"$W_K$; only then is q turned by $m$ and k by $n$. Their dot product, the {frame.term('score')}, "
-            "meets the positions only through $R_m^\\top R_n = R_{n-m}$: two turns undone down to one, by the gap.")
+                      "rounding, see Checks. ") + sinus,
+                     then=f"The {frame.term('query')} q and the {frame.term('key')} k come from the words, through "
+                          f"$W_Q$ and $W_K$; only then is q turned by $m$ and k by $n$. Their dot product, the "
+                          f"{frame.term('score')}, meets the positions only through $R_m^\\top R_n = R_{{n-m}}$: "
+                          "two turns undone down to one, by the gap.")
         with frame.deeper("the algebra, and interleaved or half-split pairs", key="rp_deep_pairs"):
             frame.formula(
                 r"q R_m^\top:\ \text{pair } i \text{ of } q \text{ turned by } m\theta_i,\quad \theta_i = " + BASE
@@ -131,22 +131,21 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
                       r.identity_error < r.identity_tol,
                       f"difference {small(r.identity_error)} (tolerance {r.identity_tol:.0e})")
         pairs = ", ".join(f"({a:,}, {b:,})" for a, b in r.pairs)
+        fastest = ("the one pair turns by θ₀ = 1 radian per position" if len(r.thetas) == 1 else
+                   f"pair 0 turns fastest (θ₀ = 1 radian per position), pair {len(r.thetas) - 1} slowest "
+                   f"(θ = {r.thetas[-1]:.2g}); the chart opens on pair {pair} (θ = {r.thetas[pair]:.2g}), "
+                   "slow enough to follow while playing")
         with right:
             q.answer(
                 (f"The chapter's pairs {pairs} score {r.pair_scores[0]:.6f}, "
                  f"{r.pair_scores[1]:.6f} and {r.pair_scores[2]:.6f}, differing by {small(r.pair_spread)}. " if same
                  else f"At the chapter's pairs {pairs} the scores differ by {r.pair_spread:.1e}: see Checks. ")
                 + "When m and n move together, q's pair and k's pair turn by the same angle, so the angle between "
-                "them — the readout in the chart — does not move.")
-            fastest = ("the one pair turns by θ₀ = 1 radian per position" if len(r.thetas) == 1 else
-                       f"pair 0 turns fastest (θ₀ = 1 radian per position), pair {len(r.thetas) - 1} slowest "
-                       f"(θ = {r.thetas[-1]:.2g}); the chart opens on pair {pair} (θ = {r.thetas[pair]:.2g}), "
-                       "slow enough to follow while playing")
-            st.markdown(
-                f"Pair $i$ of q turns by $m\\theta_i$ and pair $i$ of k by $n\\theta_i$; {fastest}. The score adds "
-                "up, over the pairs, |q pair| · |k pair| · cos(angle from q to k), and each angle is its starting "
-                "angle "
-                "plus $(n-m)\\theta_i$. Drag the gap slider: now the angle, and the score, change.")
+                "them — the readout in the chart — does not move.",
+                then=f"Pair $i$ of q turns by $m\\theta_i$ and pair $i$ of k by $n\\theta_i$; {fastest}. The score "
+                     "adds up, over the pairs, |q pair| · |k pair| · cos(angle from q to k), and each angle is its "
+                     "starting angle plus $(n-m)\\theta_i$. Drag the gap slider: now the angle, and the score, "
+                     "change.")
 
     @frame.section("A rotation keeps every length")
     def lengths():

@@ -59,18 +59,18 @@ def answer(q, res, d: int, L_train: int) -> None:
     first = int(np.argmax(slow)) if n_slow else n
     past = {m: int(res.unseen[m].sum()) for m in beyond.METHODS}
     if n_slow and res.s == 1:
-        q.answer(f"None, at s = 1: the text is no longer than in training, so even the {count(n_slow, 'slow pair')} "
-                 "stay within the angles they saw. Drag s in the chart and watch their ticks rise past their bars.")
+        text = (f"None, at s = 1: the text is no longer than in training, so even the {count(n_slow, 'slow pair')} "
+                "stay within the angles they saw. Drag s in the chart and watch their ticks rise past their bars.")
     elif n_slow:
-        q.answer(f"The slow ones: {pair_range(first, n - 1)} ({n_slow} of {n}) have wavelengths longer than "
-                 f"{L_train:,} tokens, so training showed each only part of its circle. At {res.L_new:,} tokens "
-                 f"they turn up to {res.overreach['RoPE as trained']:.3g}× further than they ever did (the "
-                 f"ticks above their bars). The fast pairs went round many times (pair 0: "
-                 f"{res.rotations[0]:,.0f} turns): an angle repeats every turn, so nothing they meet is new.")
+        text = (f"The slow ones: {pair_range(first, n - 1)} ({n_slow} of {n}) have wavelengths longer than "
+                f"{L_train:,} tokens, so training showed each only part of its circle. At {res.L_new:,} tokens "
+                f"they turn up to {res.overreach['RoPE as trained']:.3g}× further than they ever did (the "
+                f"ticks above their bars). The fast pairs went round many times (pair 0: "
+                f"{res.rotations[0]:,.0f} turns): an angle repeats every turn, so nothing they meet is new.")
     else:
-        q.answer(f"Here none: with L_train = {L_train:,} every pair, even the slowest "
-                 f"({res.rotations[-1]:.3g} turns), finishes a full turn in training, so every angle has been seen. "
-                 "Lower L_train or raise the base in the chart to see slow pairs appear.")
+        text = (f"Here none: with L_train = {L_train:,} every pair, even the slowest "
+                f"({res.rotations[-1]:.3g} turns), finishes a full turn in training, so every angle has been seen. "
+                "Lower L_train or raise the base in the chart to see slow pairs appear.")
     frame.verdict(f"unchanged RoPE turns the slow pairs past every angle they saw in training (s = {res.s})",
                   past["RoPE as trained"] > 0,
                   f"{past['RoPE as trained']} of {count(n_slow, 'slow pair')} past, up to "
@@ -106,17 +106,18 @@ def answer(q, res, d: int, L_train: int) -> None:
     typical = (res.s, res.base, L_train, d) == (TYPICAL_S, BASE, TYPICAL_L_TRAIN, TYPICAL_D)
     source = (f" This is {TYPICAL_SOURCE} (Peng et al. 2023), and the page opens on it." if typical else "")
     if res.s == 1:
-        st.markdown("Move **s** and the **base** in the chart, and pick a **method**: the ticks follow. At s = 1 "
+        prose = ("Move **s** and the **base** in the chart, and pick a **method**: the ticks follow. At s = 1 "
                     "PI, NTK-aware and YaRN change nothing — every tick sits on its bar: raise s to see them work."
                     + source)
     else:
-        st.markdown(
+        prose = (
             "Move **s** and the **base** in the chart, and pick a **method**: the ticks follow.\n\n"
             f"At s = {res.s}: PI (position interpolation) divides every frequency by s, so "
             + ("no pair goes past" if pi_ok else f"{count(past['PI'], 'pair')} still {go(past['PI'])} past")
             + f" — but neighbouring words now differ by only {res.frequencies['PI'][0]:.3g} rad in the fastest "
             f"pair, instead of {res.theta[0]:.3g}. {ntk}\n\n{yarn} The fast pairs have seen every angle many times "
             f"over, so slowing them (as PI does) only blurs neighbouring words.{source}")
+    q.answer(text, then=prose)
 
     with frame.deeper("every method per pair, in numbers, and YaRN's attention factor", key="st_deep_methods"):
         seq_len = int(frame.number("Dynamic NTK's length (seq_len)", "st_len", 1, 100_000_000, TYPICAL_SEQ_LEN,
@@ -144,9 +145,10 @@ def answer(q, res, d: int, L_train: int) -> None:
         high_note = (f" Here high = {res.high} is past the last pair ({n - 1}): Hugging Face clamps the ramp's "
                      "ends to d − 1, not d/2 − 1, so no pair is fully interpolated." if res.high > n - 1 else "")
         st.markdown(
-            f"At s = {res.s}, base {res.base:,.0f}. θ'₀: the fastest pair's angle between neighbouring words; slowest λ': the "
-            "slowest pair's wavelength in tokens; pairs past: slow pairs whose angle at the length judged "
-            "exceeds the largest they reached in training; overreach: the worst such ratio (≤ 1 is safe). "
+            f"At s = {res.s}, base {res.base:,.0f}. θ'₀: the fastest pair's angle between neighbouring "
+            "words; slowest λ': the slowest pair's wavelength in tokens; pairs past: slow pairs whose angle at "
+            "the length judged exceeds the largest they reached in training; overreach: the worst such ratio "
+            "(≤ 1 is safe). "
             f"Dynamic NTK recomputes its base for the text in front of it (seq_len = {res.seq_len:,}: scale "
             f"s·L/L_train − (s − 1) = {res.dynamic_scale:.4g}, 1 up to L_train).{high_note}\n\n"
             f"YaRN also multiplies cos and sin by mscale = 0.1·ln s + 1 = {res.attention_factor:.4f}, so every "

@@ -110,8 +110,11 @@ def test_a_sentence_without_repeats_uses_the_chapters_and_says_so():
     at = open_page(PAGE, sentence="one two three")
     assert_ok(at)
     text = page_text(at)
-    assert "Your sentence repeats no word, so this uses the chapter's" in str(predict_radios(at)[0].label)
-    assert "Type a word twice in the sidebar" in text
+    question = predict_radios(at)[0]
+    assert "Your sentence repeats no word, so this uses the chapter's" in str(question.label)
+    assert "Type a word twice in the sidebar" not in text  # the explaining prose waits with the answer
+    question.set_value(question.options[0]).run()
+    assert "Type a word twice in the sidebar" in page_text(assert_ok(at))
 
 
 def test_sidebar_odd_d_and_long_sentence():

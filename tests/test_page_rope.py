@@ -105,9 +105,11 @@ def test_play_answer_quotes_the_chapters_pairs():
     r = rope_demo(SENT, QI, KI, 64, 0)
     assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: rc.PAIR_OPEN}
     pair = rc.pair_index(rc.PAIR_OPEN, 32)
-    assert f"the chart opens on pair {pair} (θ = {r.thetas[pair]:.2g})" in page_text(at)
+    opens = f"the chart opens on pair {pair} (θ = {r.thetas[pair]:.2g})"
+    assert "the angle between them" not in page_text(at) and opens not in page_text(at)  # waits for the pick
     question.set_value("It stays the same").run()
     text = page_text(assert_ok(at))
+    assert opens in text
     r = rope_demo(SENT, QI, KI, 64, 0)
     assert "Right." in text and "the angle between them" in text
     assert all(f"{s:.6f}" in text for s in r.pair_scores)

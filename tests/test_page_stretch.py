@@ -74,7 +74,11 @@ def test_answer_and_checks_come_from_the_numbers():
 
 def test_ntk_sentence_is_computed_not_a_few():
     """Issue 17: NTK's “a few slow pairs … a little past” was false (17 of 18, up to 2.11×)."""
-    text = page_text(open_page(PAGE))
+    at = open_page(PAGE)
+    assert "slow pairs still go past" not in page_text(at)  # the prose after the chart waits with the answer
+    question = at.radio(key="st_predict_guess")
+    question.set_value(question.options[0]).run()
+    text = page_text(assert_ok(at))
     res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN)
     past, slow = int(res.unseen["NTK-aware"].sum()), int((res.rotations < 1).sum())
     assert (past, slow) == (17, 18) and round(res.overreach["NTK-aware"], 2) == 2.11
