@@ -11,14 +11,10 @@ Scenarios (``SCENARIOS``):
   or the sidebar's Seed), each as soon as the previous run finished; two waves, so memory after the first
   wave's sessions closed can be compared with after the second's (flat = bounded caches). The worst case.
 
-Two kinds of session:
-
-- ``websocket`` (default): real Streamlit sessions over the websocket (bench/wsclient.py), the protocol the
-  browser speaks, without a browser. Latency = from sending the rerun request to the server's
+Sessions: real Streamlit sessions over the websocket (bench/wsclient.py), the protocol the browser speaks,
+without a browser. Latency = from sending the rerun request to the server's
   ``script_finished``: the server's own rerun latency under load. On the benchmark machine (2 cores) 30 Chromium
   pages rendering their charts take the cores from the server they are supposed to load.
-- ``browser`` (burst only): one headless Chromium, one context per session, driven with Playwright's async API;
-  latency measured in the page (bench/probe.js) from the key/pointer event to the end of the script run.
 
 Targets: a fresh ``streamlit run app.py`` on 127.0.0.1 (the default), a fresh deployment of N processes behind
 HAProxy (deploy/serve.py; ``--compare`` runs one process, then two behind HAProxy, with the same load), or any
@@ -54,16 +50,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import frame
 from bench import HELLO
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, PROBE, streamlit_server
+from bench.browser import streamlit_server
 
-SLIDER = ("[data-testid=stMain] [data-testid=stSlider] input[type=range], "
-          "[data-testid=stMain] [data-testid=stSlider] [role=slider]")
 SESSION_TTL_S = 5
-MODES = ("websocket", "browser")
+MODES = ("websocket",)
 STEP_TIMEOUT_S = 30.0  # a press: from the rerun request to script_finished
 OPEN_TIMEOUT_S = 90.0  # opening a page: the connection, then its first run
 
@@ -286,58 +279,6 @@ async def _ws_session(base: str, info: frame.PageInfo, k: int, wave: Wave, timeo
     wave.completed += 1
 
 
-# ---------------------------------------------------------------- browser sessions (burst only)
-async def _interact(page: Any, i: int, slider: bool, timeout_ms: int) -> float:
-    await page.evaluate("window.__bench.reset()")
-    if slider:
-        handle = page.locator(SLIDER).filter(visible=True).first
-        now, hi = await handle.input_value(), await handle.get_attribute("max")
-        key = "ArrowLeft" if (i % 2 or (now and hi and float(now) >= float(hi))) else "ArrowRight"
-        await handle.focus()
-        await page.keyboard.press(key)
-    else:
-        box = page.locator("[data-testid=stSidebar] [data-testid=stNumberInput]").filter(
-            has=page.get_by_text("Seed", exact=True))
-        await box.locator("[data-testid=stNumberInputStepUp]" if i % 2 == 0 else
-                          "[data-testid=stNumberInputStepDown]").click(timeout=timeout_ms)
-    out = await page.evaluate("([m, q, c]) => window.__bench.waitDone(m, q, c)", ["run", 0, timeout_ms])
-    if not out["ok"]:
-        raise TimeoutError(f"run not finished in {timeout_ms / 1000:.0f} s (rerun sent: {out['sent'] is not None}, "
-                           f"run started: {out['ran']}, page state: {out['state']})")
-    return float(out["total"])
-
-
-async def _browser_session(browser: Any, base: str, info: frame.PageInfo, k: int, wave: Wave,
-                           timeout_s: float, closers: list) -> None:
-    timeout_ms = int(timeout_s * 1000)
-    ctx = await browser.new_context(viewport={"width": 1400, "height": 900})
-    closers.append(ctx.close)
-    await ctx.add_init_script(PROBE)
-    page = await ctx.new_page()
-    name = info.url_path or "home"
-    try:
-        t0 = time.perf_counter()
-        await page.goto(f"{base}/{info.url_path}", timeout=timeout_ms)
-        await page.wait_for_selector("h1", state="visible", timeout=timeout_ms)
-        await page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=timeout_ms)
-        wave.open_ms.append((time.perf_counter() - t0) * 1000)
-    except Exception as err:  # noqa: BLE001 - every failure is an error to count
-        wave.errors.append(f"{name} #{k}: page did not load: {_first_line(err)}")
-        return
-    slider = await page.locator(SLIDER).filter(visible=True).count() > 0
-    for i in range(wave.interactions):
-        try:
-            wave.latencies_ms.append(await _interact(page, i, slider, timeout_ms))
-        except Exception as err:  # noqa: BLE001
-            wave.errors.append(f"{name} #{k} interaction {i + 1}: {_first_line(err)}")
-            continue
-        exc = page.locator("[data-testid=stException]")
-        if await exc.count():
-            text = " ".join((await exc.first.inner_text()).split())[:160]
-            wave.errors.append(f"{name} #{k} interaction {i + 1}: exception on the page: {text}")
-    wave.completed += 1
-
-
 # ---------------------------------------------------------------- waves
 async def _wave(make_session, pages: list[frame.PageInfo], wave: Wave, deadline: float, pids: list[int],
                 ttl_wait: float) -> None:
@@ -382,19 +323,7 @@ async def _run(mode: str, base: str, pids: list[int], sc: Scenario, deadline_s: 
             wave.active_s = max(0.0, wave.last_done - wave.first_press) if wave.last_done else wave.seconds
             res.rss_peak_kb = _rss_kb(pids, "VmHWM")
 
-    if mode == "websocket":
-        await run_waves(lambda info, k, wave, closers, t0: _ws_session(base, info, k, wave, timeout_s, closers,
-                                                                       sc, t0))
-        return
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            await run_waves(lambda info, k, wave, closers, t0: _browser_session(browser, base, info, k, wave,
-                                                                                timeout_s, closers))
-        finally:
-            await browser.close()
+    await run_waves(lambda info, k, wave, closers, t0: _ws_session(base, info, k, wave, timeout_s, closers, sc, t0))
 
 
 SERVER_ENV = {"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(SESSION_TTL_S),
@@ -453,8 +382,6 @@ def run_scenario(sc: Scenario, mode: str = "websocket", processes: int = 1, url:
     return the measurements."""
     if mode not in MODES:
         raise ValueError(f"load mode must be one of {MODES}, not {mode!r}")
-    if mode == "browser" and sc.duration_s:
-        raise ValueError("the paced scenarios run websocket sessions only")
     pages = [frame.PageInfo("", "bench/hello_app.py", "Hello, world", "", "", "")] if floor else frame.existing_pages()
     res = LoadResult(mode, sc.sessions, sc.interactions, [p.url_path or "home" for p in pages], scenario=sc.name,
                      describe=sc.describe())

@@ -695,28 +695,14 @@ def _short(v: str) -> str:
 
 
 def summary(res: dict) -> str:
-    """A few lines for the terminal."""
-    if res["mode"] in ("load only", "controls only"):
-        return load_summary(res) if res["mode"] == "load only" else controls_summary(res)
-    lines = [f"{len(res['pages'])} pages; hello-world warm {ms(res['hello']['warm'])}."]
-    for p in res["pages"]:
-        d, big = p["defaults"], p.get("largest") or {}
-        sl = ", ".join(f"{s['kind']} {ms(s.get('median'))}" for s in sliders(p.get("controls") or [])
-                       if s["kind"] != "none")
-        lines.append(f"  {page_name(p):10s} defaults warm {ms(d['warm']):>7s} cold {ms(d['cold']):>7s} "
-                     f"{kb(d['bytes']):>9s} | largest warm {ms(big.get('warm')):>7s} cold {ms(big.get('cold')):>7s}"
-                     f"{' | slider ' + sl if sl else ''} | {len(p.get('controls') or [])} controls")
-    cs = res.get("cold_start") or {}
-    if cs.get("runs"):
-        lines.append(f"cold start median {cs['median']:.2f} s")
-    if res.get("load"):
-        lines.append(load_summary(res))
-    found = misses(res)
+    """A few lines for the terminal: what was measured, and every miss."""
+    found = {"load only": load_misses, "controls only": control_misses}.get(res["mode"], misses)(res)
+    rows = sum(len(p.get("controls") or []) for p in res.get("pages") or [])
+    lines = [f"{res['mode']}: {len(res.get('pages') or [])} pages, {rows} controls, "
+             f"{len((res.get('load') or {}).get('runs') or [])} load runs"]
     if res["meta"].get("changed_during_run"):
         lines.append(f"WARNING: {len(res['meta']['changed_during_run'])} source file(s) changed during the run")
-    lines.append(f"{len(found)} budget miss(es)" + (":" if found else "."))
-    lines += [f"  ✗ {x}" for x in found]
-    return "\n".join(lines)
+    return "\n".join(lines + [f"{len(found)} budget miss(es)" + (":" if found else ".")] + [f"  ✗ {x}" for x in found])
 
 
 def _head(res: dict, title: str) -> list[str]:
@@ -742,33 +728,3 @@ def render_controls_only(res: dict) -> str:
     return "\n".join(_head(res, "Every control") + misses_ + controls_section(res))
 
 
-def load_summary(res: dict) -> str:
-    lines = []
-    for run in (res.get("load") or {}).get("runs", []):
-        if run.get("error"):
-            lines.append(f"load {run['scenario']} on {run['target']}: did not run: {run['error']}")
-            continue
-        rps = run.get("reruns_per_s")
-        lines.append(f"load {run['scenario']} on {run['target']}: {run['errors']} errors, p50 {ms(run['p50'])}, "
-                     f"p95 {ms(run['p95'])}, {f'{rps:.1f}' if _num(rps) else '—'} reruns/s, "
-                     f"{run['reruns']} presses, RSS before {run['rss_before_kb'] / 1024:.0f} MB")
-        for i, wv in enumerate(run["waves"], 1):
-            lines.append(f"  wave {i}: {len(wv['errors'])} errors, p50 {ms(wv['p50'])}, p95 {ms(wv['p95'])}, "
-                         f"{wv['seconds']:.0f} s, RSS after {wv['rss_after_kb'] / 1024:.0f} MB, "
-                         f"closed {wv['rss_closed_kb'] / 1024:.0f} MB")
-    return "\n".join(lines)
-
-
-def controls_summary(res: dict) -> str:
-    hs, hb = hello_base(res)
-    lines = [f"hello-world slider: server {ms(hs)}, browser {ms(hb)}"]
-    for p in res.get("pages", []):
-        lines.append(f"  {page_name(p)}:")
-        for r in p.get("controls") or []:
-            ok, _ = control_verdict(r, hs, hb)
-            lines.append(f"    {r['label'][:40]:40s} {r['where']:7s} {r['kind']:9s} server "
-                         f"{ms(r.get('server_median')):>7s} {kb(r.get('bytes_median')):>9s} browser "
-                         f"{ms(r.get('browser_median')):>7s} {'' if ok is None else (OK if ok else MISS)}")
-    found = control_misses(res)
-    lines.append(f"{len(found)} budget miss(es)")
-    return "\n".join(lines)

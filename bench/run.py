@@ -18,8 +18,7 @@ never overwrites BENCHMARKS.md.
     python -m bench --render RUN.json                      # the report again from a saved run (measures nothing)
     python -m bench --class [--fault]                      # the class scenario (bench/classvote.py)
 
---load-mode browser drives Chromium pages instead of websocket sessions in the burst scenario. --pages
-benchmarks some pages only (never written to BENCHMARKS.md by default).
+--pages benchmarks some pages only (never written to BENCHMARKS.md by default).
 """
 
 from __future__ import annotations
@@ -232,9 +231,7 @@ def load_part(args: argparse.Namespace, log) -> dict:
     for name in names:
         sc = load.scaled(load.SCENARIOS[name], sessions=args.sessions, duration_s=args.duration,
                          interactions=args.interactions, waves=args.waves)
-        if args.load_mode == "browser" and sc.duration_s:
-            log(f"  load: {name} runs websocket sessions only (not {args.load_mode})")
-        mode = "websocket" if sc.duration_s else args.load_mode
+        mode = "websocket"
         # The lecture's floor: the hello-world page under the same load, right after one process ran it.
         floor = [(1, None, True)] if name == "lecture" and not args.url and (1, None) in targets else []
         for processes, url, hello in [(n, u, False) for n, u in targets] + floor:
@@ -303,8 +300,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sidebar", choices=("all", "home", "none"),
                     help="measure the sidebar's controls on every page (full), on home only (quick), or never")
     ap.add_argument("--pages", help="comma-separated url paths to benchmark (home = home); default: all")
-    ap.add_argument("--load-mode", choices=("websocket", "browser"), default="websocket",
-                    help="burst sessions: Streamlit websocket sessions (default) or Chromium pages")
     ap.add_argument("--deadline", type=float, default=None,
                     help="hard deadline of each load-test wave, seconds (default: burst 300, lecture its "
                          "length + 60)")

@@ -193,35 +193,35 @@ def test_websocket_session_reruns_the_page():
 
 
 def test_websocket_session_forgets_widgets_a_fragment_run_no_longer_draws():
-    """As in the browser: when a section's run stops drawing a widget (the lab's second Predict and its layer
-    picker are drawn only for a precomputed or trained setting), the session no longer offers it. Pressing it
-    would ask the server to rerun a fragment that no longer exists, a run that never finishes."""
+    """As in the browser: when a section's run stops drawing a widget (the lab's Predict names the training
+    length, so a new length draws a new question in place of the old one), the session no longer offers it.
+    Pressing it would ask the server to rerun a widget that no longer exists, a run that never finishes."""
     import asyncio
 
     from bench.browser import streamlit_server
     from bench.wsclient import Session
 
-    def labels(s: Session) -> list[str]:
-        return [c.label for c in s.page_controls()]
+    def predicts(s: Session) -> list[str]:
+        return [c.label for c in s.page_controls() if c.label.startswith("**Predict.**")]
 
     async def go(base: str) -> list[list[str]]:
         s = Session(base, "lab", timeout=60)
         try:
             await s.open()
-            seen = [labels(s)]
+            seen = [predicts(s)]
             length = next(c for c in s.page_controls() if c.label == "Training length")
-            for value in (length.options[-2], length.options[-1]):  # a length not precomputed, then the default
+            start = length.value
+            for value in (next(o for o in length.options if o != start), start):  # another length, then back
                 await s.rerun((length, value))
-                seen.append(labels(s))
+                seen.append(predicts(s))
             return seen
         finally:
             await s.close()
 
     with streamlit_server() as base:
         opened, elsewhere, back = asyncio.run(go(base))
-    assert opened.count("Your prediction") == 2 and "Attention map of layer" in opened
-    assert elsewhere.count("Your prediction") == 1 and "Attention map of layer" not in elsewhere
-    assert sorted(back) == sorted(opened)
+    assert len(opened) == len(elsewhere) == 1 and opened != elsewhere, (opened, elsewhere)
+    assert back == opened
 
 
 def test_the_lecture_floor_is_the_hello_world_page_under_the_same_load():
