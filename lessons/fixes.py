@@ -155,17 +155,14 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
         lo, hi = int(raw.position_term.min()), int(raw.position_term.max())
         wins = ("both queries put" if raw.last_wins == n == 2 else f"all {n} queries put" if raw.last_wins == n else
                 f"{raw.last_wins} of your {n} queries put" if raw.last_wins != 1 else f"1 of your {n} queries puts")
-        said = (f"At position {start:,}, {wins} their largest weight on the last word (on average {raw.last_weight:.4f} "
-                f"of it).")
+        said = (f"At position {start:,}, {wins} their largest weight on the last word (on average "
+                f"{raw.last_weight:.4f} of it).")
         if start != P_RAW:
             _, at_q, _, _ = raw_section(ex.sentence, ex.d, ex.seed, P_RAW)
             said += (f" At the question's position {P_RAW}: {at_q.last_wins} of {n} "
                      f"(on average {at_q.last_weight:.4f}).")
         why = (f"a score gains the term $p_i\\,p_j$ (here {lo:,} to {hi:,}), which grows by $p_i$ with every step "
                f"of the key, beside content scores that spread by about {raw.content_spread:.3g}")
-        q.answer(f"{said} The key with the largest index wins because {why}." if raw.last_wins == n else
-                 f"{said} The index pulls every query toward the key with the largest index — {why} — but this "
-                 f"near the start the pull does not yet win everywhere.")
         one_dwarfs = term.one_side >= DWARFS * term.content_score
         both_dwarf = term.both_sides >= DWARFS * term.content_score
         frame.verdict("the index coordinate dwarfs the word's own coordinates",
@@ -195,14 +192,17 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                              f"{term.both_sides:,.3g}) are less than {DWARFS:g} times the words' spread "
                              f"({term.content_score:.3g}): here the words still have a say. Slide the start deeper "
                              "and they lose it.")
-        st.markdown(
+        q.answer(f"{said} The key with the largest index wins because {why}." if raw.last_wins == n else
+                 f"{said} The index pulls every query toward the key with the largest index — {why} — but this "
+                 f"near the start the pull does not yet win everywhere.", then=(
             f"Why: a score is a sum of d products, so content scores spread by about √d "
             f"({math.sqrt(chapter.CONTENT_D):g} at the chapter's d = {chapter.CONTENT_D}; here d = {term.d}, "
             f"measured {term.content_score:.3g}). The index coordinate of a key meets one coordinate of the query, "
             f"of size about 1, and adds about 1 × {start:,} — the chapter's “term of order {P_RAW}” when "
             f"p = {P_RAW}. With the query carrying its own index too, the term is pᵢ·pⱼ, up to {hi:,}. "
-            f"{verdict_words}")
-        frame.formula(r"s_{ij} = \frac{q_i\cdot k_j + p_i\,p_j}{\sqrt{d}}")
+            f"{verdict_words}"))
+        if q.answered():  # the formula names the pull: it waits with the answer
+            frame.formula(r"s_{ij} = \frac{q_i\cdot k_j + p_i\,p_j}{\sqrt{d}}")
         if n < 3:
             st.info("With two words every pair of scores lies on a line, so R² is 1 whatever the words say. Type "
                     "three or more words for a measure of how much of the ranking position explains.")
@@ -343,7 +343,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             st.markdown(f"{asked} The width is the length: your sentence of {n} words needs {n} columns, a sentence "
                         f"of {oh.width} {wide} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
             frame.formula(r"c(p) = e_p \in \mathbb{R}^N",
-                          r"\lVert e_p - e_q\rVert = \sqrt 2 \approx %.6f\quad (p \ne q)" % math.sqrt(2))
+                          rf"\lVert e_p - e_q\rVert = \sqrt 2 \approx {math.sqrt(2):.6f}\quad (p \ne q)")
 
     with tabs[3]:
         st.subheader("All four against the wishes")

@@ -22,7 +22,6 @@ from posenc.learned import (
     downsample_index,
     edge,
     independence,
-    init_table,
     initial_like,
     log2_bins,
     lookup,
@@ -107,9 +106,9 @@ def _times(x: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
-with frame.page(PATH, f"Give every position its own trainable vector: a table of N_max rows, looked up like a word's "
-                      f"row and added to it. What does it give a token past its last row, what becomes of rows "
-                      f"training rarely reaches, and does a row know its neighbours?"):
+with frame.page(PATH, "Give every position its own trainable vector: a table of N_max rows, looked up like a word's "
+                      "row and added to it. What does it give a token past its last row, what becomes of rows "
+                      "training rarely reaches, and does a row know its neighbours?"):
     ex = frame.example()
     tokens = frame.tokens_or_stop(ex.sentence)
     shown = min(SHOWN_DIMS, ex.d)
@@ -120,7 +119,8 @@ with frame.page(PATH, f"Give every position its own trainable vector: a table of
         q = frame.predict(
             f"The table has rows 1 … {N_MAX:,}: the model is built for {N_MAX:,} tokens. What does it give token "
             f"{N_MAX + 1:,}?",
-            [f"Row {N_MAX:,} again", "A row of zeros", "A slightly worse vector", f"Nothing: there is no row {N_MAX + 1:,}"],
+            [f"Row {N_MAX:,} again", "A row of zeros", "A slightly worse vector",
+             f"Nothing: there is no row {N_MAX + 1:,}"],
             3, key="learned_predict")
         chart_col, c1 = st.columns([3, 1])  # the controls beside the chart: the whole chart on the first screen
         with c1:
@@ -143,18 +143,16 @@ with frame.page(PATH, f"Give every position its own trainable vector: a table of
                    f"{e.position:,} gets no position vector and the model cannot read it.")
         q.answer(f"Asking the chapter's table for row {N_MAX + 1:,} gives: “{at_q.message}” A table has exactly the "
                  f"rows it was built with; the model does not degrade at token {N_MAX + 1:,}, it has nothing to look "
-                 f"up. (In PyTorch, `nn.Embedding` raises *IndexError: index out of range in self*.) {now}")
+                 f"up. (In PyTorch, `nn.Embedding` raises *IndexError: index out of range in self*.) {now}",
+                 then="Real models cut their input to N_max tokens. Outlined: the row looked up (row p of the "
+                      "table, stored at index p − 1); ×: a row that does not exist. The input of word p is its "
+                      "word's row plus row p: x_p = E[w_p] + P[p].")
         if len(tokens) > e.n_max:
             st.info(f"Your sentence has {len(tokens)} words but this table only {e.n_max} rows: words {e.n_max + 1} … "
                     f"{len(tokens)} get no position row, so a real model cuts them off.", icon=":material/content_cut:")
         frame.verdict(f"a model built for {e.n_max:,} tokens has no row {e.n_max + 1:,}, as the chapter says",
                       e.last_found and e.after_last is not None,
                       f"row {e.n_max:,} is found; asking for row {e.n_max + 1:,} gives “{e.after_last}”")
-        state = ("" if e.found or q.answered() or (n_max, pos) == (N_MAX, N_MAX + 1) else
-                 f"Row {e.position:,} of this {e.n_max:,}-row table: nothing to look up. ")
-        st.markdown(f"{state}Real models cut their input to N_max tokens. Outlined: the row looked up (row p of the "
-                    f"table, stored at index p − 1); ×: a row that does not exist. The input of word p is its word's "
-                    f"row plus row p: x_p = E[w_p] + P[p].")
 
         with frame.deeper("building the input is two lookups", key="lt_deep_lookups"):
             lk, fig = lookups_section(ex.sentence, ex.d, ex.seed)

@@ -71,6 +71,9 @@ def test_raw_index_shows_the_chapters_numbers(default_page):
     holds, measured = verdict(at, "in a score, the index outweighs the words")
     assert holds and f"content scores spread by {t.content_score:.3g} (√d = 8)" in measured
     assert f"adds {t.one_side:,.0f}" in measured and f"p × p = {chapter.RAW_POSITION ** 2:,}" in measured
+    assert f"“term of order {chapter.RAW_POSITION}”" not in text  # the why waits with the answer
+    at.radio(key="fixes_predict_guess").set_value(LAST).run()
+    text = page_text(assert_ok(at))
     assert f"“term of order {chapter.RAW_POSITION}”" in text
     assert f"8 at the chapter's d = {chapter.CONTENT_D}" in text
     assert COMPETE in _main_text(at)
@@ -134,13 +137,13 @@ def test_near_the_start_the_prose_does_not_say_the_words_cannot_compete(start):
     t = raw_term(inp.X, inp.W, int(start))
     holds, _ = verdict(at, "in a score, the index outweighs the words")
     assert holds == (t.one_side >= DWARFS * t.content_score)
+    raw = raw_index_demo(inp.X, inp.W, int(start))
+    at.radio(key="fixes_predict_guess").set_value(LAST).run()
+    answer = page_text(assert_ok(at))
     text = _main_text(at)
     assert (COMPETE in text) == holds, (start, holds)
     if not holds:
         assert "the words still have a say" in text or "already" in text
-    raw = raw_index_demo(inp.X, inp.W, int(start))
-    at.radio(key="fixes_predict_guess").set_value(LAST).run()
-    answer = page_text(assert_ok(at))
     wins = ("all 5 queries put" if raw.last_wins == 5 else "1 of your 5 queries puts" if raw.last_wins == 1
             else f"{raw.last_wins} of your 5 queries put")
     assert f"At position {int(start):,}, {wins}" in answer
