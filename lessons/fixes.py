@@ -43,36 +43,6 @@ P_RAW = chapter.RAW_POSITION
 T, N_SHORT, N_LONG = chapter.LENGTH_EXAMPLE
 M_FROM, M_TO = chapter.MULTIPLY_POSITIONS
 
-# Streamlit's tabs drop keyboard focus to <body> after an arrow key switches them (issue 22). frame.live is to own
-# this for every page; until it does, this page's local stand-in (st.components.v2 runs it in the page itself —
-# st.html does not run scripts): within 5 s of an arrow, Home or End on a tab, a focus that fell to
-# <body> goes back to the tab now selected in the same tab list.
-TAB_FOCUS_JS = """
-export default function () {
-  if (window.__fxTabFocus) return;
-  window.__fxTabFocus = true;
-  let last = 0, names = null;
-  const labels = (list) => Array.from(list.querySelectorAll('[role="tab"]')).map((t) => t.textContent).join("|");
-  document.addEventListener("keydown", (e) => {
-    const tab = e.target.closest && e.target.closest('[role="tab"]');
-    if (tab && ["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) {
-      last = Date.now(); names = labels(tab.closest('[role="tablist"]'));
-    }
-  }, true);
-  const back = () => {
-    if (!names || Date.now() - last > 5000) return;
-    const active = document.activeElement;
-    if (active && active !== document.body) return;
-    // the tab list may have been drawn anew: find it again by its labels
-    const list = Array.from(document.querySelectorAll('[role="tablist"]')).find((l) => labels(l) === names);
-    const selected = list && list.querySelector('[role="tab"][aria-selected="true"]');
-    if (selected) selected.focus();
-  };
-  document.addEventListener("focusout", () => { setTimeout(back, 0); setTimeout(back, 80); setTimeout(back, 300); },
-                            true);
-}
-"""
-_TAB_FOCUS = st.components.v2.component("fx_tab_focus", js=TAB_FOCUS_JS)
 
 
 # ---------------------------------------------------------------- one cached posenc call per section
@@ -223,7 +193,6 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
         if linked:
             st.session_state["fx_tab"] = TABS[linked[0]]
     tabs = frame.tabs(TABS, key="fx_tab")
-    _TAB_FOCUS(key="fx_tab_focus", height=0)
 
     with tabs[0]:
         st.subheader("2 · Index ÷ length")
