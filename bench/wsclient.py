@@ -38,7 +38,7 @@ FINISHED_EARLY_FOR_RERUN = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RE
 FINISHED_WITH_COMPILE_ERROR = ForwardMsg.ScriptFinishedStatus.FINISHED_WITH_COMPILE_ERROR
 FINISHED_FRAGMENT = ForwardMsg.ScriptFinishedStatus.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 MAIN, SIDEBAR = 0, 1
-SLIDER_TYPE_SLIDER, SLIDER_TYPE_SELECT = 1, 2
+SLIDER_TYPE_SELECT = 2
 SLIDER_NUMERIC = (0, 1)  # Slider.DataType INT, FLOAT (not dates or times)
 CACHE_RUNS = 2  # the browser keeps cached elements seen in its last runs; hashes of this many runs are sent
 TEXT_SUFFIX = " again"
@@ -188,9 +188,7 @@ class Run:
 
     ms: float = 0.0
     bytes: int = 0
-    messages: int = 0
     fragment: bool = False  # the server said: a fragment run (FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
-    refs: int = 0  # elements sent as a reference to the client's cache
 
 
 class SessionError(Exception):
@@ -215,9 +213,7 @@ class Session:
         self.controls: dict[str, Control] = {}  # every changeable widget seen, by widget id, in page order
         self.order: list[str] = []  # widget ids in the order of the last full run
         self.charts: list[str] = []  # Vega-Lite specs (JSON text) of the last full run, in order
-        self.chart_fragments: list[str] = []  # the fragment each chart was drawn in
         self.exceptions: list[str] = []
-        self.bytes_received = 0
         self.last = Run()
         self.server_header: str | None = None  # X-Posenc-Server of the upgrade response (deploy/haproxy.cfg)
         self._cache: dict[str, int] = {}  # hash of a cacheable element → the run it was last seen in
@@ -335,12 +331,9 @@ class Session:
         order: list[str] = []
         paths: dict[str, list[tuple[int, ...]]] = {}  # fragment id → where its elements were drawn
         charts: list[str] = []
-        chart_frags: list[str] = []
         while True:
             raw = await self.ws.recv()
-            self.bytes_received += len(raw)
             self.last.bytes += len(raw)
-            self.last.messages += 1
             fm = ForwardMsg()
             fm.ParseFromString(raw)
             kind = fm.WhichOneof("type")
@@ -348,7 +341,6 @@ class Session:
                 self._cache[fm.hash] = self._runs
                 self._messages[fm.hash] = fm
             if kind == "ref_hash":
-                self.last.refs += 1
                 self._cache[fm.ref_hash] = self._runs
                 cached = self._messages.get(fm.ref_hash)
                 if cached is None:
@@ -360,7 +352,7 @@ class Session:
                 fm.metadata.CopyFrom(ref.metadata)
                 kind = fm.WhichOneof("type")
             if kind == "new_session":
-                order, charts, chart_frags = [], [], []
+                order, charts = [], []
             elif kind == "navigation":
                 self.page_hash = fm.navigation.page_script_hash or self.page_hash
             elif kind == "page_info_changed":
@@ -375,7 +367,6 @@ class Session:
                     self.exceptions.append(f"{el.exception.type}: {el.exception.message}"[:200])
                 elif et == "vega_lite_chart":
                     charts.append(el.vega_lite_chart.spec)
-                    chart_frags.append(fm.delta.fragment_id)
                 else:
                     c = control_from(el, root, fm.delta.fragment_id)
                     if c is not None:
@@ -397,7 +388,7 @@ class Session:
                     self.exceptions.append("the script did not compile")
                 self.last.fragment = status == FINISHED_FRAGMENT
                 if full and not self.last.fragment:
-                    self.order, self.charts, self.chart_fragments = order, charts, chart_frags
+                    self.order, self.charts = order, charts
                     self._nesting(paths)
                 elif fragment:
                     self._redrawn(fragment, order)
