@@ -4,14 +4,14 @@ scheme are params inside the charts (the data for every choice is sent once)."""
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import altair as alt
 import numpy as np
 
 from . import spec
 
-HEIGHT = 260  # the plot itself (autosize fit-x: title, axes and legend come on top of it)
+HEIGHT = 236  # the plot itself, below frame.live.PRESENT_MAX_HEIGHT (autosize fit-x: title, axes, legend on top)
 QUERY, SCHEME = "ex_query", "ex_scheme"  # the in-chart controls' params (frame.live keeps them in the address)
 
 
@@ -69,11 +69,11 @@ def _copy_weights_layout(names: Sequence[str], n: int, copy_names: Sequence[str]
                     tooltip=tips)
             .add_params(pick).transform_filter(chosen))
     text = (alt.Chart(spec.named("main"))
-            .mark_text(baseline="bottom", dy=-16, lineHeight=13, lineBreak="\n", aria=False)
+            .mark_text(baseline="bottom", dy=-16, lineBreak="\n", aria=False)
             .encode(x=x, xOffset=off, y=y, text=alt.Text(field="label", type="nominal"))
             .transform_filter(chosen))
     who = (alt.Chart(spec.named("queries")).mark_text(align="left", baseline="top", fontWeight="bold",
-                                                     fontSize=13, color=spec.TEXT, aria=False)
+                                                     color=spec.TEXT, aria=False)
            .encode(x=alt.value(4), y=alt.value(4), text=alt.Text(field="text", type="nominal"))
            .transform_filter(chosen))
     return alt.layer(bars, text, who).properties(height=HEIGHT, title=alt.TitleParams(
