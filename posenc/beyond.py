@@ -126,7 +126,7 @@ class StretchDemo:
         return self.d // 2
 
 
-def stretch_demo(d: int, L_train: int, s: int, seq_len: int, base: float = 10000.0) -> StretchDemo:
+def stretch_demo(d: int, L_train: int, s: int, seq_len: int, base: float = chapter.BASE) -> StretchDemo:
     """Every stretching method's per-pair frequencies for one (d, L_train, s, seq_len, base).
 
     r_i = L_train·θ_i/(2π);  PI: θ'_i = θ_i/s;  NTK: base' = base·s^(d/(d−2));

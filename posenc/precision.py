@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from posenc.chapter import BASE
 from posenc.encodings import frequencies
 
 __all__ = ["angle_error_f32", "PairErrors", "angle_errors_f32", "to_bf16", "rope_offset_error"]
@@ -35,7 +36,7 @@ class PairErrors(NamedTuple):
     spacing: np.ndarray  # the gap between neighbouring float32 numbers at p·θ_i
 
 
-def angle_errors_f32(p: float, d: int, base: float = 10000.0) -> PairErrors:
+def angle_errors_f32(p: float, d: int, base: float = BASE) -> PairErrors:
     """Every pair's float32 angle error at one position p, split into its two sources.
 
     error_i = |fl32(fl32(p)·fl32(θ_i)) − p·θ_i|;  theta_part_i = p·|fl32(θ_i) − θ_i|;
@@ -55,7 +56,7 @@ def angle_errors_f32(p: float, d: int, base: float = 10000.0) -> PairErrors:
                       spacing=np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64))
 
 
-def angle_error_f32(positions: ArrayLike, d: int, base: float = 10000.0) -> np.ndarray:
+def angle_error_f32(positions: ArrayLike, d: int, base: float = BASE) -> np.ndarray:
     """Worst angle error, over the d/2 pairs, when p·θ_i is computed in float32 instead of float64.
 
     err(p) = max_i |fl32(fl32(p) · fl32(θ_i)) − p·θ_i|  (radians, not wrapped mod 2π); same shape as positions.
@@ -108,15 +109,15 @@ def rope_offset_error(
     gap: int,
     d: int = 128,
     dtype: DTypeLike | str = "float32",
-    base: float = 10000.0,
+    base: float = BASE,
     seed: int = 0,
 ) -> np.ndarray:
     """How far the RoPE score of the pair (m, m + gap) drifts from that of (0, gap) in a given number format.
 
     err(m) = |score(m, m+gap) − score(0, gap)|, score(a, b) = ⟨R(α(a)) q, R(α(b)) k⟩ / √d, α_i(p) = p·θ_i in ``dtype``.
     Exact maths gives 0 (RoPE depends only on the gap).  q, k ~ N(0, I_d), fixed by ``seed``: the score is the
-    attention logit, typically of size ~1.  Only the angles are computed in ``dtype`` (float64, float32, float16, "bfloat16");
-    cos, sin and the dot product are float64, so the error shown comes from the angles alone.
+    attention logit, typically of size ~1.  Only the angles are computed in ``dtype`` (float64, float32, float16,
+    "bfloat16"); cos, sin and the dot product are float64, so the error shown comes from the angles alone.
     Same shape as m.
     """
     if isinstance(dtype, str) and dtype.lower() in ("bfloat16", "bf16"):

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .chapter import BASE
 from .core import MAX_D, check_d_model, whole
 from .encodings import check_base, frequencies
 
@@ -98,7 +99,7 @@ def rotations_within(theta: ArrayLike, L_train: int) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 
 
-def pi_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
+def pi_frequencies(d: int, s: float, base: float = BASE) -> np.ndarray:
     """Position Interpolation (Chen et al. 2023): every frequency slowed by s.
 
     θ'_i = θ_i / s  (same as multiplying positions by L_train / L_new).
@@ -108,7 +109,7 @@ def pi_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
     return frequencies(d, base) / s
 
 
-def ntk_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
+def ntk_frequencies(d: int, s: float, base: float = BASE) -> np.ndarray:
     """NTK-aware scaled RoPE: a bigger base, so the fastest pair is unchanged and the slowest is divided by s.
 
     base' = base · s^(d/(d−2)),  θ'_i = base'^(−2i/d)  (bloc97, Reddit 2023; YaRN paper §3.1, Eq. 16).
@@ -121,7 +122,7 @@ def ntk_frequencies(d: int, s: float, base: float = 10000.0) -> np.ndarray:
 
 
 def dynamic_ntk_frequencies(
-    d: int, s: float, seq_len: int, L_train: int, base: float = 10000.0
+    d: int, s: float, seq_len: int, L_train: int, base: float = BASE
 ) -> np.ndarray:
     """Dynamic NTK: the base grows with the current sequence length (no change up to L_train), as Hugging Face
     ``_compute_dynamic_ntk_parameters`` does.
@@ -160,7 +161,7 @@ def _check_betas(beta_fast: float, beta_slow: float) -> tuple[float, float]:
 def yarn_correction_range(
     d: int,
     L_train: int,
-    base: float = 10000.0,
+    base: float = BASE,
     beta_fast: float = 32.0,
     beta_slow: float = 1.0,
 ) -> tuple[int, int]:
@@ -182,7 +183,7 @@ def yarn_frequencies(
     d: int,
     s: float,
     L_train: int,
-    base: float = 10000.0,
+    base: float = BASE,
     beta_fast: float = 32.0,
     beta_slow: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -264,7 +265,7 @@ def alibi_bias(n: int, slope: float) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 
 
-def decay_bound(deltas: ArrayLike, d: int, base: float = 10000.0) -> np.ndarray:
+def decay_bound(deltas: ArrayLike, d: int, base: float = BASE) -> np.ndarray:
     """RoFormer's relative upper bound on the RoPE score at distance Δ (§3.4.3).
 
     B(Δ) = (2/d) · Σ_{j=1}^{d/2} |S_j(Δ)|,  S_j = Σ_{k=0}^{j−1} e^{iΔθ_k}.  Same shape as deltas; B(−Δ) = B(Δ).
@@ -312,14 +313,14 @@ def pair_products(q: ArrayLike, k: ArrayLike) -> np.ndarray:
     return (q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2])
 
 
-def rope_score_sum(q: ArrayLike, k: ArrayLike, delta: float, base: float = 10000.0) -> complex:
+def rope_score_sum(q: ArrayLike, k: ArrayLike, delta: float, base: float = BASE) -> complex:
     """Σ_i h_i e^{iΔθ_i}: its real part is the RoPE score (R_m q)·(R_n k) with Δ = m − n (``DELTA``)."""
     h = pair_products(q, k)
     theta = frequencies(2 * h.size, base)
     return complex(np.sum(h * np.exp(1j * float(delta) * theta)))
 
 
-def abel_bound(q: ArrayLike, k: ArrayLike, delta: float, base: float = 10000.0) -> float:
+def abel_bound(q: ArrayLike, k: ArrayLike, delta: float, base: float = BASE) -> float:
     """RoFormer's bound on |Σ_i h_i e^{iΔθ_i}| by Abel summation, with h_{d/2} = 0:
 
     max_{0 ≤ i < d/2} |h_{i+1} − h_i| · Σ_{j=1}^{d/2} |S_j(Δ)|,  S_j(Δ) = Σ_{k<j} e^{iΔθ_k}.
@@ -344,7 +345,7 @@ def mean_rope_score(
     d: int,
     n_samples: int = 256,
     seed: int = 0,
-    base: float = 10000.0,
+    base: float = BASE,
     correlation: float = 1.0,
 ) -> RopeScoreStats:
     """The actual RoPE score over many random (q, k): its mean, std and 5–95 % band at each Δ.

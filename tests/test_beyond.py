@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import layout_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import layout_of
 from posenc.beyond import (
     DECAY_DROP,
     METHODS,

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from posenc.charts import spec
 from posenc.core import (
-    block_average,
     MAX_TOKENS,
     attention,
+    block_average,
     causal_mask,
     check_d_model,
     duplicate_groups,

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc import chapter
 from posenc.core import attention, causal_mask, embed, permutation_matrix, projections, tokenize
 from posenc.encodings import rope, sinusoidal
-from posenc import chapter
 from posenc.explains import (
     SCHEMES,
     attention_with_positions,

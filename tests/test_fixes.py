@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from conftest import layout_of
 from hypothesis import strategies as st
 
 import posenc
+from conftest import layout_of
 from posenc import chapter
 from posenc.core import embed, projections, softmax
 from posenc.fixes import (
@@ -20,6 +20,7 @@ from posenc.fixes import (
     _ranks,
     encode,
     fixes_demo,
+    fixes_inputs,
     index_over_length,
     index_scores,
     multiply_code,
@@ -33,7 +34,6 @@ from posenc.fixes import (
     raw_index,
     raw_index_demo,
     raw_term,
-    fixes_inputs,
     summary,
     wish_past,
 )

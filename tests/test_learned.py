@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from posenc import chapter
 from posenc.core import embed, projections
 from posenc.learned import (
+    DECIDES,
     LENGTH_SIGMA,
     N_MAX_LIMIT,
-    DECIDES,
     downsample_index,
     edge,
     independence,
@@ -307,7 +307,6 @@ def test_table_window_layout_is_the_same_for_every_position(positions):
     """The slider's p names the rows and the title: both travel in the data (a label column sorted by the row's
     number, the title's text), so every p reuses one layout and the browser swaps the data in."""
     from conftest import layout_of
-
     from posenc.charts import learned as C
 
     figs = []

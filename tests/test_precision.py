@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from posenc.precision import angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 
-
 # ---------------------------------------------------------------- bfloat16
 
 

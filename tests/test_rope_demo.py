@@ -293,7 +293,6 @@ def test_window_and_lengths_layouts_are_the_same_for_every_position():
     "Marked: m = …" line, come from the data (the ticks from the scale's domain), so every press reuses the
     layout."""
     from conftest import layout_of
-
     from posenc.charts.spec import nice_bound
 
     def without_bound(fig):  # the colour bound is the scores' nice_bound rung: far windows may sit on another

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc.encodings import rope_score
 from posenc.encodings import frequencies as rope_frequencies
+from posenc.encodings import rope_score
 from posenc.stretch import (
     DECAY_IDENTITY,
     DELTA,
