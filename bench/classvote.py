@@ -41,12 +41,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
 import bench  # noqa: F401  (sys.path: the repo and tests/)
 from bench.load import OPEN_TIMEOUT_S, STEP_TIMEOUT_S, _env, _first_line, _pct, cpu_seconds, target
 from bench.wsclient import Session
 from posenc import class_store
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 BUDGET_VOTE_P95_MS = 500.0
 BUDGET_TEACHER_S = 2.0

@@ -31,10 +31,10 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     stop = {"now": False}
 
-    def on_signal(signum, _frame) -> None:
+    def on_signal(_signum, _frame) -> None:
         stop["now"] = True
 
     signal.signal(signal.SIGTERM, on_signal)

@@ -16,9 +16,10 @@ POSENC_CLASS_DB (the SQLite file shared by every process on the host); see ``pos
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any
 
 import streamlit as st
 

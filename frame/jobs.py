@@ -21,8 +21,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable
+from typing import Any
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 KEEP_FINISHED = 96  # finished jobs kept (their results serve every later visitor)

@@ -31,7 +31,8 @@ picked by their place in the sentence, with the words themselves shown as plain 
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import streamlit as st
 

@@ -163,7 +163,7 @@ def live_losses() -> dict:
 
 def show_sample(s: lab.Settings) -> None:
     tokens, targets = lab.sample(np.random.default_rng(7), s.task, s.k, 1, s.L_train, s.vocab)
-    st.markdown(f"**The task on one random sequence** (tokens as letters; “—”: nothing to predict there):")
+    st.markdown("**The task on one random sequence** (tokens as letters; “—”: nothing to predict there):")
     frame.strip({"token": letters(tokens[0]), "answer": letters(targets[0])})
 
 

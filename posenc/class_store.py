@@ -29,10 +29,11 @@ import sqlite3
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 TTL = 24 * 3600.0  # a class lives a day
 RATE = 1.0  # at most one vote a second per student
@@ -331,7 +332,7 @@ class Store:
         with self._tx(write=False) as c:
             qs = c.all("SELECT qid, label, options, round, revealed FROM pe_questions WHERE code = ? "
                        "ORDER BY first_seen, qid", code)
-        for qid, label, options, rnd, revealed in qs:
+        for qid, label, options, _round, revealed in qs:
             counts = self.counts(code, qid)
             if not any(sum(v) for v in counts.values()):
                 continue

@@ -17,7 +17,7 @@ import platform
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
         "provenance": {
             "command": f"python scripts/precompute_lab.py --out {shown_out}",
             "seeds": list(lab.SEEDS),
-            "date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "date_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "git_commit": git_commit(),
             "python": platform.python_version(),
             "numpy": np.__version__,

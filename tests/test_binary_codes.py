@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import data_refs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import data_refs
 from posenc.binary_codes import (
     MAX_BITS,
     binary_demo,
@@ -133,7 +133,7 @@ def test_square_wave_first_harmonic_is_the_sine():
 def test_partial_sums_approach_the_bit_away_from_jumps():
     b = 1
     x = np.linspace(0, 8, 801)
-    dist_to_jump = np.abs(((x / 2**b) - np.round(x / 2**b))) * 2**b
+    dist_to_jump = np.abs((x / 2**b) - np.round(x / 2**b)) * 2**b
     far = dist_to_jump > 0.4
     sums = square_wave_sums(b, x, [1, 7, 63, 255])
     errs = [np.max(np.abs(sums[K][far] - bit_of(x[far], b))) for K in (1, 7, 63, 255)]

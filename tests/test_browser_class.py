@@ -84,7 +84,8 @@ def sqlite_env(tmp_path, monkeypatch):
     return {cs.DB_ENV: str(tmp_path / "class.sqlite3")}
 
 
-def test_teacher_and_three_students_on_one_process(sqlite_env):
+@pytest.mark.usefixtures("sqlite_env")
+def test_teacher_and_three_students_on_one_process():
     with streamlit_server() as base, sync_playwright() as p:
         browser = launch(p)
         try:

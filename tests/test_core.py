@@ -257,8 +257,8 @@ def test_attention_rows_sum_to_one_and_causal_mask(tokens, d, seed):
 
 def test_attention_matches_the_formula_by_hand():
     X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    I = np.eye(2)
-    out, w = attention(X, I, I, I)
+    eye = np.eye(2)
+    out, w = attention(X, eye, eye, eye)
     # scores = X Xᵀ / √2 = [[1/√2, 0], [0, 1/√2]]
     a = np.exp(1 / np.sqrt(2))
     np.testing.assert_allclose(w, [[a / (a + 1), 1 / (a + 1)], [1 / (a + 1), a / (a + 1)]])

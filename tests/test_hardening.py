@@ -43,7 +43,7 @@ def test_row(page, link, what, says):
     else:
         assert says in text, text[-1500:]
     # Whatever the link held, none of it reaches Markdown.
-    for key, values in parse_qs(expand(link.lstrip("?"))).items():
+    for _key, values in parse_qs(expand(link.lstrip("?"))).items():
         for v in values:
             if len(v) > 3 and not v.replace(" ", "").isalnum():
                 assert all(v not in m.value for m in at.markdown)

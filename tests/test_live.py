@@ -122,9 +122,9 @@ def test_seeding_leaves_the_figure_alone():
 
     def page():
         import streamlit as st
+        from live_app import sine_figure as make
 
         import frame
-        from live_app import sine_figure as make
 
         st.query_params["lv_pos"] = "9"
         spec = frame.live.seed(make().to_vega_lite())
@@ -144,8 +144,9 @@ def test_play_mounts_a_button_for_its_range_and_the_page_part_mounts_once():
 @pytest.mark.parametrize("name", ["lv_wave", "nope"])
 def test_play_must_name_a_bound_range(name):
     def page(name):
-        import frame
         from live_app import pick_figure
+
+        import frame
 
         frame.chart(pick_figure(), play=name)
 

@@ -10,12 +10,12 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_ok, charts_of, elements, kind, layouts, open_page, page_text, spec_params
 
 import frame
+from conftest import assert_ok, charts_of, elements, kind, layouts, open_page, page_text, spec_params
 from posenc import chapter
-from posenc.core import embed, projections, tokenize
 from posenc.charts.primer import HOVER, PARAM
+from posenc.core import embed, projections, tokenize
 from posenc.primer import MAX_SHOWN_WORDS
 
 PAGE = "lessons/attention.py"
@@ -215,8 +215,9 @@ def test_extreme_widths(d):
 def test_a_glossary_link_opens_its_anchor_in_the_browser():
     """In real Chromium: a frame.term() link on the scramble page opens the attention page at its glossary entry
     (the heading with that id exists and is scrolled into view)."""
-    from browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
     from playwright.sync_api import sync_playwright
+
+    from browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
 
     with streamlit_server() as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_ok, chart_spec, charts_of, open_page, page_text, predict_radios, verdict
 
+from conftest import assert_ok, chart_spec, charts_of, open_page, page_text, predict_radios, verdict
 from posenc import chapter
 from posenc.beyond import DECAY_D, OFFSET_TOL, alibi_attention, first_drift, precision_demo, score_curves
 from posenc.stretch import DECAY_IDENTITY

@@ -7,11 +7,21 @@ import re
 
 import numpy as np
 import pytest
-from conftest import (assert_ok, chart_spec, chart_specs, chart_tables, charts_of, kind, main_path, open_page,
-                      page_text, verdict)
 
+from conftest import (
+    assert_ok,
+    chart_spec,
+    chart_specs,
+    chart_tables,
+    charts_of,
+    kind,
+    main_path,
+    open_page,
+    page_text,
+    verdict,
+)
 from posenc import chapter
-from posenc.binary_codes import DEFAULT_BITS, MAX_BITS, binary_demo, hamming
+from posenc.binary_codes import DEFAULT_BITS, MAX_BITS
 from posenc.core import embed, tokenize
 
 PAGE = "lessons/binary.py"

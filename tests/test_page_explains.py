@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import assert_ok, charts_of, checks_block, main_path, open_page, page_text, predict_radios, verdicts
 
 import posenc
+from conftest import assert_ok, charts_of, checks_block, main_path, open_page, page_text, predict_radios, verdicts
 from posenc import chapter
 from posenc.core import embed, projections, softmax
 from posenc.encodings import rope, sinusoidal

@@ -4,13 +4,34 @@ posenc, the answer and the prose true at every setting, links that open their ta
 from __future__ import annotations
 
 import pytest
-from conftest import (assert_ok, charts_of, checks_block, layouts, main_path, kind, open_page, page_text,
-                      predict_radios, verdict, verdicts)
 
 import posenc
+from conftest import (
+    assert_ok,
+    charts_of,
+    checks_block,
+    kind,
+    layouts,
+    main_path,
+    open_page,
+    page_text,
+    predict_radios,
+    verdict,
+    verdicts,
+)
 from posenc import chapter
-from posenc.fixes import (DWARFS, fixes_inputs, multiply_demo, one_hot_demo, ratio_demo, raw_index_demo, raw_term,
-                          summary, SHORT, LONG)
+from posenc.fixes import (
+    DWARFS,
+    LONG,
+    SHORT,
+    fixes_inputs,
+    multiply_demo,
+    one_hot_demo,
+    ratio_demo,
+    raw_index_demo,
+    raw_term,
+    summary,
+)
 
 PAGE = "lessons/fixes.py"
 TOKENS = posenc.tokenize(chapter.SENTENCE)
@@ -116,7 +137,7 @@ def test_predict_is_answered_at_the_charts_state_and_at_its_own():
     inp = fixes_inputs(TOKENS, 64, 0)
     at500, at1500 = raw_index_demo(inp.X, inp.W, 500), raw_index_demo(inp.X, inp.W, 1500)
     assert "Right." in text
-    assert "{:,} to {:,}".format(int(at1500.position_term.min()), int(at1500.position_term.max())) in text
+    assert f"{int(at1500.position_term.min()):,} to {int(at1500.position_term.max()):,}" in text
     assert f"At the question's position 500: {at500.last_wins} of 5 (on average {at500.last_weight:.4f})" in text
     assert "p = 1,500 against" in verdict(at, "the index coordinate dwarfs")[1]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from conftest import assert_ok, chart_specs, charts_of, open_page, page_text, verdicts
 from streamlit.testing.v1 import AppTest
 
+from conftest import assert_ok, chart_specs, charts_of, open_page, page_text, verdicts
 from posenc import lab
 
 PAGE = "lessons/lab.py"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import assert_ok, charts_of, open_page, page_text, predict_radios, verdict, verdicts
 
+from conftest import assert_ok, charts_of, open_page, page_text, predict_radios, verdict, verdicts
 from posenc import chapter
 from posenc.learned import TRAIN_MEDIAN, TRAIN_SENTENCES, edge, independence, pattern_terms, simulate_training
 from posenc.trained import cosine_by_offset, load_minilm_table

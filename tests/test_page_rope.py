@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_rope_demo import marks_of
+
 from conftest import (
     assert_ok,
     chart_bytes,
@@ -23,14 +25,12 @@ from conftest import (
     verdict,
     verdicts,
 )
-
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.charts.spec import nice_bound
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, rope
 from posenc.rope_demo import WINDOW, length_demo, rope_demo, score_window
-from test_rope_demo import marks_of
 
 PAGE = "lessons/rope.py"
 SENT = tokenize(chapter.SENTENCE)

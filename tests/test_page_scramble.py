@@ -11,11 +11,22 @@ import re
 
 import numpy as np
 import pytest
-from conftest import (HOLDS, assert_ok, chart_spec, chart_tables, charts_of, check_line, deep_link, markdown_values,
-                      open_page, page_text, spec_params)
 from streamlit.testing.v1 import AppTest
 
 import frame
+from conftest import (
+    HOLDS,
+    assert_ok,
+    chart_spec,
+    chart_tables,
+    charts_of,
+    check_line,
+    deep_link,
+    markdown_values,
+    open_page,
+    page_text,
+    spec_params,
+)
 from posenc import chapter
 from posenc.charts.spec import nice_bound
 from posenc.core import embed, parse_order, projections, shuffle_order, tokenize

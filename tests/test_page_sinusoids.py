@@ -8,11 +8,21 @@ import math
 
 import numpy as np
 import pytest
-from conftest import (assert_ok, chart_bytes, chart_spec, chart_tables, charts_of, kind, layouts, main_path,
-                      open_page, page_text, verdict)
 
+from conftest import (
+    assert_ok,
+    chart_bytes,
+    chart_spec,
+    chart_tables,
+    charts_of,
+    kind,
+    layouts,
+    main_path,
+    open_page,
+    page_text,
+    verdict,
+)
 from posenc import chapter
-from posenc.charts import spec as house
 from posenc.charts import sinusoids as sc
 from posenc.charts.sinusoids import FIRST_GAP
 from posenc.core import embed, projections, tokenize

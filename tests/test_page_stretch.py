@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+
 from conftest import (
     assert_ok,
     chart_spec,
@@ -18,7 +19,6 @@ from conftest import (
     predict_radios,
     verdict,
 )
-
 from posenc import beyond
 from posenc.beyond import TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN, stretch_demo
 

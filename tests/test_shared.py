@@ -4,8 +4,9 @@ the same run, it refuses to be drawn inside a section, and it keeps the student'
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT, assert_ok
 from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT, assert_ok
 
 
 def run(sentence: str = "The cat chased the mouse", where: str = "None", **state) -> AppTest:

@@ -6,13 +6,12 @@ import math
 
 import numpy as np
 import pytest
-from conftest import data_refs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posenc.core import embed, projections, tokenize
+from conftest import data_refs
+from posenc.core import block_average, embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
-from posenc.core import block_average
 from posenc.sinusoid_demo import (
     CHAPTER_PAIRS,
     COLOUR_STOPS,

@@ -12,7 +12,7 @@ precision charts are token indices p as RoPE code counts them (0-based); words i
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import numpy as np
@@ -321,7 +321,7 @@ def _probe_layers(bottom: int | None = None) -> list:
     plot (or at ``bottom``, the plot height)."""
     rule = alt.Chart(spec.named("probe")).mark_rule(aria=False, color=FOCUS, strokeDash=[4, 3]).encode(
         x=alt.X("x:Q"), tooltip=[_tip("label", "line", "nominal")])
-    text = alt.Chart(spec.named("probe")).mark_text(aria=False, 
+    text = alt.Chart(spec.named("probe")).mark_text(aria=False,
         align="right", baseline="top" if bottom is None else "bottom", dx=-4, dy=4 if bottom is None else -4,
         color=FOCUS).encode(x=alt.X("x:Q"), y=alt.value(0 if bottom is None else bottom),
                                          text=alt.Text("label:N"))

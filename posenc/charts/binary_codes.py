@@ -303,7 +303,6 @@ def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], po
 @spec.layout
 def _square_to_sine_layout(levels: int, b: int) -> alt.LayerChart:
     """The bit and its sine as references, the curve at the slider's level (0 … levels − 1), the whole positions."""
-    T = 2 ** (b + 1)
     ref_names = [f"bit {b} (square wave)", "the sine left at the end"]
     smooth = alt.param(name="bn_smooth", value=0, bind=alt.binding_range(
         min=0, max=levels - 1, step=1, name=f"Smooth it: 0 = the bit … {levels - 1} = the sine "))

@@ -8,7 +8,7 @@ label says so in words.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 

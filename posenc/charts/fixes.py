@@ -9,15 +9,32 @@ chapter.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import numpy as np
 import pyarrow as pa
 
 from ..core import block_average
-from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, SERIES, Figure, axis_ends, bar_edges, categories, check_marks,
-                   columns, figure, layout, named, series, text_from, word_labels)
+from .spec import (
+    FOCUS,
+    MAX_MARKS,
+    REFERENCE,
+    SEQUENTIAL,
+    SERIES,
+    Figure,
+    axis_ends,
+    bar_edges,
+    categories,
+    check_marks,
+    columns,
+    figure,
+    layout,
+    named,
+    series,
+    text_from,
+    word_labels,
+)
 
 TERMS = ["content score q·k (spread)", "index × a query coordinate ≈ 1", "index in q and k: p × p"]
 SCORES = ["words only", "with the index"]  # the weights heat map's two score matrices (a radio in the chart)
@@ -224,7 +241,7 @@ def _ratio_strip_layout(tracked: int) -> alt.LayerChart:
     ticks = alt.Chart(named("codes")).mark_tick(aria=False, thickness=2, size=26).encode(
         x=x, y=y, tooltip=tip,
         color=alt.condition(alt.datum.tracked, alt.value(FOCUS), alt.value(SERIES[0])))
-    mark = alt.Chart(named("codes")).transform_filter(alt.datum.tracked).mark_text(aria=False, 
+    mark = alt.Chart(named("codes")).transform_filter(alt.datum.tracked).mark_text(aria=False,
         dy=-22, color=FOCUS, fontSize=13, fontWeight="bold").encode(
         x=x, y=y, text=alt.Text("code:Q", format=".3g"))
     return alt.layer(ticks, mark).properties(height=160, title=f"Word {tracked}'s code p / N at two lengths")
@@ -294,7 +311,7 @@ def _multiply_lines_layout(labels: Sequence[str], picked: str) -> alt.LayerChart
            alt.Tooltip("score:Q", format=".4g")]
     lines = alt.Chart(named("lines")).mark_line(aria=False, strokeWidth=1.2, color=REFERENCE, opacity=0.6).encode(
         x=x, y=y, detail="query:N", tooltip=tip).add_params(pick)
-    focus = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).mark_line(aria=False, 
+    focus = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).mark_line(aria=False,
         strokeWidth=4, color=FOCUS).encode(x=x, y=y, tooltip=tip)
     end = (alt.Chart(named("lines")).transform_filter(alt.datum.query == pick)
            .transform_joinaggregate(last="max(p)").transform_filter(alt.datum.p == alt.datum.last)

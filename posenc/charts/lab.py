@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import numpy as np
@@ -19,8 +19,21 @@ import numpy as np
 from posenc.encodings import frequencies
 from posenc.lab import BASE, MAP_FLOOR, SCHEMES, answer_keys, settings_from
 
-from .spec import (FOCUS, MAX_MARKS, REFERENCE, SEQUENTIAL, Figure, categories, columns, figure, layout, named, nice_bound,
-                   series, series_scale)
+from .spec import (
+    FOCUS,
+    MAX_MARKS,
+    REFERENCE,
+    SEQUENTIAL,
+    Figure,
+    categories,
+    columns,
+    figure,
+    layout,
+    named,
+    nice_bound,
+    series,
+    series_scale,
+)
 
 NAMES = list(SCHEMES)
 COLOURS = series_scale(NAMES)  # as spec.series gives them

@@ -7,13 +7,27 @@ the chapter counts positions; a row past the table is drawn as a crossed-out emp
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import numpy as np
 
-from .spec import (DIVERGING, FOCUS, REFERENCE, SERIES, Figure, categories, check_marks, columns, figure, layout,
-                   named, nice_bound, series, text_from)
+from .spec import (
+    DIVERGING,
+    FOCUS,
+    REFERENCE,
+    SERIES,
+    Figure,
+    categories,
+    check_marks,
+    columns,
+    figure,
+    layout,
+    named,
+    nice_bound,
+    series,
+    text_from,
+)
 
 WINDOW_LIMIT = 3.0  # colour scale of the table window: ±3 covers 99.7 % of N(0, 1) entries (beyond: full colour)
 
@@ -78,7 +92,7 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
                                     [f"Rows around row {position}, coordinates 1–{k} (×: no such row)"]))
     return figure(_table_window_layout(m), {"window": data}, description=(
         f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows, row {position} outlined"
-        + (" (found)" if position <= n_max else f" (it does not exist)") + f": rows past {n_max} have nothing in "
+        + (" (found)" if position <= n_max else " (it does not exist)") + f": rows past {n_max} have nothing in "
         f"them, drawn as ×."))
 
 
@@ -96,9 +110,9 @@ def _table_window_layout(n_rows: int) -> alt.LayerChart:
         color=alt.Color("value:Q", title="value",
                         scale=alt.Scale(scheme=DIVERGING, domain=[-WINDOW_LIMIT, WINDOW_LIMIT], clamp=True),
                         legend=alt.Legend(orient="right", direction="vertical", gradientLength=100)))
-    missing = alt.Chart(named("window")).transform_filter(~alt.datum.exists).mark_text(aria=False, 
+    missing = alt.Chart(named("window")).transform_filter(~alt.datum.exists).mark_text(aria=False,
         text="×", color=REFERENCE, fontSize=14).encode(x=x, y=y, tooltip=tip)
-    asked = alt.Chart(named("window")).transform_filter(alt.datum.asked).mark_rect(aria=False, 
+    asked = alt.Chart(named("window")).transform_filter(alt.datum.asked).mark_rect(aria=False,
         filled=False, stroke=FOCUS, strokeWidth=2).encode(x=x, y=y, tooltip=tip)
     return alt.layer(cells, missing, asked).properties(
         height=22 * n_rows, title=alt.TitleParams(text_from("window", "title")))

@@ -10,7 +10,6 @@ counts them). Colours keep their one app-wide meaning (``spec.FOCUS``, ``spec.SE
 
 from __future__ import annotations
 
-
 import altair as alt
 import numpy as np
 
