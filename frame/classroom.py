@@ -33,7 +33,7 @@ _CODE, _TOKEN, _STUDENT = "_pe_class_code", "_pe_class_token", "_pe_class_studen
 _NOTICE = "_pe_class_notice_run"
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, max_entries=4)  # one store per configured place; a test may open a few
 def _store(url: str | None, path: str | None) -> class_store.Store:
     return class_store.open_store(url=url, path=path)
 
