@@ -45,14 +45,19 @@ def page(browser):
 
 
 def open_visible_expanders(page) -> None:
-    """Open every closed expander a student can see now (an expander can hold another)."""
-    for _ in range(4):
-        closed = [e for e in page.locator("[data-testid=stMain] details:not([open]) > summary").all() if e.is_visible()]
-        if not closed:
+    """Open every closed expander a student can see now, one at a time (an expander can hold another, and each
+    opening redraws the page around it)."""
+    for _ in range(40):
+        opened = page.evaluate("""() => {
+          const s = [...document.querySelectorAll('[data-testid=stMain] details:not([open]) > summary')]
+            .find(e => e.getClientRects().length && e.getBoundingClientRect().width > 0);
+          if (!s) return false;
+          s.click();
+          return true;
+        }""")
+        if not opened:
             return
-        for summary in closed:
-            summary.click()
-            wait_done(page)
+        wait_done(page)
 
 
 def each_view(page):
@@ -64,7 +69,7 @@ def each_view(page):
     for i in range(tabs.count()):
         if tabs.nth(i).get_attribute("aria-selected") == "true" or not tabs.nth(i).is_visible():
             continue
-        tabs.nth(i).click()
+        tabs.nth(i).evaluate("t => t.click()")
         wait_done(page)
         open_visible_expanders(page)
         wait_charts(page)
