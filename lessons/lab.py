@@ -322,12 +322,11 @@ def why_section(key: tuple) -> None:
             "position encoding still learn position, and point to the mask, which lets a token count what it "
             "reads.")
         st.markdown(learned_words)
-        a, b = st.columns(2, gap="medium")
+        a, b = st.columns([2, 3], gap="medium")
         with a:
             frame.chart(figs["gaps"])
         with b:
-            st.markdown(rope_words)
-        st.markdown(none_words)
+            st.markdown(f"{rope_words}\n\n{none_words}")
         frame.verdict("Without the mask, an untrained model's layer 1 holds no position (R² below 0.1)",
                       without < 0.1, f"R² = {without:.3f} without the mask, {with_mask:.3f} with it")
 
@@ -348,8 +347,8 @@ def why_section(key: tuple) -> None:
 
 
 # ---------------------------------------------------------------- the page
-with frame.page(PATH, "Train the same small model with each position scheme on short sequences, then test it on "
-                      "sequences four times longer: which scheme still answers right?"):
+with frame.page(PATH, "Trained on short sequences, tested on four times longer ones: which scheme still answers "
+                      "right?"):
 
     chosen: list[tuple] = []  # the settings the first section drew, for the section that explains them
 
@@ -376,7 +375,8 @@ with frame.page(PATH, "Train the same small model with each position scheme on s
                          L_train=int(L_train), steps=int(steps), heads=int(heads), bos=bool(bos), mlp=bool(mlp))
         key = key_of(s)
         with right:
-            st.markdown(task_line(s))
+            if not frame.presenting():  # projected, the task is said aloud and its line goes under the chart
+                st.markdown(task_line(s))
             record = record_for(key)
             best = None
             if record is not None:
@@ -384,8 +384,8 @@ with frame.page(PATH, "Train the same small model with each position scheme on s
                 with_past = [x for x in lab.SCHEMES if rs[x].past_4L is not None]
                 best = max(with_past, key=lambda x: rs[x].past_4L[0])
             q = frame.predict(
-                f"At {4 * s.L_train} tokens, which scheme gets the most right on the positions past "
-                f"{s.L_train}, the ones it never saw?", list(lab.SCHEMES),
+                f"Tested at {4 * s.L_train} tokens, which scheme is right most often past position {s.L_train}?",
+                list(lab.SCHEMES),
                 list(lab.SCHEMES).index(best) if best else 0, key=f"lab_predict_{s.task}")
             if record is None:
                 if offer_or_train(s, key) is not None:
@@ -393,6 +393,8 @@ with frame.page(PATH, "Train the same small model with each position scheme on s
                 return
             figs = figures(key)
             frame.chart(figs["accuracy"])
+            if frame.presenting():
+                st.markdown(task_line(s))
         show_reading(q, record, key, best)
         chosen.append(key)
 

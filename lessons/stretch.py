@@ -159,7 +159,7 @@ def answer(q, res, d: int, L_train: int) -> None:
 with frame.page(PATH, "Trained on short texts, a model now reads longer ones: which of RoPE's pairs meet angles "
                       "they never saw?"):
 
-    @frame.section("Past the trained length")
+    @frame.section(None)  # the lead names the idea: the key chart starts higher (one projector screen)
     def stretching() -> None:
         top = st.container()  # Predict and chart first; their two server-side settings just under the chart
         c1, c2 = st.columns(2, vertical_alignment="bottom")
