@@ -223,7 +223,7 @@ def layout_of(fig_or_spec, *, slider_ranges: bool = True) -> dict:
     spec.pop("description", None)
     spec.pop("datasets", None)
     if not slider_ranges:
-        for node in _walk_dicts(spec):
+        for node in walk_dicts(spec):
             bind = node.get("bind")
             if isinstance(bind, dict) and bind.get("input") == "range":
                 node["bind"] = {k: v for k, v in bind.items() if k not in ("min", "max")}
@@ -243,7 +243,7 @@ def chart_tables(chart) -> dict[str, pa.Table]:
 def chart_rows(chart) -> int:
     """Data rows a chart ships: its Arrow datasets plus any inline data (``data.values``, ``datasets``)."""
     spec = chart_spec(chart)
-    inline = sum(len(d["data"]["values"]) for d in _walk_dicts(spec)
+    inline = sum(len(d["data"]["values"]) for d in walk_dicts(spec)
                  if isinstance(d.get("data"), dict) and isinstance(d["data"].get("values"), list))
     inline += sum(len(v) for v in (spec.get("datasets") or {}).values() if isinstance(v, list))
     return sum(t.num_rows for t in chart_tables(chart).values()) + inline
@@ -254,19 +254,20 @@ def chart_bytes(at: AppTest) -> int:
     return sum(len(c.proto.spec) + sum(len(d.data.data) for d in c.proto.datasets) for c in charts_of(at))
 
 
-def _walk_dicts(node) -> Iterator[dict]:
+def walk_dicts(node) -> Iterator[dict]:
+    """Every dict in a (Vega-Lite) spec, depth first."""
     if isinstance(node, dict):
         yield node
         for v in node.values():
-            yield from _walk_dicts(v)
+            yield from walk_dicts(v)
     elif isinstance(node, list):
         for v in node:
-            yield from _walk_dicts(v)
+            yield from walk_dicts(v)
 
 
 def spec_params(spec: dict) -> Iterator[dict]:
     """Every Vega-Lite parameter (``params``) anywhere in a spec: top level, layers, concatenations."""
-    for d in _walk_dicts(spec):
+    for d in walk_dicts(spec):
         params = d.get("params")
         if isinstance(params, list):
             yield from (p for p in params if isinstance(p, dict))
@@ -315,3 +316,28 @@ def predict_radios(at: AppTest) -> list:
     import frame
 
     return [r for r in at.radio if str(r.label).startswith(f"**{frame.skeleton.PREDICT_LABEL}.**")]
+
+
+# ---------------------------------------------------------------- a real server and Chromium (browser tests)
+
+
+@pytest.fixture(scope="module")
+def server():
+    """``streamlit run app.py`` on a free loopback port, for one test module (a module may override it)."""
+    from bench.browser import streamlit_server
+
+    with streamlit_server() as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through Playwright, for one test module; fails (never skips) when it is missing."""
+    from playwright.sync_api import sync_playwright
+
+    from bench.browser import launch
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()

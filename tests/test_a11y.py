@@ -10,29 +10,14 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 import frame
-from browser import SLOW, launch, open_app, run_axe, streamlit_server, wait_charts, wait_done
+from browser import SLOW, open_app, run_axe, wait_charts, wait_done
 
 PAGES = frame.existing_pages()
 IDS = [p.url_path or "home" for p in PAGES]
 LESSONS = [p for p in PAGES if p.url_path not in ("", "teach")]
 FOCUS_CONTRAST = 3.0
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

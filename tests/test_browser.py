@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from browser import (
     SLOW,
@@ -29,7 +29,6 @@ from browser import (
     first_chart_top,
     full_screenshot,
     grow_to_content,
-    launch,
     open_app,
     run_axe,
     streamlit_server,
@@ -90,20 +89,6 @@ def opened(browser, link: str):
         yield other
     finally:
         fresh.close()
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -14,9 +14,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-from browser import launch, open_app, streamlit_server, wait_charts, wait_done
+from browser import open_app, streamlit_server, wait_charts, wait_done
 
 ACTIVE = """() => { const a = document.activeElement;
   return {tag: a.tagName, label: a.getAttribute('aria-label') || a.textContent.trim().slice(0, 40),
@@ -31,14 +30,6 @@ POS = "input[type=range][name=lv_pos]"
 def server():
     with streamlit_server("tests/live_app.py") as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def fresh(browser, server, query: str = "", **context):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import frame
-from conftest import assert_ok, charts_of, elements, kind, layouts, open_page, page_text, spec_params
+from conftest import assert_ok, charts_of, elements, kind, layouts, open_page, page_text, spec_params, walk_dicts
 from posenc import chapter
 from posenc.charts.primer import HOVER, PARAM
 from posenc.core import embed, projections, tokenize
@@ -129,21 +129,12 @@ def test_the_chart_is_one_spec_with_linked_views_and_quiet_marks(default_page):
     assert "pointerover" in hover["select"]["on"]
     names = set(re.findall(r'"name": "(at_cells_\d)"', json.dumps(spec["vconcat"])))
     assert set(hover["views"]) == names and len(names) == 5
-    marks = [n["mark"] for n in _dicts(spec["vconcat"]) if "mark" in n]
+    marks = [n["mark"] for n in walk_dicts(spec["vconcat"]) if "mark" in n]
     assert marks and all(isinstance(m, dict) and m.get("aria") is False for m in marks), marks
     tokens = tokenize(frame.DEFAULT_SENTENCE)
     a, b = chapter.copies(tokens)
     assert f"Words {a + 1} and {b + 1} are the same word and get the same row in every step" in spec["description"]
 
-
-def _dicts(node):
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from _dicts(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _dicts(v)
 
 
 def test_glossary_has_an_anchor_for_every_term(default_page):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import posenc
-from conftest import layout_of
+from conftest import layout_of, walk_dicts
 from posenc import chapter
 from posenc.charts import spec
 from posenc.charts.primer import HOVER, PARAM, WEIGHT_SCHEME, steps
@@ -163,7 +163,7 @@ def test_marks_are_quiet_and_the_description_carries_the_takeaway():
     copies, gap = copy_rows_gap(res)
     q = chapter.query_index(tokens)
     fig = steps(res, query=q, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS, copies=copies, gap=gap)
-    marks = [n["mark"] for n in _dicts(fig.spec["vconcat"]) if "mark" in n]
+    marks = [n["mark"] for n in walk_dicts(fig.spec["vconcat"]) if "mark" in n]
     assert marks and all(m.get("aria") is False for m in marks)
     top = int(np.argmax(res.weights[q]))
     assert f"gives its largest weight, {res.weights[q, top]:.2f}, to word {top + 1}" in fig.description
@@ -175,23 +175,14 @@ def test_marks_are_quiet_and_the_description_carries_the_takeaway():
 def test_presentation_mode_scales_the_printed_numbers():
     res = primer(tokenize(chapter.SENTENCE), 8, 0)
     fig = steps(res, query=2, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS)
-    sizes = [n["mark"]["fontSize"] for n in _dicts(fig.spec) if isinstance(n.get("mark"), dict)
+    sizes = [n["mark"]["fontSize"] for n in walk_dicts(fig.spec) if isinstance(n.get("mark"), dict)
              and n["mark"].get("type") == "text"]
-    big = [n["mark"]["fontSize"] for n in _dicts(fig.to_vega_lite(present=True)) if isinstance(n.get("mark"), dict)
+    big = [n["mark"]["fontSize"] for n in walk_dicts(fig.to_vega_lite(present=True)) if isinstance(n.get("mark"), dict)
            and n["mark"].get("type") == "text"]
     assert sizes and big == [round(x * 18 / 13) for x in sizes]
-    assert [n["mark"]["fontSize"] for n in _dicts(fig.spec) if isinstance(n.get("mark"), dict)
+    assert [n["mark"]["fontSize"] for n in walk_dicts(fig.spec) if isinstance(n.get("mark"), dict)
             and n["mark"].get("type") == "text"] == sizes  # the figure itself is not changed
 
-
-def _dicts(node):
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from _dicts(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _dicts(v)
 
 
 @pytest.mark.parametrize("n", [5, 7])
@@ -208,6 +199,6 @@ def test_side_by_side_for_a_projector(n):
     hover = next(p for p in full["params"] if p["name"] == HOVER)
     assert len(hover["views"]) == 5
     assert next(p for p in full["params"] if p["name"] == PARAM)["value"] == "3 chased"
-    texts = [node for node in _dicts(full["hconcat"]) if isinstance(node.get("mark"), dict)
+    texts = [node for node in walk_dicts(full["hconcat"]) if isinstance(node.get("mark"), dict)
              and node["mark"].get("type") == "text"]
     assert bool(texts) == (n <= 6)
