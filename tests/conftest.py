@@ -69,13 +69,12 @@ def assert_ok(at: AppTest) -> AppTest:
 
 
 def page_text(at: AppTest) -> str:
-    """All text a student reads on the page: markdown, captions, text, alerts, metrics, LaTeX, radio labels."""
+    """All text a student reads on the page: markdown, captions, text, alerts, metrics, LaTeX."""
     parts = []
     for kind in ("markdown", "caption", "text", "error", "warning", "info", "success", "latex", "title",
                  "header", "subheader"):
         parts += [str(getattr(e, "value", "")) for e in getattr(at, kind)]
     parts += [f"{m.label} {m.value}" for m in at.metric]
-    parts += [str(r.label) for r in at.radio]  # a Predict question is a radio group's label
     return "\n".join(parts)
 
 

@@ -37,7 +37,7 @@ def test_row(page, link, what, says):
     info = next(p for p in frame.existing_pages() if p.url_path == page)
     at = assert_ok(deep_link(info.path, parse_qs(expand(link.lstrip("?")), keep_blank_values=True)))
     assert at.title and at.title[0].value == info.title
-    text = page_text(at)
+    text = page_text(at) + "\n" + "\n".join(str(r.label) for r in at.radio)  # a Predict's question too
     if says == "—":
         assert not at.error, [e.value for e in at.error]
     else:
