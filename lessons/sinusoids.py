@@ -72,8 +72,8 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         where = (f"the sidebar's d = {d}" if d > 2
                  else f"d = {q_d} (the sidebar's d = 2 is a single pair, with no next pair)")
         ask = frame.predict(
-            f"At {where} and the paper's base {BASE:,.0f}, each pair turns slower than the one before it by one "
-            "factor, the same all the way down. Bits slow down by 2. What is the factor?",
+            f"At {where}, base {BASE:,.0f}: each pair turns slower than the one before by one fixed factor "
+            "(bits: 2). What is it?",
             ["2, as with bits", f"{q.ratio ** 0.5:.4f}", f"{q.ratio:.4f}", f"{BASE:,.0f}"], 2, key="sn_predict")
         fig = sc.dials(d, shown, position=DIAL_START, base=BASE)
         frame.chart(fig, play="sn_pos")
@@ -170,34 +170,36 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
     table_deeper = frame.deeper("the whole table: its columns, its layouts, float32 at huge positions",
                                 key="sn_deep_table")
     with table_deeper:
-        length = int(frame.slider("Positions shown", "sn_len", 2, MAX_LENGTH, DEFAULT_LENGTH,
-                                  help="Word positions 1 … this number, at the paper's base."))
-        tab, lad, fig_table = table_view(d, length)
-        frame.chart(fig_table)
-        if d > 2:
-            slowest, limit = apart(lad.slowest, lad.limit)
-            st.markdown(
-                f"Read it like a counter: the left columns (pair 0) change fastest, each pair to the right more "
-                f"slowly by the factor $\\mathrm{{base}}^{{2/d}} = {tex_num(lad.ratio, '.4f')}$, so the right "
-                f"columns barely change over {length:,} positions. Wavelengths run from 2π = {lad.fastest:.4f} "
-                f"up to λ_{d // 2 - 1} = {slowest}: that is 2π·base = {limit} divided by one more factor, "
-                f"{lad.short_by:.0%} below it — where a pair number {d // 2} would sit.")
-        else:
-            st.markdown(f"With d = 2 the table is a single (sin, cos) pair turning at ω₀ = 1 radian per "
-                        f"position (wavelength 2π ≈ {lad.fastest:.4f}): two columns, and no ladder to climb.")
-        if tab.rows_per_pixel > 1 or tab.cols_per_pixel > 1:
-            st.caption(f"Positions 1 … {length:,} × {d} dimensions, drawn as {tab.image.shape[0]} × "
-                       f"{tab.image.shape[1]} pixels: each pixel averages {tab.rows_per_pixel} position(s) × "
-                       f"{tab.cols_per_pixel} dimension(s), so the fast columns average out to white.")
-        j = np.arange(d)
-        i = j // 2
-        frame.table({"dimension j": j, "pair i": i, "sin or cos": np.where(j % 2 == 0, "sin", "cos"),
-                     "ω_i": tab.omegas[i], "wavelength 2π/ω_i": 2 * np.pi / tab.omegas[i],
-                     "PE(1, j)": sinusoidal([1], d, BASE)[0], f"PE({length:,}, j)": sinusoidal([length], d, BASE)[0]},
-                    column_config={"ω_i": st.column_config.NumberColumn(format="%.6g"),
-                                   "wavelength 2π/ω_i": st.column_config.NumberColumn(format="%.4f")})
-        st.caption("The table's numbers, column by column (dimensions j and pairs i count from 0, as in the "
-                   "formula): each column's rate, and its values at the first and last position drawn.")
+        @frame.section(None)  # its slider reruns the table alone, not the page
+        def whole_table():
+            length = int(frame.slider("Positions shown", "sn_len", 2, MAX_LENGTH, DEFAULT_LENGTH,
+                                      help="Word positions 1 … this number, at the paper's base."))
+            tab, lad, fig_table = table_view(d, length)
+            frame.chart(fig_table)
+            if d > 2:
+                slowest, limit = apart(lad.slowest, lad.limit)
+                st.markdown(
+                    f"Read it like a counter: the left columns (pair 0) change fastest, each pair to the right more "
+                    f"slowly by the factor $\\mathrm{{base}}^{{2/d}} = {tex_num(lad.ratio, '.4f')}$, so the right "
+                    f"columns barely change over {length:,} positions. Wavelengths run from 2π = {lad.fastest:.4f} "
+                    f"up to λ_{d // 2 - 1} = {slowest}: that is 2π·base = {limit} divided by one more factor, "
+                    f"{lad.short_by:.0%} below it — where a pair number {d // 2} would sit.")
+            else:
+                st.markdown(f"With d = 2 the table is a single (sin, cos) pair turning at ω₀ = 1 radian per "
+                            f"position (wavelength 2π ≈ {lad.fastest:.4f}): two columns, and no ladder to climb.")
+            if tab.rows_per_pixel > 1 or tab.cols_per_pixel > 1:
+                st.caption(f"Positions 1 … {length:,} × {d} dimensions, drawn as {tab.image.shape[0]} × "
+                           f"{tab.image.shape[1]} pixels: each pixel averages {tab.rows_per_pixel} position(s) × "
+                           f"{tab.cols_per_pixel} dimension(s), so the fast columns average out to white.")
+            j = np.arange(d)
+            i = j // 2
+            frame.table({"dimension j": j, "pair i": i, "sin or cos": np.where(j % 2 == 0, "sin", "cos"),
+                         "ω_i": tab.omegas[i], "wavelength 2π/ω_i": 2 * np.pi / tab.omegas[i],
+                         "PE(1, j)": sinusoidal([1], d, BASE)[0], f"PE({length:,}, j)": sinusoidal([length], d, BASE)[0]},
+                        column_config={"ω_i": st.column_config.NumberColumn(format="%.6g"),
+                                       "wavelength 2π/ω_i": st.column_config.NumberColumn(format="%.4f")})
+            st.caption("The table's numbers, column by column (dimensions j and pairs i count from 0, as in the "
+                       "formula): each column's rate, and its values at the first and last position drawn.")
         st.markdown("**Interleaved or [sin | cos] halves?**")
         lay = layouts_view(d)
         st.markdown(
