@@ -18,6 +18,8 @@ from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.util import patch_config_options
 
+from posenc.charts.spec import walk_dicts  # noqa: F401  (the one spec walker, shared with the page tests)
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 APP = str(ROOT / "app.py")
@@ -252,17 +254,6 @@ def chart_rows(chart) -> int:
 def chart_bytes(at: AppTest) -> int:
     """Bytes every chart on the page sends: its spec and its Arrow datasets."""
     return sum(len(c.proto.spec) + sum(len(d.data.data) for d in c.proto.datasets) for c in charts_of(at))
-
-
-def walk_dicts(node) -> Iterator[dict]:
-    """Every dict in a (Vega-Lite) spec, depth first."""
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from walk_dicts(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from walk_dicts(v)
 
 
 def spec_params(spec: dict) -> Iterator[dict]:

@@ -385,11 +385,11 @@ def test_every_mark_is_hidden_from_screen_readers_and_projected_text_grows():
             title=alt.TitleParams("t", subtitle="s", subtitleFontSize=11))
 
     fig = spec.figure(_two("a"), {"main": {"x": [0, 1], "y": [1, 2]}}, description="Two marks.")
-    marks = [n["mark"] for n in spec._dicts(fig.spec) if "mark" in n]
+    marks = [n["mark"] for n in spec.walk_dicts(fig.spec) if "mark" in n]
     assert marks and all(isinstance(m, dict) and m["aria"] is False for m in marks)
     shown = fig.to_vega_lite(present=True)
-    sizes = [n["mark"].get("fontSize") for n in spec._dicts(shown) if isinstance(n.get("mark"), dict)
+    sizes = [n["mark"].get("fontSize") for n in spec.walk_dicts(shown) if isinstance(n.get("mark"), dict)
              and n["mark"].get("type") == "text"]
     assert sizes == [18] and shown["title"]["subtitleFontSize"] == 15
-    assert [n["mark"].get("fontSize") for n in spec._dicts(fig.spec) if isinstance(n.get("mark"), dict)
+    assert [n["mark"].get("fontSize") for n in spec.walk_dicts(fig.spec) if isinstance(n.get("mark"), dict)
             and n["mark"].get("type") == "text"] == [13]

@@ -240,21 +240,21 @@ def _scalar(x: Any) -> Any:
     raise TypeError(f"not JSON: {type(x)}")
 
 
-def _dicts(node: Any):
-    """Every dict in a spec, depth first."""
+def walk_dicts(node: Any):
+    """Every dict in a Vega-Lite spec, depth first (the pipeline's and the tests' one walker)."""
     if isinstance(node, dict):
         yield node
         for v in node.values():
-            yield from _dicts(v)
+            yield from walk_dicts(v)
     elif isinstance(node, list):
         for v in node:
-            yield from _dicts(v)
+            yield from walk_dicts(v)
 
 
 def _quiet(spec: dict) -> None:
     """No mark is exposed one by one to a screen reader (``aria: false`` on every mark): a chart is read by its
     description (its takeaway and numbers), and its numbers by Show data or a table beside it."""
-    for node in _dicts(spec):
+    for node in walk_dicts(spec):
         mark = node.get("mark")
         if isinstance(mark, str):
             node["mark"] = {"type": mark, "aria": False}
@@ -264,7 +264,7 @@ def _quiet(spec: dict) -> None:
 
 def _scaled_text(spec: dict, factor: float) -> dict:
     """Text marks and subtitles that set their own size, grown by ``factor`` (the config grows the others)."""
-    for node in _dicts(spec):
+    for node in walk_dicts(spec):
         mark = node.get("mark")
         if isinstance(mark, dict) and mark.get("type") == "text" and isinstance(mark.get("fontSize"), (int, float)):
             mark["fontSize"] = round(mark["fontSize"] * factor)
