@@ -51,6 +51,17 @@ def open_page(page: str | None = None, query: dict[str, str] | None = None, **st
     return at
 
 
+def page_fixture(page: str):
+    """A module-scoped fixture: ``page`` opened at its defaults, run without an exception. In a test module,
+    ``default_page = page_fixture(PAGE)``."""
+
+    @pytest.fixture(scope="module")
+    def default_page() -> AppTest:
+        return assert_ok(open_page(page))
+
+    return default_page
+
+
 def deep_link(page: str, query: dict) -> AppTest:
     """A fresh session whose first run is ``page`` with ``query``: a browser opening /scramble?… directly."""
     at = AppTest.from_file(APP, default_timeout=60)

@@ -12,7 +12,18 @@ import numpy as np
 import pytest
 
 import frame
-from conftest import assert_ok, charts_of, elements, kind, layouts, open_page, page_text, spec_params, walk_dicts
+from conftest import (
+    assert_ok,
+    charts_of,
+    elements,
+    kind,
+    layouts,
+    open_page,
+    page_fixture,
+    page_text,
+    spec_params,
+    walk_dicts,
+)
 from posenc import chapter
 from posenc.charts.primer import HOVER, PARAM
 from posenc.core import embed, projections, tokenize
@@ -32,11 +43,7 @@ def chart_spec(at) -> dict:
     return json.loads(shown[0].proto.spec)
 
 
-@pytest.fixture(scope="module")
-def default_page():
-    at = open_page(PAGE)
-    assert_ok(at)
-    return at
+default_page = page_fixture(PAGE)
 
 
 def test_defaults(default_page):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import assert_ok, chart_spec, charts_of, open_page, page_text, predict_radios, verdict
+from conftest import assert_ok, chart_spec, charts_of, open_page, page_fixture, page_text, predict_radios, verdict
 from posenc import chapter
 from posenc.beyond import DECAY_D, OFFSET_TOL, alibi_attention, first_drift, precision_demo, score_curves
 from posenc.stretch import DECAY_IDENTITY
@@ -15,11 +15,7 @@ from posenc.stretch import DECAY_IDENTITY
 PAGE = "lessons/beyond.py"
 
 
-@pytest.fixture(scope="module")
-def default_page():
-    at = open_page(PAGE)
-    assert_ok(at)
-    return at
+default_page = page_fixture(PAGE)
 
 
 def _pick_all(at, pick=None):

@@ -14,6 +14,7 @@ from conftest import (
     layouts,
     main_path,
     open_page,
+    page_fixture,
     page_text,
     predict_radios,
     verdict,
@@ -49,9 +50,7 @@ def _main_text(at) -> str:
                      if kind(e) in ("markdown", "caption", "info", "text", "header", "subheader"))
 
 
-@pytest.fixture(scope="module")
-def default_page():
-    return open_page(PAGE)
+default_page = page_fixture(PAGE)
 
 
 def test_defaults_skeleton_and_no_error(default_page):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import assert_ok, charts_of, open_page, page_text, predict_radios, verdict, verdicts
+from conftest import assert_ok, charts_of, open_page, page_fixture, page_text, predict_radios, verdict, verdicts
 from posenc import chapter
 from posenc.learned import TRAIN_MEDIAN, TRAIN_SENTENCES, edge, independence, pattern_terms, simulate_training
 from posenc.trained import cosine_by_offset, load_minilm_table
@@ -15,9 +15,7 @@ PAGE = "lessons/learned.py"
 WORDS = ["the", "cat", "chased", "the", "mouse"]
 
 
-@pytest.fixture(scope="module")
-def default_page():
-    return open_page(PAGE)
+default_page = page_fixture(PAGE)
 
 
 def _deeper_text(at, label: str) -> str:

@@ -24,6 +24,7 @@ from conftest import (
     deep_link,
     markdown_values,
     open_page,
+    page_fixture,
     page_text,
     spec_params,
 )
@@ -114,11 +115,7 @@ def test_home_in_class_notes():
 # ---------------------------------------------------------------- the scramble page at defaults
 
 
-@pytest.fixture(scope="module")
-def default_page() -> AppTest:
-    at = open_page(PAGE)
-    assert_ok(at)
-    return at
+default_page = page_fixture(PAGE)
 
 
 def test_defaults_render_charts_with_tooltips(default_page):

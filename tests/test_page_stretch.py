@@ -15,6 +15,7 @@ from conftest import (
     layouts,
     main_path,
     open_page,
+    page_fixture,
     page_text,
     predict_radios,
     verdict,
@@ -25,11 +26,7 @@ from posenc.beyond import TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN
 PAGE = "lessons/stretch.py"
 
 
-@pytest.fixture(scope="module")
-def default_page():
-    at = open_page(PAGE)
-    assert_ok(at)
-    return at
+default_page = page_fixture(PAGE)
 
 
 def _answer(at, pick: int = 1):
