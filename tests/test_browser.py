@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from browser import (
+from bench.browser import (
     SLOW,
     Frames,
     chart_names,

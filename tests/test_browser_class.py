@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from browser import launch, streamlit_server, wait_done
+from bench.browser import launch, streamlit_server, wait_done
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -215,7 +215,7 @@ def test_a_glossary_link_opens_its_anchor_in_the_browser():
     (the heading with that id exists and is scrolled into view)."""
     from playwright.sync_api import sync_playwright
 
-    from browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
+    from bench.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
 
     with streamlit_server() as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
