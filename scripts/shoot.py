@@ -2,7 +2,7 @@
 
     python scripts/shoot.py [--port PORT] [--sizes 1366x768,390x844,1024x768] [--out DIR] PATH[?query] ...
 
-Without --port it starts its own server (tests/browser.py). Grows the viewport to the main area's scrollHeight
+Without --port it starts its own server (bench/browser.py). Grows the viewport to the main area's scrollHeight
 first, so the picture is the whole page; prints any exception shown on the page, and any chart wider than its
 container. Files: DIR/<page>-<width>.png.
 """
@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server  # noqa: E402
 
 OVERFLOW = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')].filter(c => {
   const box = c.getBoundingClientRect(); const main = document.querySelector('[data-testid=stMain]').getBoundingClientRect();
