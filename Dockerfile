@@ -7,9 +7,7 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false \
-    STREAMLIT_SERVER_HEADLESS=true
+    PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
 
@@ -17,7 +15,8 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install -r requirements.txt
 
-# A user without a login shell or a writable app directory (the app writes nothing).
+# A user without a login shell or a writable app directory. The app writes only class mode's SQLite store, in
+# the system's temp directory (POSENC_CLASS_DB moves it; posenc/class_store.py).
 RUN useradd --system --uid 10001 --home-dir /home/posenc --create-home --shell /usr/sbin/nologin posenc
 
 # The app: app.py, the page frame, lessons/, posenc/, data/ and .streamlit/ (.dockerignore leaves out the tests,
@@ -31,6 +30,5 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; r = urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4); sys.exit(0 if r.read().strip() == b'ok' else 1)"]
 
-CMD ["streamlit", "run", "app.py", \
-     "--server.port=8501", "--server.address=0.0.0.0", "--server.headless=true", \
-     "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"]
+# Headless, no file watcher, no usage statistics: .streamlit/config.toml (copied above) says so, once.
+CMD ["streamlit", "run", "app.py", "--server.port=8501", "--server.address=0.0.0.0"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import http.cookiejar
-import os
 import subprocess
 import sys
 import urllib.request
@@ -130,12 +129,21 @@ def test_serve_py_stops_everything_on_sigint(tmp_path):
 
 
 def test_dockerfile_runs_the_app_headless_with_a_health_check():
-    """The image cannot be built here; check what it promises."""
+    """The image cannot be built here; check what it promises. Headless and no usage statistics come from
+    .streamlit/config.toml, which the image copies: the Dockerfile does not say them a second time."""
+    import tomllib
+
     text = (ROOT / "Dockerfile").read_text()
     for needed in ("FROM python:3.11-slim", "requirements.txt", "HEALTHCHECK", "/_stcore/health", "USER ",
-                   "EXPOSE 8501", "gatherUsageStats", "headless"):
+                   "EXPOSE 8501", "COPY . ."):
         assert needed in text, needed
-    assert os.path.exists(ROOT / ".dockerignore")
+    instructions = [line for line in text.splitlines() if line and not line.lstrip().startswith("#")]
+    for repeated in ("headless", "gatherUsageStats", "GATHER_USAGE_STATS", "fileWatcherType"):
+        assert not any(repeated in line for line in instructions), repeated
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert ".streamlit" not in ignored and ".streamlit/config.toml" not in ignored
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert cfg["server"]["headless"] is True and cfg["browser"]["gatherUsageStats"] is False
 
 
 def test_server_config_keeps_every_rerun_cheap():
