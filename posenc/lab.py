@@ -30,9 +30,9 @@ import numpy as np
 
 from . import chapter
 from .core import _rng, causal_mask, softmax
-from .core import whole as _whole
 from .encodings import rope, sinusoidal
 from .stretch import alibi_bias
+from .validate import MAX_D_LAB, real, whole, width
 
 SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi")
 TASKS = ("copy", "first", "induction")
@@ -46,7 +46,6 @@ BASE = chapter.BASE  # sinusoid and RoPE base, as in Vaswani et al. and Su et al
 ALIBI_SLOPE = 0.5
 
 MAX_VOCAB = 1024
-MAX_D = 256
 MAX_SEED = 2**63 - 1
 MAX_LAYERS = 2
 MAX_LENGTH = 1024
@@ -100,22 +99,20 @@ class Settings:
 
     def check(self) -> Settings:
         check_task(self.task)
-        _whole(self.k, "k", 1, 3)
-        _whole(self.n_layers, "n_layers", 1, MAX_LAYERS)
-        _whole(self.L_train, "L_train", 8, 64)  # L_train/2 ≥ 4 > k: every test length scores
-        _whole(self.steps, "steps", 1, MAX_STEPS)
-        _whole(self.vocab, "vocab", 2, MAX_VOCAB)
+        whole(self.k, "k", 1, 3)
+        whole(self.n_layers, "n_layers", 1, MAX_LAYERS)
+        whole(self.L_train, "L_train", 8, 64)  # L_train/2 ≥ 4 > k: every test length scores
+        whole(self.steps, "steps", 1, MAX_STEPS)
+        whole(self.vocab, "vocab", 2, MAX_VOCAB)
         _width(self.d_model, "rope")
-        _whole(self.batch, "batch", 1, MAX_BATCH)
-        _whole(self.n_max_factor, "n_max_factor", 1, 4)
-        _whole(self.n_test, "n_test", 1, 10_000)
+        whole(self.batch, "batch", 1, MAX_BATCH)
+        whole(self.n_max_factor, "n_max_factor", 1, 4)
+        whole(self.n_test, "n_test", 1, 10_000)
         _heads(self.heads, self.d_model, "rope")
         for name in ("bos", "mlp"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}.")
-        lr = self.lr
-        if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr) or not 0 < lr <= 1:
-            raise ValueError(f"lr (the learning rate) must be a number in (0, 1]; got {lr!r}.")
+        real(self.lr, "lr (the learning rate)", 0, 1, open_lo=True)
         return self
 
 
@@ -125,16 +122,14 @@ class Settings:
 
 
 def _width(d_model, scheme: str) -> int:
-    """d_model in 1 … MAX_D, and even for the schemes that work on (sin, cos) pairs."""
-    d = _whole(d_model, "d_model", 1, MAX_D)
-    if d % 2 and scheme in ("sinusoidal", "rope"):
-        raise ValueError(f"d_model = {d} is odd: {scheme} works on pairs of coordinates, so d_model must be even.")
-    return d
+    """d_model in 1 … MAX_D_LAB, and even for the schemes that work on (sin, cos) pairs."""
+    return width(d_model, name="d_model", lo=1, hi=MAX_D_LAB, even=scheme in ("sinusoidal", "rope"),
+                 why=f"{scheme} works on pairs of coordinates")
 
 
 def _heads(heads, d_model: int, scheme: str) -> int:
     """heads in 1 … MAX_HEADS, dividing d_model, with an even head width for the pair-based schemes."""
-    H = _whole(heads, "heads", 1, MAX_HEADS)
+    H = whole(heads, "heads", 1, MAX_HEADS)
     if d_model % H:
         raise ValueError(f"heads = {H} does not divide d_model = {d_model}: each head gets d_model / heads coordinates.")
     if (d_model // H) % 2 and scheme in ("sinusoidal", "rope"):
@@ -145,7 +140,7 @@ def _heads(heads, d_model: int, scheme: str) -> int:
 def alibi_head_slopes(heads: int) -> np.ndarray:
     """m_h = 2^−h for h = 1 … heads: the steepest slopes of Press et al.'s geometric 8-head set (1/2 … 1/256);
     one head gets ALIBI_SLOPE = 1/2, as before."""
-    return ALIBI_SLOPE ** np.arange(1, _whole(heads, "heads", 1, MAX_HEADS) + 1)
+    return ALIBI_SLOPE ** np.arange(1, whole(heads, "heads", 1, MAX_HEADS) + 1)
 
 
 def check_scheme(scheme) -> str:
@@ -198,12 +193,12 @@ def init_params(scheme: str, vocab: int, d_model: int, n_max: int, seed: int, n_
     ``heads`` changes no array (the width is split at run time); it is checked against d_model here.
     """
     check_scheme(scheme)
-    V = _whole(vocab, "vocab", 2, MAX_VOCAB)
+    V = whole(vocab, "vocab", 2, MAX_VOCAB)
     d = _width(d_model, scheme)
     _heads(heads, d, scheme)
-    n_max = _whole(n_max, "n_max", 1, MAX_LENGTH)
-    seed = _whole(seed, "seed", 0, MAX_SEED)
-    L = _whole(n_layers, "n_layers", 1, MAX_LAYERS)
+    n_max = whole(n_max, "n_max", 1, MAX_LENGTH)
+    seed = whole(seed, "seed", 0, MAX_SEED)
+    L = whole(n_layers, "n_layers", 1, MAX_LAYERS)
 
     def draw(name: str, shape: tuple[int, ...], scale: float) -> np.ndarray:
         return np.ascontiguousarray(_rng("lab", name, *shape, seed).standard_normal(shape) * scale)
@@ -459,7 +454,7 @@ def targets_for(tokens: np.ndarray, task: str, k: int = 1) -> np.ndarray:
     tokens = _int_array(tokens, "tokens")
     targets = np.full_like(tokens, -1)
     if task == "copy":
-        k = _whole(k, "k", 1, 3)
+        k = whole(k, "k", 1, 3)
         targets[:, k:] = tokens[:, :-k]
     elif task == "first":
         targets[:, 1:] = tokens[:, :1]
@@ -481,7 +476,7 @@ def answer_keys(tokens, task: str, k: int = 1) -> list[tuple[int, int]]:
     t = _int_array(np.asarray(tokens)[None, :], "tokens")[0]
     check_task(task)
     if task == "copy":
-        k = _whole(k, "k", 1, 3)
+        k = whole(k, "k", 1, 3)
         return [(i, i - k) for i in range(k, len(t))]
     if task == "first":
         return [(i, 0) for i in range(1, len(t))]
@@ -495,9 +490,9 @@ def answer_keys(tokens, task: str, k: int = 1) -> list[tuple[int, int]]:
 
 def sample(rng: np.random.Generator, task: str, k: int, batch: int, length: int, vocab: int) -> tuple[np.ndarray, np.ndarray]:
     """Random token sequences (uniform over the vocabulary) and their targets."""
-    batch = _whole(batch, "batch", 1, 100_000)
-    length = _whole(length, "length", 1, 4 * MAX_LENGTH)
-    vocab = _whole(vocab, "vocab", 2, MAX_VOCAB)
+    batch = whole(batch, "batch", 1, 100_000)
+    length = whole(length, "length", 1, 4 * MAX_LENGTH)
+    vocab = whole(vocab, "vocab", 2, MAX_VOCAB)
     tokens = rng.integers(0, vocab, size=(batch, length))
     return tokens, targets_for(tokens, task, k)
 
@@ -594,7 +589,7 @@ def train(scheme: str, settings: Settings = Settings(), seed: int = 0,
     """
     check_scheme(scheme)
     s = settings.check()
-    seed = _whole(seed, "seed", 0, MAX_SEED)
+    seed = whole(seed, "seed", 0, MAX_SEED)
     opts = s.options
     params = init_params(scheme, s.vocab, s.d_model, s.n_max, seed, s.n_layers, **opts)
     m = {n: np.zeros_like(p) for n, p in params.items()}
@@ -696,7 +691,7 @@ def experiment(settings: Settings = Settings(), seeds=SEEDS,
     (a dict) gets scheme → list of every step's loss of the run in progress.
     """
     s = settings.check()
-    seeds = [_whole(x, "seed", 0, MAX_SEED) for x in seeds]
+    seeds = [whole(x, "seed", 0, MAX_SEED) for x in seeds]
     if not seeds:
         raise ValueError("Give at least one seed.")
     total = len(SCHEMES) * len(seeds) * s.steps
