@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from .pages import PAGES, ROOT, PageInfo, existing_pages, next_page, page_info
 from .parts import (
-    D_MAX,
     DEFAULT_D,
     DEFAULT_SENTENCE,
     GLOSSARY,
@@ -43,6 +42,7 @@ from .skeleton import (
     bridge,
     chart,
     deeper,
+    glossary,
     page,
     predict,
     presenting,

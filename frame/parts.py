@@ -4,8 +4,9 @@ idiom. Student text never goes through Markdown: it is shown with ``st.text``/``
 from __future__ import annotations
 
 import functools
+import html
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,12 +14,12 @@ import streamlit as st
 
 import posenc
 from posenc import chapter
+from posenc.validate import MAX_D_PAGE
 
 from .urlstate import number, text
 
 DEFAULT_SENTENCE = chapter.SENTENCE
 DEFAULT_D = 64
-D_MAX = 512
 
 
 def cached(fn: Callable | None = None, *, max_entries: int = 32):
@@ -42,7 +43,7 @@ def sidebar_example() -> Example:
     sb.markdown("**Running example**")
     sentence = text("Sentence", "sentence", DEFAULT_SENTENCE, where=sb,
                     help=f"Any sentence, up to {posenc.core.MAX_TOKENS} words. The first word is position 1.")
-    d = number("Model width d", "d", 2, D_MAX, DEFAULT_D, step=2, where=sb,
+    d = number("Model width d", "d", 2, MAX_D_PAGE, DEFAULT_D, step=2, where=sb,
                help="Width of the word vectors and of q, k, v: the one d every page uses.")
     seed = number("Seed", "seed", 0, 9999, 0, where=sb,
                   help="Draws the random word vectors and projection matrices.")
@@ -120,6 +121,7 @@ def code_block(fn: Callable[..., Any]) -> None:
 
 
 # ---------------------------------------------------------------- the glossary
+TERM_ANCHOR = "term-"  # the id of a word's definition on the page: term-query, term-key …
 GLOSSARY: dict[str, str] = {
     "query": "q = x W_Q: the vector a word asks with. Its dot product with every key says how much it wants "
              "to read each word.",
@@ -133,7 +135,20 @@ GLOSSARY: dict[str, str] = {
 
 
 def term(word: str, shown: str | None = None) -> str:
-    """Markdown for a glossary word: hovering shows its definition, clicking opens the glossary on the
-    attention page. Use in page prose: ``st.markdown(f"… the {frame.term('query')} …")``."""
+    """Markdown for a glossary word: a link, in this page and tab, to its definition among the page's last lines
+    ("Words on this page", drawn by ``frame.bridge``; on the attention page, its Glossary section). Hovering
+    shows the definition too. Use in page prose: ``st.markdown(f"… the {frame.term('query')} …")``."""
     definition = GLOSSARY[word].replace('"', "'")
-    return f'[{shown or word}](attention#glossary-{word} "{definition}")'
+    from .skeleton import used_term
+
+    used_term(word)
+    return f'[{shown or word}](#{TERM_ANCHOR}{word} "{definition}")'
+
+
+def glossary_html(words: Iterable[str], heading: str | None) -> str:
+    """The definitions of ``words`` as one HTML list (our own text, never a student's), each under the anchor
+    ``term`` links to."""
+    items = "".join(f'<dt id="{TERM_ANCHOR}{w}">{html.escape(w)}</dt><dd>{html.escape(GLOSSARY[w])}</dd>'
+                    for w in words)
+    head = f"<h2>{html.escape(heading)}</h2>" if heading else ""
+    return f'<section class="pe-terms">{head}<dl>{items}</dl></section>'

@@ -70,6 +70,8 @@ class Page:
     def __init__(self, info: PageInfo, lead: str) -> None:
         self.info, self.lead = info, lead
         self.tally: dict[str, list[bool]] = {}
+        self.terms: list[str] = []  # glossary words the page's prose linked (frame.term), in order
+        self.glossary_drawn = False  # the page drew the whole glossary itself (frame.glossary)
         self._sections = 0
         self._token: contextvars.Token | None = None
 
@@ -224,9 +226,32 @@ def show_code(*functions: Callable[..., Any]) -> None:
             code_block(fn)
 
 
+def used_term(word: str) -> None:
+    """``frame.term`` linked ``word``: its definition goes into the page's "Words on this page"."""
+    pg = _PAGE.get()
+    if pg is not None and word not in pg.terms:
+        pg.terms.append(word)
+
+
+def glossary() -> None:
+    """Every glossary word with its definition, where a page explains them all (the attention page)."""
+    from .parts import GLOSSARY, glossary_html
+
+    st.html(glossary_html(GLOSSARY, None))
+    pg = _PAGE.get()
+    if pg is not None:
+        pg.glossary_drawn = True
+
+
 def bridge(path: str, text_: str) -> None:
-    """The bridge to the next page, and the link to this view (the page's last lines)."""
+    """The definitions of the glossary words the page linked (readable without hovering, in this tab), the bridge
+    to the next page, and the link to this view (the page's last lines)."""
     where = _tail()
+    pg = _PAGE.get()
+    if pg is not None and pg.terms and not pg.glossary_drawn:
+        from .parts import glossary_html
+
+        where.html(glossary_html(pg.terms, "Words on this page"))
     with where.container():
         st.divider()
         st.markdown(text_)

@@ -33,9 +33,17 @@ a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visib
 [data-testid="stCode"] .token.builtin, [data-testid="stCode"] .token.class-name { color: #8b1d4e !important; }
 [data-testid="stCode"] .token.operator, [data-testid="stCode"] .token.punctuation,
 [data-testid="stCode"] .token.decorator { color: #303030 !important; }
+/* Words on this page (frame.term's definitions): a word, its definition; the one a link pointed to is marked. */
+.pe-terms dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1rem; margin: 0.5rem 0 1rem; }
+.pe-terms dt { font-weight: 600; }
+.pe-terms dd { margin: 0; }
+.pe-terms dt, .pe-terms dd { scroll-margin-top: 5rem; padding: 0.1rem 0.3rem; border-radius: 0.3rem; }
+.pe-terms dt:target, .pe-terms dt:target + dd { background: #fff1b8; }
+.pe-terms dt:target::before { content: "→ "; }
+@media (max-width: 640px) { .pe-terms dl { grid-template-columns: 1fr; } .pe-terms dd { margin-bottom: 0.5rem; } }
 /* The page's lead: the question, a little larger than body text. */
 .pe-lead { font-size: 1.1rem; }
-/* ---------------- frame.live (issue 18/22; owned by frame/live.py): in-chart inputs and play buttons ---------------- */
+/* ---------------- frame.live: in-chart inputs and play buttons ---------------- */
 /* The component's own mounts draw nothing: no empty element, no gap. */
 .st-key-pe_live, [class*="st-key-pe_play_"] { display: none !important; }
 /* In-chart inputs (Vega's .vega-bind): every target at least 24 × 24 px, on a phone too (WCAG 2.5.8). */

@@ -110,11 +110,7 @@ with frame.page(PATH, "One attention head turns each word into a weighted mix of
 
     @frame.section("Glossary", fragment=False, anchor="glossary")
     def glossary():
-        cols = st.columns(3)
-        for i, (word, definition) in enumerate(frame.GLOSSARY.items()):
-            with cols[i % 3]:
-                st.subheader(word, anchor=f"glossary-{word}")
-                st.markdown(definition.replace("_", r"\_"))
+        frame.glossary()
 
     frame.show_code(primer, posenc.attention, softmax)
     frame.bridge(PATH, "Nothing in these five steps knows where a word sits. The next page scrambles the "

@@ -182,3 +182,25 @@ def test_charts_expose_their_name_not_every_mark(server, page, info):
       .map(c => [...c.querySelectorAll('svg.marks [aria-label]')]
         .filter(e => !/role-(axis|legend|title)/.test(e.getAttribute('class') || '')).length)""")
     assert not any(labelled), f"data marks exposed one by one (per chart): {labelled}"
+
+
+def test_a_glossary_link_shows_its_definition_in_this_tab_with_the_state_kept(server, page):
+    """A glossary word is a link to its definition on the same page (no hover needed, no new tab): pressing it
+    from the keyboard keeps one tab, keeps every parameter in the address, and brings the definition on screen
+    with its mark."""
+    open_app(page, f"{server}/attention?seed=3")
+    link = page.locator("[data-testid=stMain] a[href^='#term-']").first
+    assert link.count(), "no glossary link on the attention page"
+    assert link.get_attribute("target") in (None, "_self"), "a glossary link opens another tab"
+    word = link.get_attribute("href").removeprefix("#term-")
+    link.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(800)
+    assert len(page.context.pages) == 1, "the glossary opened a new tab"
+    assert "seed=3" in page.url and page.url.endswith(f"#term-{word}"), page.url
+    shown = page.evaluate("""(id) => { const dt = document.getElementById(id); if (!dt) return null;
+      const r = dt.getBoundingClientRect(); const dd = dt.nextElementSibling;
+      return {onScreen: r.top >= 0 && r.bottom <= innerHeight, target: dt.matches(':target'),
+              definition: dd ? dd.textContent.trim() : ''}; }""", f"term-{word}")
+    assert shown and shown["onScreen"] and shown["target"], shown
+    assert shown["definition"] == frame.GLOSSARY[word]

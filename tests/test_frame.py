@@ -466,12 +466,12 @@ def test_the_summary_counts_every_check_in_words():
 
 
 @pytest.mark.parametrize("word", sorted(frame.GLOSSARY))
-def test_term_links_to_the_glossary_on_the_attention_page(word):
+def test_term_links_to_its_definition_on_the_same_page(word):
     md = frame.term(word)
-    assert md.startswith(f"[{word}](attention#glossary-{word} ")
+    assert md.startswith(f"[{word}](#term-{word} ")
     definition = md[md.index(" ", md.index("(")) + 1:-1]
     assert definition.startswith('"') and definition.endswith('"') and '"' not in definition[1:-1]
-    assert frame.term(word, "queries").startswith(f"[queries](attention#glossary-{word} ")
+    assert frame.term(word, "queries").startswith(f"[queries](#term-{word} ")
 
 
 def test_term_rejects_a_word_outside_the_glossary():
@@ -479,14 +479,24 @@ def test_term_rejects_a_word_outside_the_glossary():
         frame.term("banana")
 
 
-def test_the_glossary_targets_exist_on_the_attention_page():
-    """frame.term links to attention#glossary-<word>: the attention page is in the page list and carries an
-    anchor for every glossary word."""
-    info = next(p for p in frame.PAGES if p.url_path == "attention")
-    at = assert_ok(open_page(info.path))
-    protos = " ".join(str(e.proto) for e in _blocks(at.main) if getattr(e, "proto", None) is not None)
-    missing = [w for w in frame.GLOSSARY if f"glossary-{w}" not in protos]
-    assert not missing, missing
+TERMS = f"""
+import streamlit as st
+import frame
+with frame.page({frame.PAGES[-1].path!r}, "Which word?"):  # the last page: its bridge has no Next link
+    st.markdown(f"the {{frame.term('key')}} and the {{frame.term('query')}} and the {{frame.term('key', 'keys')}}")
+    frame.bridge({frame.PAGES[-1].path!r}, "The end.")
+"""
+
+
+def test_the_page_lists_the_words_it_linked_with_their_definitions():
+    """Once each, in the order the prose used them, before the bridge; the definition is the glossary's."""
+    at = assert_ok(AppTest.from_string(TERMS, default_timeout=60).run())
+    html_bodies = [str(e.proto) for e in _blocks(at.main) if type(e).__name__ == "UnknownElement" or
+                   "html" in type(e).__name__.lower()]
+    body = next(b for b in html_bodies if "pe-terms" in b)
+    assert body.count("term-key") == 1 and body.index("term-key") < body.index("term-query")
+    assert "Words on this page" in body and "term-value" not in body
+    assert frame.GLOSSARY["key"].split(":")[0] in body
 
 
 # ---------------------------------------------------------------- the one private Streamlit use, guarded

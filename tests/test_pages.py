@@ -12,12 +12,14 @@ One test per property, parametrised over ``frame.existing_pages()``; each page i
 - prose never states a claim its own check refutes, at random reachable settings (sidebar and page controls);
 - checks are verdicts in plain words (“✔ Holds — claim: measured”), no old ✓/✗ check lines;
 - the h1 is the page list's title, headings go h1 → h2 → h3 without skipping;
+- every glossary link goes to its word's definition on the same page (readable without hovering, same tab);
 - no page opens on an exception or an error box at its defaults.
 """
 
 from __future__ import annotations
 
 import random
+import re
 
 import pyarrow as pa
 import pyarrow.ipc  # noqa: F401  (pa.ipc)
@@ -248,3 +250,18 @@ def test_title_is_the_page_lists_and_headings_do_not_skip(info):
     for (prev, _), (lvl, text) in zip(levels, levels[1:]):
         assert lvl <= prev + 1, f"h{prev} → h{lvl} skips a level at {text[:60]!r}"
 
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_every_glossary_link_lands_on_its_definition_on_the_page(info):
+    """frame.term's links are in-page anchors (#term-<word>: the browser stays in this tab and the address keeps
+    every parameter) to a definition the page draws in its last lines, so no definition lives only in a hover
+    title."""
+    at = at_defaults(info)
+    links = [href for md in markdown_values(at) for href in re.findall(r"\]\(([^\s)]+)", md)]
+    assert not [h for h in links if "glossary" in h], "a glossary link that leaves the page"
+    words = {h.removeprefix("#" + frame.parts.TERM_ANCHOR) for h in links if h.startswith("#" + frame.parts.TERM_ANCHOR)}
+    drawn = " ".join(str(node.proto) for node in elements(at) if kind(node) == "html")
+    missing = [w for w in sorted(words) if f'id=\\"{frame.parts.TERM_ANCHOR}{w}\\"' not in drawn
+               and f'id="{frame.parts.TERM_ANCHOR}{w}"' not in drawn]
+    assert not missing, missing
