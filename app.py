@@ -6,7 +6,7 @@ import frame
 import frame.classroom
 import frame.live
 
-present = st.query_params.get("present", "").lower() in frame.urlstate.TRUE or st.session_state.get("present")
+present = frame.flag_in_address("present") or st.session_state.get("present")
 st.set_page_config(page_title="posenc", page_icon=":material/swap_horiz:", layout="wide",
                    initial_sidebar_state="collapsed" if present else "auto")
 

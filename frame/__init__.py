@@ -59,6 +59,7 @@ from .urlstate import (
     STREAMLIT_PARAMS,
     begin_run,
     expander,
+    flag_in_address,
     number,
     select,
     slider,

@@ -186,6 +186,12 @@ def unknown_params_notice() -> None:
         st.sidebar.caption(f"The link had {len(unknown)} parameter(s) this page does not use; ignored.")
 
 
+def flag_in_address(key: str) -> bool:
+    """Does the address say ``key`` is on (?key=1, true, yes, on)? For what must be known before any control is
+    drawn (the page config of presentation mode)."""
+    return st.query_params.get(key, "").strip().lower() in TRUE
+
+
 def _parse_bool(raw: str, strict: bool = False) -> bool:
     low = raw.strip().lower()
     if low in TRUE:
