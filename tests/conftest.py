@@ -187,11 +187,6 @@ def strips(at: AppTest) -> list[dict[str, list[str]]]:
     return out
 
 
-def words_tables(at: AppTest) -> list[list[str]]:
-    """The word strips (a row named "word"), as lists of words."""
-    return [s["word"] for s in strips(at) if "word" in s]
-
-
 # ---------------------------------------------------------------- the page in document order
 
 

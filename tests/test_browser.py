@@ -338,7 +338,7 @@ def press_slider(page, frames: Frames):
 
 @pytest.mark.parametrize("info", params_or_failure(SLIDER_PAGES, "with-a-slider"))
 def test_a_sections_slider_moves_its_chart_and_the_url_and_reruns_only_its_section(server, browser, info):
-    """Issue #10: a control inside a section (an st.fragment) reruns only that section. Proved from the
+    """A control inside a section (an st.fragment) reruns only that section. Proved from the
     websocket: the browser asks for a fragment rerun (a fragment id, not the whole page), and every element
     the server sends back belongs to that fragment — nothing outside the section is redrawn."""
     assert info is not None, "no page has a frame.slider"
@@ -366,7 +366,7 @@ def test_a_sections_slider_moves_its_chart_and_the_url_and_reruns_only_its_secti
 
 
 def test_the_link_to_this_view_reopens_it_in_a_new_browser(server, browser):
-    """Issue #10: after a section's slider moved, the sidebar's “Copy the link to this view” holds the address
+    """After a section's slider moved, the sidebar's “Copy the link to this view” holds the address
     of this view, and a new browser (nothing shared) opening it shows the same slider value and the same
     charts. On the first page with a slider."""
     assert SLIDER_PAGES, "no page has a frame.slider"

@@ -49,7 +49,6 @@ from posenc.charts import spec as chart_style
 
 PAGES = frame.existing_pages()
 IDS = [p.url_path or "home" for p in PAGES]
-MAX_ROWS = 5000  # the guide's limit per figure ("≤ 5,000 data rows per figure")
 
 # A sentence a student could type or a link could carry: a remote image, inline math, raw HTML, bold, and a
 # word no page prints by itself. None of it may reach an element the browser renders as Markdown.
@@ -64,11 +63,6 @@ def at_defaults(info: frame.PageInfo) -> AppTest:
     if info.path not in _opened:
         _opened[info.path] = open_page(info.path)
     return _opened[info.path]
-
-
-def in_order(at: AppTest) -> list:
-    """The main area's elements in document order (blocks included)."""
-    return list(elements(at))
 
 
 @pytest.mark.parametrize("info", PAGES, ids=IDS)
@@ -98,10 +92,13 @@ def test_every_chart_has_the_house_style(info):
 
 @pytest.mark.parametrize("info", PAGES, ids=IDS)
 def test_every_chart_ships_at_most_5000_rows(info):
+    """The pipeline's cap (spec.MAX_MARKS) is within the guide's limit ("≤ 5,000 data rows per figure"), and what
+    a page sends is within the cap."""
+    assert chart_style.MAX_MARKS <= 5000
     at = assert_ok(at_defaults(info))
     for i, chart in enumerate(charts_of(at)):
         rows = chart_rows(chart)
-        assert rows <= MAX_ROWS, f"chart {i + 1} ({chart_spec(chart).get('description', '')[:60]!r}): {rows} rows"
+        assert rows <= chart_style.MAX_MARKS, f"chart {i + 1} ({chart_spec(chart).get('description', '')[:60]!r}): {rows} rows"
 
 
 @pytest.mark.parametrize("info", PAGES, ids=IDS)
