@@ -156,12 +156,6 @@ def test_slider_extremes_by_hand():
         assert f"{2**v:,} positions" in text
 
 
-def test_student_text_is_never_markdown():
-    at = open_page(PAGE, sentence="the ![x](http://a/b.png) cat $x^2$")
-    page_text(assert_ok(at))
-    assert not any("http://a/b.png" in m.value or "$x^2$" in m.value for m in at.markdown)
-
-
 def test_predict_right_and_wrong():
     a, b = chapter.BINARY_NEIGHBOURS
     right = str(bin(a ^ b).count("1"))

@@ -212,15 +212,6 @@ def test_word_choice_survives_a_shorter_sentence():
     assert "key word: words" in page_text(at)
 
 
-def test_student_text_never_markdown():
-    evil = "![x](http://a/b.png) $x^2$ <b>cat</b> chased"
-    at = assert_ok(open_page(PAGE, sentence=evil))
-    for m in at.markdown:
-        assert "http://a/b.png" not in m.value and "![x]" not in m.value
-    for r in at.radio:
-        assert "http://a/b.png" not in str(r.label)
-
-
 def test_every_chart_has_tooltips_a_description_and_no_pixel_width():
     for s in chart_specs(open_page(PAGE)):
         assert "tooltip" in json.dumps(s) and s.get("description") and "width" not in s
