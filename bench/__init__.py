@@ -10,6 +10,7 @@ that JSON against the budget table in bench/budgets.py):
 - every control of every page, discovered at run time (bench/controls.py): over the websocket, the server time,
   bytes and fragment-or-page per press; in Chromium, press → redrawn, and in-chart controls and play buttons
   per frame; the hello-world page (bench/hello_app.py) measured the same way in the same run;
+- the lab's slowest live training (bench/lab.py);
 - the load scenarios (bench/load.py) and the class scenario (bench/classvote.py, `python -m bench --class`);
 - a static check that every shared cache is bounded (bench/caches.py).
 

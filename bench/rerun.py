@@ -20,7 +20,7 @@ import os
 import re
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from bench import APP, HELLO
@@ -107,29 +107,8 @@ def controls(at: Any) -> tuple[int, int]:
     return sliders, ranges
 
 
-@dataclass
-class Timing:
-    warm_ms: list[float] = field(default_factory=list)
-    cold_ms: list[float] = field(default_factory=list)
-    bytes: ChartBytes = field(default_factory=ChartBytes)
-    errors: list[str] = field(default_factory=list)
-    not_applied: list[str] = field(default_factory=list)
-    sliders: int = 0  # Streamlit sliders and select sliders in the main area
-    vega_ranges: int = 0  # Vega-Lite parameters bound to a range input, over all charts
-    settings: dict[str, str] = field(default_factory=dict)  # at the largest: the controls set to their maximum
-
-    @property
-    def warm(self) -> float:
-        return statistics.median(self.warm_ms) if self.warm_ms else float("nan")
-
-    @property
-    def cold(self) -> float:
-        return statistics.median(self.cold_ms) if self.cold_ms else float("nan")
-
-
-def _page_problems(at: Any) -> list[str]:
-    problems = [f"exception: {str(e.value).splitlines()[0][:160]}" for e in at.exception]
-    return problems
+def _problems(at: Any) -> list[str]:
+    return [f"exception: {str(e.value).splitlines()[0][:160]}" for e in at.exception]
 
 
 # The sidebar's running example at its largest: 64 words (the most posenc.tokenize accepts) with repeated words.
@@ -175,64 +154,59 @@ def _timed_runs(at: Any, n: int, clear: bool) -> tuple[list[float], list[str]]:
         t0 = time.perf_counter()
         at.run()
         times.append((time.perf_counter() - t0) * 1000)
-        problems += _page_problems(at)
+        problems += _problems(at)
     return times, problems
 
 
-def measure_page(path: str, largest: bool, warm: int, cold: int) -> Timing:
-    """Time ``warm`` cached and ``cold`` uncached reruns of ``path`` at its defaults or at its largest."""
+def _timing(at: Any, warm: int, cold: int, errors: list[str], **extra: Any) -> dict:
+    """Time ``warm`` cached and ``cold`` uncached reruns; the medians, the chart bytes and what went wrong."""
+    warm_ms, p1 = _timed_runs(at, warm, clear=False)
+    b = chart_bytes(at)
+    cold_ms, p2 = _timed_runs(at, cold, clear=True)
+    med = lambda xs: statistics.median(xs) if xs else None
+    return {"warm": med(warm_ms), "cold": med(cold_ms), "warm_ms": warm_ms, "cold_ms": cold_ms, **asdict(b),
+            "bytes": b.total, "errors": sorted(set(errors + p1 + p2)), **extra}
+
+
+def measure_page(path: str, largest: bool, warm: int, cold: int) -> dict:
+    """Reruns of the page at ``path`` at its defaults or at its largest settings."""
     from streamlit.testing.v1 import AppTest
 
     _quiet()
     _patch_media_storage()
-    res = Timing()
     at = AppTest.from_file(str(APP), default_timeout=60)
     query = SIDEBAR_LARGEST if largest else {}
     for k, v in query.items():
         at.query_params[k] = v
+    settings: dict[str, str] = {}
     try:
         at.run()
         if path != "lessons/home.py":
             at.switch_page(path).run()
         if largest:
-            res.settings = _to_largest(at)
+            settings = _to_largest(at)
             at.run()
     except Exception as err:  # a page that cannot even run: report it, keep benchmarking the others
-        res.errors.append(f"{type(err).__name__}: {err}"[:200])
-        return res
-    res.errors += _page_problems(at)
-    for k, v in query.items():
-        if k not in at.session_state or not _same(at.session_state[k], v):
-            res.not_applied.append(k)
-    res.sliders, res.vega_ranges = controls(at)
-    res.warm_ms, problems = _timed_runs(at, warm, clear=False)
-    res.errors += problems
-    res.bytes = chart_bytes(at)
-    res.cold_ms, problems = _timed_runs(at, cold, clear=True)
-    res.errors += problems
-    res.errors = sorted(set(res.errors))
-    return res
+        return {"warm": None, "cold": None, "errors": [f"{type(err).__name__}: {err}"[:200]], "settings": {}}
+    not_applied = [k for k, v in query.items() if k not in at.session_state or not _same(at.session_state[k], v)]
+    sliders, ranges = controls(at)
+    return _timing(at, warm, cold, _problems(at), not_applied=not_applied, sliders=sliders, vega_ranges=ranges,
+                   settings=settings)
 
 
-def measure_hello(warm: int, cold: int) -> Timing:
+def measure_hello(warm: int, cold: int) -> dict:
     from streamlit.testing.v1 import AppTest
 
     _quiet()
     _patch_media_storage()
-    res = Timing()
     at = AppTest.from_file(str(HELLO), default_timeout=60)
     at.run()
-    res.errors += _page_problems(at)
-    res.warm_ms, _ = _timed_runs(at, warm, clear=False)
-    res.bytes = chart_bytes(at)
-    res.cold_ms, _ = _timed_runs(at, cold, clear=True)
-    return res
+    return _timing(at, warm, cold, _problems(at))
 
 
 def warm_up_imports() -> None:
-    """Import everything once so the first page measured does not pay for imports (a server has them)."""
+    """Run the app once so the first page measured does not pay for imports (a server has them)."""
     from streamlit.testing.v1 import AppTest
 
     _quiet()
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
+    AppTest.from_file(str(APP), default_timeout=60).run()

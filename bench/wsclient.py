@@ -202,13 +202,15 @@ class Session:
     """
 
     def __init__(self, base: str, url_path: str, timeout: float = 60.0,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, query: str = "") -> None:
         self.url = base.replace("http://", "ws://", 1).rstrip("/") + "/_stcore/stream"
         self.url_path = url_path
         self.timeout = timeout
         self.headers = headers or {}
         self.ws: Any = None
-        self.query = ""
+        self.query = query  # the address's query string (e.g. class=CODE), then the one the server reports
+        self.autoruns: dict[str, float] = {}  # fragment id → seconds: st.fragment(run_every=…) the server asked for
+        self.on_element: Any = None  # called with every new element received (e.g. to read a chart's text)
         self.page_hash = ""
         self.controls: dict[str, Control] = {}  # every changeable widget seen, by widget id, in page order
         self.order: list[str] = []  # widget ids in the order of the last full run
@@ -245,7 +247,10 @@ class Session:
             await self.ws.close()
             self.ws = None
 
-    # ------------------------------------------------------------ the old surface (load test, tests)
+    async def poll(self, fragment_id: str) -> float:
+        """The browser's auto-rerun of one fragment (st.fragment(run_every=…)); ms to its end."""
+        return await self.rerun(fragment=fragment_id, auto=True)
+
     @property
     def slider(self) -> Control | None:
         """The page's first main-area slider."""
@@ -291,8 +296,7 @@ class Session:
         kept = [i for i in self.order if i in drawn or self.controls[i].fragment_id not in region]
         self.order = kept + [i for i in drawn if i not in kept]
 
-    # ------------------------------------------------------------ runs
-    async def rerun(self, change: tuple[Control, Any] | None = None) -> float:
+    async def rerun(self, change: tuple[Control, Any] | None = None, fragment: str = "", auto: bool = False) -> float:
         """Ask for a script run (with one widget changed); wait for its end; return ms from request to end.
 
         A widget inside a fragment reruns only its fragment, as in the browser. ``self.last`` holds the bytes and
@@ -310,15 +314,14 @@ class Session:
         if change is not None:
             control, value = change
             cs.widget_states.widgets.append(control.state(value))
-            if control.fragment_id:
-                cs.fragment_id = control.fragment_id
+            fragment = control.fragment_id
+        cs.fragment_id = fragment
+        cs.is_auto_rerun = auto
         self.exceptions = []
         self.last = Run()
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
-        await asyncio.wait_for(self._until_finished(full=change is None or not change[0].fragment_id,
-                                                    fragment=change[0].fragment_id if change else ""),
-                               self.timeout)
+        await asyncio.wait_for(self._until_finished(full=not fragment, fragment=fragment), self.timeout)
         ms = (time.perf_counter() - t0) * 1000
         self.last.ms = ms
         if change is not None:
@@ -357,8 +360,15 @@ class Session:
                 self.page_hash = fm.navigation.page_script_hash or self.page_hash
             elif kind == "page_info_changed":
                 self.query = fm.page_info_changed.query_string
+            elif kind == "auto_rerun":
+                self.autoruns[fm.auto_rerun.fragment_id] = fm.auto_rerun.interval
+            elif kind == "stop_auto_rerun":
+                for f in fm.stop_auto_rerun.fragment_ids:
+                    self.autoruns.pop(f, None)
             elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
                 el = fm.delta.new_element
+                if self.on_element is not None:
+                    self.on_element(el)
                 et = el.WhichOneof("type")
                 root = fm.metadata.delta_path[0] if fm.metadata.delta_path else MAIN
                 if fm.delta.fragment_id:
