@@ -178,8 +178,7 @@ def run(sessions: int = 300, processes: int = 2, page: str = "rope", ramp: float
     with load.env({class_store.DB_ENV: str(db), class_store.URL_ENV: ""}), \
             load.target(processes=processes) as (base, pids, what):
         if lecture and baseline:
-            pages = [p.url_path for p in load.frame.existing_pages()]
-            alone = asyncio.run(load.wave(base, pids, pages, lecture, lecture.ramp_s + lecture.duration_s + 60))
+            alone = asyncio.run(load.waves(base, pids, lecture, lecture.ramp_s + lecture.duration_s + 60))[0]
         r = asyncio.run(_run(base, pids, code, token, sessions, page, ramp, window, stay, fault, lecture))
     r["stored"] = sum(row["votes"] for row in store.summary(code))
     store.close()
@@ -191,5 +190,9 @@ def run(sessions: int = 300, processes: int = 2, page: str = "rope", ramp: float
              lecture_alone=alone)
     # Without a fault every student's one vote is in the store; with one, a dropped student's first vote (if
     # acknowledged before the kill) is there under its first id and its second under the new one.
+    # The hall beside the class loads the same processes: its own share (measured alone first) is taken off.
+    r["cpu_cores_total"] = r["cpu_cores"]
+    if alone and r["cpu_cores"] is not None and alone.get("busy") is not None:
+        r["cpu_cores"] = max(0.0, r["cpu_cores"] - alone["busy"])
     r["every_vote_counted"] = r["stored"] >= r["acked"] if fault else r["stored"] == r["acked"] == sessions
     return r

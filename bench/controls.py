@@ -1,21 +1,11 @@
-"""Every control of every page: what one press costs, on the server and in the browser.
+"""Every control of every page, discovered at run time: what one press costs, on the server and in the browser.
 
-Controls are discovered at run time, never listed here: a Streamlit session over the websocket
-(bench/wsclient.py) opens each page and collects every widget it draws with the st.fragment it sits in, and
-every in-chart control (a Vega-Lite param bound to an input: ``params[].bind.input`` in a chart's spec).
-
-Server (websocket): each widget is moved ``presses`` times one step on (mostly values not computed yet, as a
-student sliding does), then put back untimed. Per press: rerun request → ``script_finished``, the bytes
-received (with the browser's message cache), and whether only its fragment ran (kind **fragment**) or the
-whole page (**page**).
-
-Browser (Chromium, bench/probe.js): each visible Streamlit control is pressed as a student does (arrow key on
-a slider, ArrowUp in a number input, a click on the next radio option or a switch, Enter after typing, ArrowDown
-+ Enter in a select box) and timed from the keydown / pointerdown to the run finished and the charts redrawn.
-In-chart controls (``.vega-bind`` inputs, named by their Vega param) are timed per frame, as a drag: ``steps``
-input events one after the other, each from the event to the chart redrawn (kind **in-chart**). A play button
-(``button.pe-play``, frame.live) is pressed for ``PLAY_MS`` and its own per-frame record read (kind **play**).
-The hello-world page (bench/hello_app.py) is measured the same way in the same run.
+Server (bench/wsclient.py): each widget moved ``presses`` times one step on, then put back untimed; per press the
+rerun request → ``script_finished``, the bytes received, and whether only its fragment ran. Browser (Chromium,
+bench/probe.js): each visible control pressed as a student does (arrow key, click, Enter) and timed from the
+keydown/pointerdown to the run finished and the charts redrawn; in-chart controls (``.vega-bind`` inputs) per
+frame as a drag of input events, each to the chart redrawn; a play button (``button.pe-play``) left playing
+``PLAY_MS`` with frame.live's own record of each frame.
 """
 
 from __future__ import annotations
@@ -29,6 +19,7 @@ from typing import Any
 
 from bench.browser import wait_quiet, wait_rendered
 from bench.wsclient import MAIN, SIDEBAR, Session, SessionError
+from posenc.charts.spec import walk_dicts
 
 # Quick mode presses, in the browser, the first control of each of these kinds only.
 QUICK_KINDS = {"slider", "number", "vega range", "vega select", "vega radio", "vega checkbox", "play"}
@@ -75,25 +66,12 @@ def _norm(label: str) -> str:
 def chart_controls(specs: list[str]) -> list[ControlRow]:
     """The Vega-Lite params bound to an input in these chart specs (one row per name)."""
     rows: dict[str, ControlRow] = {}
-
-    def walk(x: Any) -> None:
-        if isinstance(x, dict):
-            for p in x.get("params") or []:
-                bind = p.get("bind") if isinstance(p, dict) else None
-                if isinstance(bind, dict) and bind.get("input") and p.get("name") not in rows:
-                    label = " ".join(str(bind.get("name") or p["name"]).split())
-                    rows[p["name"]] = ControlRow("", label, f"vega {bind['input']}", "chart", "in-chart", p["name"])
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    for spec in specs:
-        try:
-            walk(json.loads(spec))
-        except ValueError:
-            continue
+    for d in (d for spec in specs for d in walk_dicts(json.loads(spec))):
+        for p in d.get("params") or []:
+            bind = p.get("bind") if isinstance(p, dict) else None
+            if isinstance(bind, dict) and bind.get("input") and p.get("name") not in rows:
+                label = " ".join(str(bind.get("name") or p["name"]).split())
+                rows[p["name"]] = ControlRow("", label, f"vega {bind['input']}", "chart", "in-chart", p["name"])
     return list(rows.values())
 
 

@@ -1,14 +1,7 @@
-// Installed in every benchmark page before Streamlit loads (context.add_init_script).
-// Records, on performance.now()'s clock, after the last reset():
-//  - t0: the last keydown / pointerdown (the student's action);
-//  - sent: the first rerun request sent to the server (BackMsg.rerun_script on Streamlit's websocket);
-//  - messages / bytes: Streamlit messages received and their (uncompressed) size;
-//  - runStart / finished: the server's new_session (start of a script run) and script_finished messages,
-//    read from the websocket (top-level protobuf fields of ForwardMsg: 4 new_session, 6 script_finished);
-//  - domEnd: stApp's data-test-script-state turning notRunning;
-//  - chart redraws: a DOM mutation inside a chart element (SVG charts, images) or a vega canvas clear (vega
-//    clears its canvas at the start of every synchronous redraw; the redraw's end is taken as the next
-//    microtask).
+// Installed in every benchmark page before Streamlit loads: after reset(), on performance.now()'s clock, t0 (the
+// last keydown/pointerdown), the first rerun request sent, the messages and bytes received, the run's start and
+// script_finished (ForwardMsg's top-level fields 4 and 6, read off the websocket), the DOM's notRunning, and chart
+// redraws (a DOM change inside a chart, or a vega canvas clear: its redraw ends at the next microtask).
 (() => {
   if (window.__bench) return;
   const CHART = '[data-testid=stVegaLiteChart],[data-testid=stImage],[data-testid=stPlotlyChart]';

@@ -201,12 +201,16 @@ def class_section(res: dict) -> list[str]:
     runs = list((res.get("class") or {}).values())
     rows = [["fault: one process killed" if c["fault"] else "normal", c["target"], f"{c['sessions']} on /{c['page']}",
              f"{c['acked']} / {c['stored']}", ms(c["vote_p50_ms"]), ms(c["vote_p95_ms"]), sec(c["teacher_complete_s"]),
-             f"{c['cpu_cores']:.2f}" if number(c.get("cpu_cores")) else "—", ms(c.get("poll_p95_ms")),
+             (f"{c['cpu_cores']:.2f}" if number(c.get("cpu_cores")) else "—") + (f" ({c['cpu_cores_total']:.2f})" if
+                                                                             c.get("lecture_alone") else ""),
+             ms(c.get("poll_p95_ms")),
              f"{c['dropped']} / {c['revoted']}", ms((c.get("lecture_alone") or {}).get("p95")),
              ms((c.get("lecture") or {}).get("p95")), "; ".join(c["first_errors"])[:300]] for c in runs]
     return ["## Class", "", "bench/classvote.py: a class on two app processes behind HAProxy sharing one SQLite "
             "store; each student votes once on the page's first Predict within the window, then stays, polling as "
-            "the browser does; a lecture hall presses controls on the same deployment meanwhile.", "",
+            "the browser does; a lecture hall presses controls on the same deployment meanwhile (and alone before, "
+            "for its p95 without the class). CPU: the app processes' over voting and staying, less the hall's own "
+            "share measured alone (the total in brackets).", "",
             *(table(["run", "target", "students", "acknowledged / stored", "vote p50", "vote p95",
                      "teacher complete after the last vote", "CPU (cores)", "poll p95", "dropped / voted again",
                      "lecture p95 without", "lecture p95 with", "errors"], rows) if runs else

@@ -1,55 +1,17 @@
-"""Server-side rerun time and chart bytes per page, measured with Streamlit's AppTest (no browser).
-
-Protocol for one page at one setting: ``AppTest.from_file("app.py")``, set the URL query parameters, run the
-entry point, ``switch_page`` to the page and run it (warm-up: fills st.cache_data), then
-
-- **warm**: time N further ``at.run()`` calls — the same arguments hit st.cache_data, so this is the real cost
-  of a rerun that changes nothing the cached computation depends on (moving an unrelated control, opening
-  an expander, the predict-then-reveal toggle);
-- **cold**: ``st.cache_data.clear()`` and ``st.cache_resource.clear()`` before each of M timed runs — the page
-  recomputes everything, an upper bound for the first rerun after moving a control that changes the
-  computation.
-
-The hello-world page (bench/hello_app.py) is measured the same way, run directly.
+"""Server rerun time and chart bytes per page with Streamlit's AppTest (no browser): after a warm-up run, *warm*
+times N further ``at.run()`` calls (st.cache_data hit: a rerun that changes nothing cached), *cold* clears
+st.cache_data and st.cache_resource before each of M runs (an upper bound for a first rerun after a change).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import re
 import statistics
 import time
-from dataclasses import asdict, dataclass
 from typing import Any
 
 from bench import APP, HELLO
-
-_MEDIA_SIZES: dict[str, int] = {}
-_patched = False
-
-
-def _patch_media_storage() -> None:
-    """Record the size of every media file (st.image, st.pyplot …) AppTest stores, by file id.
-
-    AppTest keeps media in a MemoryMediaFileStorage that is dropped after each run; the element only
-    carries a URL ending in ``<file id>.<ext>``.
-    """
-    global _patched
-    if _patched:
-        return
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):  # type: ignore[no-untyped-def]
-        file_id = original(self, path_or_data, mimetype, kind, filename)
-        size = os.path.getsize(path_or_data) if isinstance(path_or_data, str) else len(path_or_data)
-        _MEDIA_SIZES[file_id] = size
-        return file_id
-
-    MemoryMediaFileStorage.load_and_get_id = load_and_get_id  # type: ignore[method-assign]
-    _patched = True
 
 
 def _quiet() -> None:
@@ -59,42 +21,13 @@ def _quiet() -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
-@dataclass
-class ChartBytes:
-    charts: int = 0
-    spec: int = 0
-    data: int = 0
-    images: int = 0
-    image_bytes: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.spec + self.data + self.image_bytes
-
-
-def chart_bytes(at: Any) -> ChartBytes:
-    """Bytes of chart data the last run sent: Vega-Lite specs and Arrow datasets, plus images."""
-    out = ChartBytes()
-    for chart in at.get("vega_lite_chart"):
-        proto = chart.proto
-        out.charts += 1
-        out.spec += len(proto.spec.encode())
-        out.data += sum(len(ds.data.data) for ds in proto.datasets)
-        if proto.HasField("data"):
-            out.data += len(proto.data.data)
-    for chart in at.get("plotly_chart"):
-        out.charts += 1
-        out.spec += len(chart.proto.spec.encode())
-    for node in at.get("imgs"):
-        for img in node.proto.imgs:
-            out.images += 1
-            url = img.url
-            if url.startswith("data:"):
-                out.image_bytes += len(url)
-            else:
-                file_id = os.path.splitext(url.rsplit("/", 1)[-1])[0]
-                out.image_bytes += _MEDIA_SIZES.get(file_id, 0)
-    return out
+def chart_bytes(at: Any) -> dict:
+    """Bytes of chart data the last run sent: Vega-Lite specs and Arrow datasets (the app draws no images)."""
+    charts = [c.proto for c in at.get("vega_lite_chart")]
+    spec = sum(len(c.spec.encode()) for c in charts)
+    data = sum(len(ds.data.data) for c in charts for ds in c.datasets) + sum(
+        len(c.data.data) for c in charts if c.HasField("data"))
+    return {"charts": len(charts), "spec_bytes": spec, "data_bytes": data, "bytes": spec + data}
 
 
 RANGE = re.compile(r'"input"\s*:\s*"range"')
@@ -164,8 +97,8 @@ def _timing(at: Any, warm: int, cold: int, errors: list[str], **extra: Any) -> d
     b = chart_bytes(at)
     cold_ms, p2 = _timed_runs(at, cold, clear=True)
     med = lambda xs: statistics.median(xs) if xs else None
-    return {"warm": med(warm_ms), "cold": med(cold_ms), "warm_ms": warm_ms, "cold_ms": cold_ms, **asdict(b),
-            "bytes": b.total, "errors": sorted(set(errors + p1 + p2)), **extra}
+    return {"warm": med(warm_ms), "cold": med(cold_ms), "warm_ms": warm_ms, "cold_ms": cold_ms, **b,
+            "errors": sorted(set(errors + p1 + p2)), **extra}
 
 
 def measure_page(path: str, largest: bool, warm: int, cold: int) -> dict:
@@ -173,7 +106,6 @@ def measure_page(path: str, largest: bool, warm: int, cold: int) -> dict:
     from streamlit.testing.v1 import AppTest
 
     _quiet()
-    _patch_media_storage()
     at = AppTest.from_file(str(APP), default_timeout=60)
     query = SIDEBAR_LARGEST if largest else {}
     for k, v in query.items():
@@ -198,7 +130,6 @@ def measure_hello(warm: int, cold: int) -> dict:
     from streamlit.testing.v1 import AppTest
 
     _quiet()
-    _patch_media_storage()
     at = AppTest.from_file(str(HELLO), default_timeout=60)
     at.run()
     return _timing(at, warm, cold, _problems(at))

@@ -1,26 +1,11 @@
-"""A real Streamlit session over the websocket, without a browser: what the load test and the per-control
-benchmark drive.
+"""A real Streamlit session over the websocket, without a browser: what the load test, the class scenario and the
+per-control benchmark drive.
 
-It speaks Streamlit's own protocol (the protobufs the browser sends and receives on /_stcore/stream): a
-``BackMsg.rerun_script`` with the page and the changed widget's value starts a script run; the server streams
-``ForwardMsg``s (new_session, deltas, page_info_changed …) and ends the run with ``script_finished``. The
-session tracks every widget the page draws (from the deltas: its id, kind, label, options or range, current
-value, and the fragment it sits in) so it can move any of them like a student does.
-
-As the browser does:
-
-- a widget drawn inside an ``st.fragment`` carries the fragment's id (``Delta.fragment_id``); changing it sends
-  ``rerun_script`` with ``fragment_id`` set, and the server reruns only that fragment (it ends the run with
-  ``FINISHED_FRAGMENT_RUN_SUCCESSFULLY``);
-- the forward-message cache: large elements (``metadata.cacheable``) the client received in its last runs are
-  listed in ``cached_message_hashes``, and the server sends a short ``ref_hash`` instead of an unchanged element
-  (so the bytes received per press are what a browser receives);
-- only the changed widget's value is sent (the server keeps the others' values from the previous run); the
-  query string is the one the server last reported.
-
-A widget's starting value is read from the proto (``value``/``raw_value`` when the server forces one, else its
-``default``): frame.slider passes no default once the key is in session state, so after the first run the proto
-may no longer carry the value and the session tracks it itself.
+It speaks the browser's protocol on /_stcore/stream: a ``BackMsg.rerun_script`` (with the changed widget's value,
+and its ``fragment_id`` when the widget sits in an ``st.fragment``) starts a run; the server streams ``ForwardMsg``s
+and ends it with ``script_finished``. Like the browser, the session lists the cacheable elements it holds
+(``cached_message_hashes``, so the bytes received are a browser's), tracks every widget the page draws (id, kind,
+label, options or range, value, fragment) and follows ``auto_rerun`` requests (``st.fragment(run_every=…)``).
 """
 
 from __future__ import annotations

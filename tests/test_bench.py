@@ -109,7 +109,8 @@ def _class_run(fault: bool) -> dict:
     return {"fault": fault, "target": "2 processes behind HAProxy", "sessions": 20, "page": "rope", "acked": 22 if
             fault else 20, "stored": 22 if fault else 20, "acked_before_kill": 10 if fault else 20,
             "every_vote_counted": True, "vote_p50_ms": 100.0, "vote_p95_ms": 300.0,
-            "teacher_complete_s": 2.5 if fault else 1.0, "cpu_cores": None if fault else 0.5, "poll_p95_ms": 50.0,
+            "teacher_complete_s": 2.5 if fault else 1.0, "cpu_cores": None if fault else 0.5,
+            "cpu_cores_total": None if fault else 0.9, "poll_p95_ms": 50.0,
             "dropped": 2 if fault else 0, "revoted": 2 if fault else 0, "first_errors": [],
             "lecture": None if fault else {"p95": 1200.0}, "lecture_alone": None if fault else {"p95": 1000.0}}
 
