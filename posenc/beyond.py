@@ -16,8 +16,7 @@ import numpy as np
 
 from posenc import chapter
 from posenc.core import causal_mask, embed, projections, softmax, tokenize
-from posenc.core import whole as _whole
-from posenc.encodings import frequencies, rope_score
+from posenc.encodings import check_base, frequencies, rope_score
 from posenc.precision import PairErrors, angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 from posenc.stretch import (
     alibi_bias,
@@ -33,6 +32,7 @@ from posenc.stretch import (
     yarn_correction_range,
     yarn_frequencies,
 )
+from posenc.validate import HEAD_D, ROPE_PAIRS, whole, width
 
 __all__ = [
     "METHODS",
@@ -57,6 +57,7 @@ __all__ = [
 
 METHODS = ("RoPE as trained", "PI", "NTK-aware", "Dynamic NTK", "YaRN")
 MAX_LENGTH = 100_000_000  # the page's largest context length
+MAX_BF16_SPAN = 10_000_000  # positions rounded to bf16 in one call (an array of 80 MB)
 
 # A typical long-context setting: Llama 2's head dimension and 4,096-token training window, stretched 16× to
 # 65,536 tokens — the setting of the YaRN paper's 64k Llama 2 models (Peng et al. 2023, s = 16). The page's
@@ -136,13 +137,11 @@ def stretch_demo(d: int, L_train: int, s: int, seq_len: int, base: float = chapt
     overreach = max over the pairs that never turned within L_train of L_eval·θ'_i / (L_train·θ_i):
     how far past its largest trained angle the worst such pair is pushed (≤ 1: not at all; 0 if no such pair).
     """
-    d = _whole(d, "d (the head dimension)", 4, 1024)
-    if d % 2:
-        raise ValueError(f"d must be even: RoPE turns the dimensions in pairs, and {d} is odd")
-    L_train = _whole(L_train, "L_train (the trained context)", 8, MAX_LENGTH)
-    s = _whole(s, "the stretch factor s", 1, 1024)
-    seq_len = _whole(seq_len, "seq_len (the current length)", 1, MAX_LENGTH * 1024)
-    base = float(base)
+    d = width(d, name=HEAD_D, lo=4, even=True, why=ROPE_PAIRS)  # NTK's d/(d − 2) needs d ≥ 4
+    L_train = whole(L_train, "L_train (the trained context)", 8, MAX_LENGTH)
+    s = whole(s, "The stretch factor s", 1, 1024)
+    seq_len = whole(seq_len, "seq_len (the current length)", 1, MAX_LENGTH * 1024)
+    base = check_base(base)
     theta = frequencies(d, base)
     yarn_theta, ramp = yarn_frequencies(d, float(s), L_train, base)
     freqs = {
@@ -197,7 +196,7 @@ def alibi_attention(sentence: str, d: int, seed: int, n_heads: int) -> AlibiDemo
     are the app's picks (``chapter.copies``, ``chapter.query_seeing``).
     """
     tokens = tokenize(sentence)
-    H = _whole(n_heads, "the number of heads", 1, 64)
+    H = whole(n_heads, "The number of heads", 1, 64)
     n = len(tokens)
     X = embed(tokens, d, seed)
     W_q, W_k, _ = projections(d, seed)
@@ -232,11 +231,9 @@ class DecayDemo:
     mean: np.ndarray  # mean score / d over the samples
     p05: np.ndarray  # 5th percentile / d
     p95: np.ndarray  # 95th percentile / d
-    single: np.ndarray  # one random (q, k), score / d
     b0: float  # B(0) = (d/2 + 1)/2
     rises: int  # how many steps Δ → Δ + step where B goes up
     n_samples: int
-    largest_mean: float  # max_Δ |mean score / d|
     late_mean: float  # mean score / d averaged over the last tenth of the gaps shown
     identity_error: float  # max |(R_m q)·(R_n k) − Re Σ h_i e^{iΔθ_i}|, Δ = m − n, over chapter.PAIRS
 
@@ -254,21 +251,19 @@ def decay_demo(d: int, base: float, correlation: float, seed: int, max_gap: int 
     q = ρk + √(1−ρ²)ε (so E score(0) = ρ·d).  Both start at 1 for ρ = 1; they are different quantities:
     B bounds |score| up to the factor max_i|h_{i+1} − h_i|·d/2, it is not the score of any given pair.
     """
-    max_gap = _whole(max_gap, "the largest gap", 1, 10**6)
-    step = _whole(step, "the gap step", 1, max_gap)
+    max_gap = whole(max_gap, "The largest gap", 1, 10**6)
+    step = whole(step, "The gap step", 1, max_gap)
     deltas = np.arange(0, max_gap + 1, step, dtype=np.float64)
     bound = decay_bound(deltas, d, base)
     stats = mean_rope_score(deltas, d, n_samples=n_samples, seed=seed, base=base, correlation=correlation)
-    one = mean_rope_score(deltas, d, n_samples=1, seed=seed + 1, base=base, correlation=correlation)
     rng = np.random.default_rng(seed)
     q, k = rng.standard_normal(d), rng.standard_normal(d)
     identity = max(abs(rope_score(q, k, m, n, base) - rope_score_sum(q, k, m - n, base).real)
                    for m, n in chapter.PAIRS)
     tail = max(1, deltas.size // 10)
     return DecayDemo(deltas=deltas, bound=bound, bound_rel=bound / bound[0], mean=stats.mean / d,
-                     p05=stats.p05 / d, p95=stats.p95 / d, single=one.mean / d, b0=float(bound[0]),
+                     p05=stats.p05 / d, p95=stats.p95 / d, b0=float(bound[0]),
                      rises=int(np.sum(np.diff(bound) > 0)), n_samples=n_samples,
-                     largest_mean=float(np.max(np.abs(stats.mean))) / d,
                      late_mean=float(np.mean(stats.mean[-tail:])) / d, identity_error=float(identity))
 
 
@@ -302,8 +297,8 @@ class ScoreCurves:
 
 def score_curves(d: int, base: float, seed: int, max_gap: int = 1000, step: int = 2) -> ScoreCurves:
     """The closed forms of ``ScoreCurves`` on the gaps Δ = 0, step, …, max_gap (see its docstring)."""
-    max_gap = _whole(max_gap, "the largest gap", 1, 10**6)
-    step = _whole(step, "the gap step", 1, max_gap)
+    max_gap = whole(max_gap, "The largest gap", 1, 10**6)
+    step = whole(step, "The gap step", 1, max_gap)
     theta = frequencies(d, base)
     deltas = np.arange(0, max_gap + 1, step, dtype=np.float64)
     phi = deltas[:, None] * theta[None, :]
@@ -347,10 +342,10 @@ def bf16_positions(lo: int, hi: int) -> Bf16Positions:
 
     distinct = |{bf16(p) : lo ≤ p ≤ hi}|,  max_error = max_p |bf16(p) − p|.
     """
-    lo = _whole(lo, "the first position", 0, 2**40)
-    hi = _whole(hi, "the last position", lo, 2**40)
-    if hi - lo > 10_000_000:
-        raise ValueError("at most 10,000,000 positions at a time")
+    lo = whole(lo, "The first position", 0, 2**40)
+    hi = whole(hi, "The last position", lo, 2**40)
+    if hi - lo >= MAX_BF16_SPAN:
+        raise ValueError(f"At most {MAX_BF16_SPAN:,} positions at a time; got {hi - lo + 1:,}.")
     p = np.arange(lo, hi + 1, dtype=np.float64)
     stored = to_bf16(p)
     return Bf16Positions(p, stored, _distinct(stored), float(np.max(np.abs(stored - p))))
@@ -374,7 +369,7 @@ def bf16_context(L: int) -> Bf16Context:
     distinct = |{bf16(p) : 0 ≤ p ≤ L − 1}|, the same number ``bf16_positions(0, L − 1).distinct`` gives.
     Every position is rounded once; the bands are slices of that one array.
     """
-    L = _whole(L, "the context length", 1, 10_000_000)
+    L = whole(L, "The context length", 1, MAX_BF16_SPAN)
     p = np.arange(L, dtype=np.float64)
     stored = to_bf16(p)
     bounds = [(0, min(255, L - 1))]

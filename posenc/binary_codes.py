@@ -1,4 +1,4 @@
-"""Page 4, binary codes: position p written in n bits, bit b flipping every 2^b steps.
+"""Binary codes: position p written in n bits, bit b flipping every 2^b steps.
 
 numpy only. Position p gets the code of p: the word at (1-based) place p of a sentence gets the code of p, and
 n bits write the numbers 0 … 2ⁿ − 1 (0 is a code the formula has, as in the chapter's "0 (0000)", with no word
@@ -8,6 +8,7 @@ on it). Bit b is ``bit_b(p) = ⌊p / 2^b⌋ mod 2`` (b = 0 the least significant
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +16,7 @@ import numpy as np
 from . import chapter
 from .core import embed
 from .encodings import binary, frequencies
+from .validate import real, whole
 
 MAX_BITS = 10  # 1024 positions: every chart stays small
 DEFAULT_BITS = 4  # the chapter's codes: 7 = 0111, 8 = 1000
@@ -28,12 +30,7 @@ FLAT_SHARE = 0.95  # "the slope is 0 almost everywhere": at least this share of 
 
 def check_bits(n_bits: int) -> int:
     """1 ≤ n ≤ MAX_BITS (a student-readable ValueError otherwise)."""
-    if isinstance(n_bits, bool) or not isinstance(n_bits, (int, np.integer)):
-        raise ValueError(f"The number of bits must be a whole number; got {n_bits!r}.")
-    n = int(n_bits)
-    if n < 1 or n > MAX_BITS:
-        raise ValueError(f"Use between 1 and {MAX_BITS} bits here (2 to {2**MAX_BITS} positions); got {n}.")
-    return n
+    return whole(n_bits, "The number of bits", 1, MAX_BITS)
 
 
 def bit_table(n_bits: int) -> np.ndarray:
@@ -107,8 +104,8 @@ class Slope:
 
 def step_slope(b: int, x_max: float, h: float) -> Slope:
     """The finite-difference slope of bit_b on a grid of step h: 0 everywhere but at the jumps, where it is ±1/h."""
-    if not (h > 0 and x_max > h):
-        raise ValueError("The grid needs 0 < h < x_max.")
+    h = real(h, "The grid step h", 0.0, math.inf, open_lo=True)
+    x_max = real(x_max, "The grid's end x_max (past one step h)", h, math.inf, open_lo=True)
     x = np.arange(0.0, x_max, h)
     v = bit_of(x, b)
     s = (bit_of(x + h, b) - v) / h
@@ -182,17 +179,15 @@ class Waves:
 
 def smoothing(b: int = STEP_BIT) -> Waves:
     """bit_b as a step (with its slope) and as Fourier partial sums down to the sine of the same wavelength."""
-    b = int(b)
-    if b < 0 or b > MAX_BITS:
-        raise ValueError(f"Pick a bit between 0 and {MAX_BITS}; got {b}.")
+    b = whole(b, "The bit b", 0, MAX_BITS)
     T = 2 ** (b + 1)
     x = np.linspace(0.0, 2.0 * T, WAVE_POINTS)
     sums = square_wave_sums(b, x, list(HARMONICS))
     names = ["the bit itself"] + [
         f"odd k up to {K}" if K > 3 else ("k = 1 and 3" if K == 3 else "the sine alone (k = 1)") for K in HARMONICS
     ]
-    whole = np.arange(0, 2 * T + 1)
-    return Waves(b, T, x, [bit_of(x, b)] + [sums[K] for K in HARMONICS], names, whole, bit_of(whole, b),
+    ints = np.arange(0, 2 * T + 1)
+    return Waves(b, T, x, [bit_of(x, b)] + [sums[K] for K in HARMONICS], names, ints, bit_of(ints, b),
                  step_slope(b, 2.0 * T, SLOPE_H))
 
 
@@ -209,8 +204,8 @@ class Ladders:
 
 def ladders(n_bits: int, d: int, base: float = chapter.BASE) -> Ladders:
     """Both ladders of rates, computed: bit b repeats every 2^(b+1) positions (ratio 2 between neighbouring bits);
-    sinusoid pair i every 2π/ω_i (ratio base^(2/d) between neighbouring pairs, 1.3335 at d = 64, base 10,000).
-    For d = 2 there is one pair and no ratio (NaN)."""
+    sinusoid pair i every 2π/ω_i (ratio base^(2/d) between neighbouring pairs, 1.3335 at d = 64 and the chapter's
+    base). For d = 2 there is one pair and no ratio (NaN)."""
     n = check_bits(n_bits)
     lam_b = 2.0 ** (np.arange(n) + 1)
     lam_i = 2 * np.pi / frequencies(d, base)

@@ -11,7 +11,6 @@ from .core import duplicate_groups
 
 # ---------------------------------------------------------------- the sentence and its scramble
 SENTENCE = "The cat chased the mouse"
-SCRAMBLED = "The mouse chased the cat"
 QUERY_WORD = "chased"  # the query the chapter follows: "(3) chased"
 KEY_WORD = "cat"  # the key word the demos pair with it
 SWAP = ("cat", "mouse")  # the two words the scramble swaps

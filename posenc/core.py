@@ -11,9 +11,10 @@ import unicodedata
 
 import numpy as np
 
+from .validate import width
+
 _JOINERS = "'’\u200c\u200d"  # inside a word (between its letters) they stay: "don't", Persian's zero-width non-joiner
 MAX_TOKENS = 64
-MAX_D = 1024
 
 
 def _is_base(c: str) -> bool:
@@ -72,18 +73,6 @@ def tokenize(text: str, max_tokens: int = MAX_TOKENS) -> list[str]:
     return tokens
 
 
-def check_d_model(d_model: int, *, even: bool = False) -> int:
-    """A model width the demos accept: 2 ≤ d ≤ 1024 (and even where pairs are rotated)."""
-    d = int(d_model)
-    if d < 2 or d > MAX_D:
-        raise ValueError(f"The model width d must be between 2 and {MAX_D}; got {d}.")
-    if even and d % 2:
-        raise ValueError(
-            f"d = {d} is odd: sines and cosines come in (sin, cos) pairs, so d must be even."
-        )
-    return d
-
-
 def _rng(*words: str | int) -> np.random.Generator:
     """A generator seeded from a stable digest of ``words`` (never Python's salted ``hash``)."""
     key = "\x1f".join(str(w) for w in words).encode("utf-8")
@@ -96,7 +85,7 @@ def embed(tokens: list[str], d_model: int, seed: int = 0) -> np.ndarray:
 
     The same word gives the same row in any sentence and in every process.
     """
-    d = check_d_model(d_model)
+    d = width(d_model)
     if not tokens:
         return np.zeros((0, d))
     table = {w: _rng("embed", w, d, seed).standard_normal(d) for w in set(tokens)}
@@ -106,7 +95,7 @@ def embed(tokens: list[str], d_model: int, seed: int = 0) -> np.ndarray:
 def projections(d_model: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """W_Q, W_K, W_V ∈ ℝ^{d×d} with entries ~ N(0, 1/d), so q = xW_Q has unit-size entries
     and the scores q·k/√d stay O(1)."""
-    d = check_d_model(d_model)
+    d = width(d_model)
     rng = _rng("projections", d, seed)
     w = rng.standard_normal((3, d, d)) / np.sqrt(d)
     return w[0], w[1], w[2]
@@ -175,16 +164,6 @@ def parse_order(text: str, n: int) -> list[int]:
     return order
 
 
-def swap_order(tokens: list[str], a: str, b: str) -> list[int] | None:
-    """The order that swaps the first occurrences of words a and b (None if either is missing)."""
-    if a not in tokens or b not in tokens:
-        return None
-    order = list(range(len(tokens)))
-    i, j = tokens.index(a), tokens.index(b)
-    order[i], order[j] = j, i
-    return order
-
-
 def shuffle_order(n: int, seed: int) -> list[int]:
     """A random permutation of 0 … n−1 drawn from ``seed``."""
     return _rng("shuffle", n, seed).permutation(n).tolist()
@@ -199,13 +178,6 @@ def equivariance_error(
     out, _ = attention(X, *W, mask=mask)
     out_p, _ = attention(P @ X, *W, mask=mask)
     return float(np.max(np.abs(out_p - P @ out)))
-
-
-def chapter_pair(tokens: list[str]) -> tuple[int, int]:
-    """The chapter's query and key words as 0-based indices: "chased" (else the last word) and "cat" (else the first)."""
-    q = tokens.index("chased") if "chased" in tokens else len(tokens) - 1
-    k = tokens.index("cat") if "cat" in tokens else 0
-    return q, k
 
 
 def duplicate_groups(tokens: list[str]) -> dict[str, list[int]]:
@@ -236,16 +208,6 @@ def block_average(matrix: np.ndarray, max_rows: int, max_cols: int) -> tuple[np.
 def rounding_size(x: float) -> str:
     """A rounding-size number for page text: "0" when exact, else one significant digit ("3e-16")."""
     return "0" if x == 0 else f"{x:.0e}"
-
-
-def whole(value, name: str, lo: int, hi: int) -> int:
-    """``value`` as an int when it is a whole number in lo … hi; otherwise a ValueError a student can read."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be a whole number; got {value!r}.")
-    v = int(value)
-    if not lo <= v <= hi:
-        raise ValueError(f"{name} must be between {lo:,} and {hi:,}; got {v:,}.")
-    return v
 
 
 def count(n: int, noun: str) -> str:

@@ -9,22 +9,20 @@ import math
 
 import numpy as np
 
-from .core import check_d_model
+from .chapter import BASE
+from .validate import real, width
 
 MAX_POSITION = 10_000_000
 
 
 def check_base(base: float) -> float:
-    """A usable base: a finite number > 1 (10000 in the paper)."""
-    b = float(base)
-    if not math.isfinite(b) or b <= 1:
-        raise ValueError(f"The base must be a number greater than 1 (the paper uses 10000); got {base}.")
-    return b
+    """A usable base: a finite number > 1 (the paper's is ``chapter.BASE``)."""
+    return real(base, f"The base (the paper uses {BASE:g})", 1.0, math.inf, open_lo=True)
 
 
-def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
+def frequencies(d_model: int, base: float = BASE) -> np.ndarray:
     """ω_i = base^(−2i/d) for the pairs i = 0 … d/2 − 1."""
-    d = check_d_model(d_model, even=True)
+    d = width(d_model, even=True)
     return np.float64(check_base(base)) ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 
 
@@ -35,7 +33,7 @@ def _positions(positions) -> np.ndarray:
     return p
 
 
-def sinusoidal(positions, d_model: int, base: float = 10000.0) -> np.ndarray:
+def sinusoidal(positions, d_model: int, base: float = BASE) -> np.ndarray:
     """PE(p, 2i) = sin(p / base^(2i/d)),  PE(p, 2i+1) = cos(p / base^(2i/d)).  Shape (n, d)."""
     p = _positions(positions)
     w = frequencies(d_model, base)
@@ -46,7 +44,7 @@ def sinusoidal(positions, d_model: int, base: float = 10000.0) -> np.ndarray:
     return pe
 
 
-def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
+def shift_matrix(k: float, d_model: int, base: float = BASE) -> np.ndarray:
     """M_k = diag of blocks [[cos ω_i k, sin ω_i k], [−sin ω_i k, cos ω_i k]]:  PE(p + k) = M_k PE(p).
 
     Built from k alone, so ``sinusoidal(p + k) == sinusoidal(p) @ shift_matrix(k).T`` for every p.
@@ -63,7 +61,7 @@ def shift_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     return M
 
 
-def rope_angles(x: np.ndarray, positions, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rope_angles(x: np.ndarray, positions, base: float = BASE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """x as float64 of shape (…, n, d), and cos θ, sin θ of the angles θ[p, i] = p·base^(−2i/d) (float64)."""
     x = np.asarray(x, dtype=np.float64)
     p = _positions(positions)
@@ -76,7 +74,7 @@ def rope_angles(x: np.ndarray, positions, base: float = 10000.0) -> tuple[np.nda
     return x, np.cos(angles), np.sin(angles)
 
 
-def rope(x: np.ndarray, positions, base: float = 10000.0) -> np.ndarray:
+def rope(x: np.ndarray, positions, base: float = BASE) -> np.ndarray:
     """RoPE, interleaved pairs turned counter-clockwise by θ = p·base^(−2i/d):
 
     y_{2i} = x_{2i} cos θ − x_{2i+1} sin θ,   y_{2i+1} = x_{2i} sin θ + x_{2i+1} cos θ.
@@ -90,7 +88,7 @@ def rope(x: np.ndarray, positions, base: float = 10000.0) -> np.ndarray:
     return y
 
 
-def rope_score(q: np.ndarray, k: np.ndarray, m: float, n: float, base: float = 10000.0) -> float:
+def rope_score(q: np.ndarray, k: np.ndarray, m: float, n: float, base: float = BASE) -> float:
     """score(m, n) = (R_m q)·(R_n k) for a query at position m and a key at n."""
     return float(rope(q[None, :], [m], base)[0] @ rope(k[None, :], [n], base)[0])
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import chapter
-from .core import check_d_model, duplicate_groups, embed, permutation_matrix, projections, softmax
+from .core import duplicate_groups, embed, permutation_matrix, projections, softmax
 from .encodings import rope, sinusoidal
 from .learned import init_table, lookup
+from .validate import width
 
 SCHEMES: tuple[str, ...] = ("none", "learned table", "sinusoids", "RoPE")
 NEEDS_EVEN: tuple[str, ...] = ("sinusoids", "RoPE")
@@ -42,7 +43,7 @@ def learned_table(positions, d_model: int, seed: int = 0, n_max: int = chapter.N
     (p, d, seed), so only rows 1 … max(p) are drawn. Shape (len(positions), d).
     """
     p = np.atleast_1d(np.asarray(positions))
-    d = check_d_model(d_model)
+    d = width(d_model)
     if not p.size:
         return np.zeros((0, d))
     if not np.issubdtype(p.dtype, np.integer):
@@ -85,7 +86,7 @@ def attention_with_positions(
     if pos.size != X.shape[0]:
         raise ValueError(f"{pos.size} positions for {X.shape[0]} words.")
     if scheme in NEEDS_EVEN:
-        check_d_model(d, even=True)
+        width(d, even=True, why=PAIRS[scheme])
     if scheme == "learned table":
         X = X + learned_table(pos, d, seed)
     elif scheme == "sinusoids":
@@ -166,7 +167,7 @@ def explains_demo(tokens: list[str], d_model: int, seed: int = 0, query: int | N
     n = len(tokens)
     if n < 1:
         raise ValueError("The sentence is empty: type a few words.")
-    d = check_d_model(d_model)
+    d = width(d_model)
     q = chapter.query_index(tokens) if query is None else int(query)
     if not 0 <= q < n:
         raise ValueError(f"The query position must be between 1 and {n}; got {q + 1}.")

@@ -1,4 +1,4 @@
-"""Page 2, obvious fixes that fail: four ways to write a position into the input, and how each breaks.
+"""Obvious fixes that fail: four ways to write a position into the input, and how each breaks.
 
 numpy only. Positions are 1-based: the first word is p = 1.
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from . import chapter
 from .core import embed, projections, softmax
+from .validate import whole
 
 FIXES = ("raw index", "index ÷ length", "multiply by p", "one-hot")
 WISHES = ("unique", "bounded", "same meaning at every length", "neighbours close",
@@ -51,11 +52,8 @@ def _positions(positions) -> np.ndarray:
     return p
 
 
-def _length(length: int, what: str = "sentence length", top: int = MAX_LENGTH) -> int:
-    n = int(length)
-    if n != length or n < 1 or n > top:
-        raise ValueError(f"The {what} must be a whole number from 1 to {top:,}; got {length}.")
-    return n
+def _length(length: int, what: str = "The sentence length", top: int = MAX_LENGTH) -> int:
+    return whole(length, what, 1, top)
 
 
 def raw_index(positions) -> np.ndarray:
@@ -87,7 +85,7 @@ def one_hot(positions, width: int) -> np.ndarray:
     A position past N has no column: ValueError with a readable message.
     """
     p = _positions(positions)
-    n = _length(width, "one-hot width N", MAX_WIDTH)
+    n = _length(width, "The one-hot width N", MAX_WIDTH)
     if np.any(p > n):
         raise ValueError(
             f"Position {int(p.max())} has no encoding: a one-hot table of width N = {n} has columns "
@@ -246,7 +244,7 @@ def raw_index_demo(X: np.ndarray, W: tuple[np.ndarray, np.ndarray, np.ndarray], 
     s_ij = q_i·k_j / √d  (without)  and  s_ij = (q_i·k_j + p_i p_j) / √d  (with x'_p = [x_p ; p]).
     """
     n, d = X.shape
-    start = int(start)
+    start = whole(start, "The first word's position", 1, MAX_POSITION)
     positions = _positions(np.arange(start, start + n))
     Q, K = X @ W[0], X @ W[1]
     content = Q @ K.T
@@ -427,7 +425,7 @@ def pair_distances(codes: np.ndarray) -> np.ndarray:
 def one_hot_demo(n: int, width: int, past: int, shown: int = 40) -> OneHot:
     """One-hot codes e_p ∈ ℝ^N: every pair √2 apart; the sentence needs N ≥ n; position ``past`` is
     encoded if it is ≤ N, otherwise the message says why it cannot be."""
-    N = _length(width, "one-hot width N", MAX_WIDTH)
+    N = _length(width, "The one-hot width N", MAX_WIDTH)
     k = min(N, shown)
     D = pair_distances(one_hot(np.arange(1, k + 1), N))
     # Every pair among all N positions: e_p·e_q = [p = q], so ‖e_p − e_q‖² = 2 for p ≠ q. Checked on the
@@ -518,7 +516,7 @@ def summary(word: np.ndarray, short: int, length: int, p: int = 3, far: int = 50
     return out
 
 
-# ---------------------------------------------------------------- the page's one call
+# ---------------------------------------------------------------- what every section starts from
 SHORT = chapter.LENGTH_EXAMPLE[1]  # the chapter's five-word sentence, for the summary's length comparison
 LONG = chapter.LENGTH_EXAMPLE[2]  # the chapter's hundred-word one
 
@@ -540,46 +538,3 @@ def fixes_inputs(tokens: list[str], d_model: int, seed: int) -> Inputs:
     X = embed(tokens, d_model, seed)
     return Inputs(list(tokens), X, projections(d_model, seed), chapter.multiply_index(tokens),
                   chapter.query_index(tokens))
-
-
-def compare_length(length: int) -> int:
-    """The length L to compare with (index ÷ length, the summary): a whole number from SHORT to MAX_LENGTH."""
-    L = _length(length)
-    if L < SHORT:
-        raise ValueError(f"Compare with a sentence of at least {SHORT} words; got {L}.")
-    return L
-
-
-@dataclass(frozen=True)
-class Fixes:
-    tokens: list[str]
-    d: int
-    raw: RawIndex
-    ratio: Ratio
-    multiply: Multiply
-    onehot: OneHot
-    verdicts: list[Verdict]
-    short: int
-    length: int
-
-
-def fixes_demo(tokens: list[str], d_model: int, seed: int, start: int, length: int, position: int,
-               width: int, past: int) -> Fixes:
-    """All four fixes on the running sentence: the raw index with the sentence starting at ``start``,
-    index ÷ length against a ``length``-word sentence, multiplying with the key word at ``position``,
-    one-hot with width ``width`` asked for position ``past``; and the summary table."""
-    inp = fixes_inputs(tokens, d_model, seed)
-    X, W, n = inp.X, inp.W, len(tokens)
-    start = int(_positions([start])[0])
-    L = compare_length(length)
-    return Fixes(
-        tokens=list(tokens),
-        d=X.shape[1],
-        raw=raw_index_demo(X, W, start),
-        ratio=ratio_demo(n, L),
-        multiply=multiply_demo(X, W, inp.word, inp.query, position),
-        onehot=one_hot_demo(n, width, past),
-        verdicts=summary(X[inp.word], SHORT, L),
-        short=SHORT,
-        length=L,
-    )

@@ -1,4 +1,4 @@
-"""Page 3, a learned table: one trainable vector per position, looked up and added to the word vector.
+"""A learned table: one trainable vector per position, looked up and added to the word vector.
 
 numpy only. Positions on screen are 1-based: row p of the table belongs to the p-th word, p = 1 … N_max,
 and is stored at array index p − 1. There is no row N_max + 1.
@@ -13,15 +13,15 @@ simulation does not do (the trained MiniLM table on the page shows that part).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import chapter
-from .core import check_d_model, embed, projections
+from .core import embed, projections
 from .trained import cosine_matrix
+from .validate import real, whole, width
 
-N_MAX_DEFAULT = chapter.N_MAX
 N_MAX_LIMIT = 4096
 LENGTH_SIGMA = 1.0  # spread of ln L
 STEP = 0.01  # each update: a random vector with entries ~ N(0, STEP²), 1% of a starting row's size
@@ -38,12 +38,7 @@ UNALIKE = 0.05  # … where the random starting table's is below this in size
 
 
 def _check_n_max(n_max: int) -> int:
-    if isinstance(n_max, bool) or not isinstance(n_max, (int, np.integer)):
-        raise ValueError(f"N_max (the number of rows) must be a whole number; got {n_max!r}.")
-    n = int(n_max)
-    if n < 1 or n > N_MAX_LIMIT:
-        raise ValueError(f"N_max must be between 1 and {N_MAX_LIMIT}; got {n}.")
-    return n
+    return whole(n_max, "N_max (the number of rows)", 1, N_MAX_LIMIT)
 
 
 def init_table(n_max: int, d_model: int, seed: int = 0) -> np.ndarray:
@@ -53,7 +48,7 @@ def init_table(n_max: int, d_model: int, seed: int = 0) -> np.ndarray:
     (Same scale as this app's word vectors; real models use a small scale such as 0.02 for both.)
     """
     n = _check_n_max(n_max)
-    d = check_d_model(d_model)
+    d = width(d_model)
     rng = np.random.default_rng([0x7AB1E, d, int(seed)])
     return rng.standard_normal((n, d))
 
@@ -103,19 +98,12 @@ def two_lookups(tokens: list[str], n_max: int, d_model: int, seed: int = 0) -> T
 
 
 def _raw_lengths(n_sentences: int, median: float, seed: int) -> np.ndarray:
-    k = int(n_sentences)
-    if k < 1 or k > MAX_SENTENCES:
-        raise ValueError(f"Use between 1 and {MAX_SENTENCES:,} training sentences; got {k}.")
-    if not (np.isfinite(median) and median >= 1):
-        raise ValueError(f"The median sentence length must be at least 1; got {median}.")
+    """L = round(exp(ln(median) + σ·z)), z ~ N(0, 1), σ = ``LENGTH_SIGMA``: a skewed, log-normal length mix
+    (not yet cut to the table)."""
+    k = whole(n_sentences, "The number of training sentences", 1, MAX_SENTENCES)
+    median = real(median, "The median sentence length", 1.0, math.inf)
     z = np.random.default_rng([0x1E9, k, int(seed)]).standard_normal(k)
-    return np.rint(np.exp(np.log(float(median)) + LENGTH_SIGMA * z))
-
-
-def sentence_lengths(n_sentences: int, median: float, n_max: int, seed: int = 0) -> np.ndarray:
-    """L = clip(round(exp(ln(median) + σ·z)), 1, N_max), z ~ N(0, 1), σ = 1: a skewed, log-normal length mix."""
-    n = _check_n_max(n_max)
-    return np.clip(_raw_lengths(n_sentences, median, seed), 1, n).astype(np.int64)
+    return np.rint(np.exp(np.log(median) + LENGTH_SIGMA * z))
 
 
 def updates_per_row(lengths: np.ndarray, n_max: int) -> np.ndarray:
@@ -157,20 +145,19 @@ def simulate_training(n_max: int, d_model: int, seed: int = 0, n_sentences: int 
     so ‖P_r − P_r⁽⁰⁾‖ ≈ η √(n_r d): rows that are rarely reached barely move.
     """
     n = _check_n_max(n_max)
-    d = check_d_model(d_model)
-    if not (np.isfinite(step) and step > 0):
-        raise ValueError(f"The step size must be positive; got {step}.")
-    k = int(n_sentences)
+    d = width(d_model)
+    step = real(step, "The step size", 0.0, math.inf, open_lo=True)
+    k = whole(n_sentences, "The number of training sentences", 1, MAX_SENTENCES)
     raw = _raw_lengths(k, median, seed)
     lengths = np.clip(raw, 1, n).astype(np.int64)
     truncated = int(np.sum(raw > n))
     counts = updates_per_row(lengths, n)
     start = init_table(n, d, seed)
     drift = np.random.default_rng([0xD21F7, n, d, k, int(seed)]).standard_normal((n, d))
-    drift *= float(step) * np.sqrt(counts)[:, None]
+    drift *= step * np.sqrt(counts)[:, None]
     moved = np.linalg.norm(drift, axis=1)
     start_norm = np.linalg.norm(start, axis=1)
-    return Training(n, d, k, float(median), float(step), np.bincount(lengths, minlength=n + 1)[1:],
+    return Training(n, d, k, float(median), step, np.bincount(lengths, minlength=n + 1)[1:],
                     truncated, counts, moved, start_norm, moved / start_norm)
 
 

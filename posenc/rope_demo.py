@@ -10,9 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import chapter
-from .core import check_d_model, embed, projections
+from .core import embed, projections
 from .encodings import MAX_POSITION, frequencies, rope, rope_angles, rope_score, sinusoidal
 from .sinusoid_demo import additive_scores, angle_tolerance, check_position
+from .validate import width
 
 WINDOW = 40  # the score window: query and key positions start … start + WINDOW − 1 (40 × 40 cells per scheme)
 NORM_TOL = 1e-12  # "a rotation keeps the length": |‖R_m q‖ − ‖q‖| allowed, relative to ‖q‖
@@ -33,7 +34,7 @@ def rope_half(x: np.ndarray, positions, base: float = chapter.BASE) -> np.ndarra
 
 def half_split_permutation(d: int) -> np.ndarray:
     """perm = [0, 2, 4, …, d−2, 1, 3, …, d−1]: RoPE_half(x[perm]) = RoPE_interleaved(x)[perm]."""
-    d = check_d_model(d, even=True)
+    d = width(d, even=True, why="RoPE turns the coordinates in pairs")
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
 
 
@@ -138,7 +139,7 @@ class Lengths:
 
 
 def _words(tokens: list[str], q_index: int, k_index: int, d: int, seed: int):
-    d = check_d_model(d, even=True)
+    d = width(d, even=True, why="RoPE turns the coordinates in pairs")
     if not (0 <= q_index < len(tokens) and 0 <= k_index < len(tokens)):
         raise ValueError("Pick the query and key words by their positions in the sentence.")
     X = embed(tokens, d, seed)

@@ -1,4 +1,4 @@
-"""Page 1, the sentence scramble: attention without positions is permutation equivariant."""
+"""The sentence scramble: attention without positions is permutation equivariant."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Page 5, sinusoids: the table, its waves, any position on demand, the shift rule, and the catch.
+"""Sinusoids: the table, its waves, any position on demand, the shift rule, and the catch.
 
 numpy only. ω_i = base^(−2i/d); PE(p, 2i) = sin(p ω_i), PE(p, 2i+1) = cos(p ω_i) (``posenc.encodings``).
 Positions p are the chapter's, 1-based for words (the table holds p = 1 … length); the formula also has p = 0,
@@ -7,19 +7,15 @@ PE(0) = (0, 1, 0, 1, …), where no word sits. Pair indices i and dimension indi
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import chapter
-from .core import block_average, check_d_model, embed, projections
+from .core import block_average, embed, projections
 from .encodings import MAX_POSITION, check_base, frequencies, shift_matrix, sinusoidal
+from .validate import whole, width
 
-#: The chapter's (query position, key position) pairs: the same gap, far apart (``chapter.PAIRS``; kept importable
-#: under this name for code that still uses it).
-CHAPTER_PAIRS: tuple[tuple[int, int], ...] = chapter.PAIRS
-DEFAULT_POSITION = 5  # "the vector for position 5, or 5,000,000, is computed on demand" (the other: HUGE_POSITION)
 DEFAULT_LENGTH = 100  # positions 1 … 100 in the table by default
 FLOAT32_TOL = 1e-6  # float32 "agrees" with float64 when every coordinate is within this
 CATCH_SPREAD = 1e-9  # the catch: scores of one gap "differ" when their spread exceeds this (far above rounding)
@@ -52,14 +48,9 @@ def angle_tolerance(largest_position: float) -> float:
     return 1e-13 * max(float(largest_position), 100.0)
 
 
-def check_position(p: float, name: str = "The position") -> int:
-    """A whole-number position 0 … 10,000,000."""
-    x = float(p)
-    if not math.isfinite(x) or x != int(x):
-        raise ValueError(f"{name} must be a whole number; got {p}.")
-    if x < 0 or x > MAX_POSITION:
-        raise ValueError(f"{name} must be between 0 and {MAX_POSITION:,}; got {int(x):,}.")
-    return int(x)
+def check_position(p: int, name: str = "The position") -> int:
+    """A whole-number position 0 … ``MAX_POSITION``."""
+    return whole(p, name, 0, MAX_POSITION)
 
 
 def diverging_rgb(values: np.ndarray, lo: float = -1.0, hi: float = 1.0) -> np.ndarray:
@@ -96,18 +87,16 @@ class Table:
 
 def wave_pairs(d: int) -> tuple[int, ...]:
     """A few pairs from fast to slow: i = 0, 1, d/8, d/4 and d/2 − 1 (duplicates dropped)."""
-    half = check_d_model(d, even=True) // 2
+    half = width(d, even=True) // 2
     return tuple(sorted({0, min(1, half - 1), half // 4, half // 2, half - 1}))
 
 
-def table(d: int, base: float = 10000.0, length: int = 100, max_rows: int = 300, max_cols: int = 256) -> Table:
+def table(d: int, base: float = chapter.BASE, length: int = 100, max_rows: int = 300, max_cols: int = 256) -> Table:
     """PE(p) for p = 1 … length as an RGB raster (block-averaged to ≤ max_rows × max_cols), and the waves
     sin(p ω_i) of a few pairs; wavelengths λ_i = 2π/ω_i = 2π·base^(2i/d) run from 2π (i = 0) towards 2π·base."""
-    d = check_d_model(d, even=True)
+    d = width(d, even=True)
     base = check_base(base)
-    length = int(length)
-    if length < 2 or length > MAX_LENGTH:
-        raise ValueError(f"Show between 2 and {MAX_LENGTH:,} positions; got {length:,}.")
+    length = whole(length, "The number of positions shown", 2, MAX_LENGTH)
     pe = sinusoidal(np.arange(1, length + 1), d, base)
     small, r, c = block_average(pe, max_rows, max_cols)
     w = frequencies(d, base)
@@ -135,18 +124,17 @@ class AnyPosition:
     pe64: np.ndarray  # PE(p) in float64, shape (d,)
     pe32: np.ndarray  # PE(p) from float32 angles and float32 sin/cos, as float64 numbers
     max_diff: float  # max_j |pe32_j − pe64_j|
-    worst_coordinate: int
     max_angle_error: float  # max_i |angles32_i − angles64_i| (radians)
     float64_error: float  # max_j |pe64_j − PE in extended precision| (NaN where numpy has no wider float)
 
 
-def any_position(p: int, d: int, base: float = 10000.0) -> AnyPosition:
-    """PE(p) for one position p ≤ 10,000,000, in float64 (``sinusoidal``) and as a float32 pipeline gets it:
+def any_position(p: int, d: int, base: float = chapter.BASE) -> AnyPosition:
+    """PE(p) for one position p ≤ ``MAX_POSITION``, in float64 (``sinusoidal``) and as a float32 pipeline gets it:
 
     angle32 = fl32(p) ⊗ fl32(ω_i) (a float32 product), PE32 = sin/cos of angle32 in float32.
     """
     p = check_position(p)
-    d = check_d_model(d, even=True)
+    d = width(d, even=True)
     base = check_base(base)
     w = frequencies(d, base)
     pe64 = sinusoidal([p], d, base)[0]
@@ -158,7 +146,7 @@ def any_position(p: int, d: int, base: float = 10000.0) -> AnyPosition:
     a64 = float(p) * w
     return AnyPosition(
         position=p, d=d, base=base, omegas=w, angles64=a64, angles32=a32.astype(np.float64), pe64=pe64,
-        pe32=pe32.astype(np.float64), max_diff=float(diff.max()), worst_coordinate=int(diff.argmax()),
+        pe32=pe32.astype(np.float64), max_diff=float(diff.max()),
         max_angle_error=float(np.max(np.abs(a32.astype(np.float64) - a64))),
         float64_error=_float64_error(p, d, base, pe64),
     )
@@ -194,20 +182,17 @@ class Shift:
     toeplitz_error: float  # max |S[a, b] − Σ_i cos(ω_i (b − a))|
 
 
-
 COMPARED_SHIFTS = (1, 5, 20)  # the shifts every dot-product chart shows beside the student's k
-def shift_rule(k: int, d: int, base: float = 10000.0, length: int = 100, shown: int = 16,
+
+
+def shift_rule(k: int, d: int, base: float = chapter.BASE, length: int = 100, shown: int = 16,
                sim_size: int = 60) -> Shift:
     """PE(p + k) = M_k PE(p) with M_k = blockdiag([[cos ω_i k, sin ω_i k], [−sin ω_i k, cos ω_i k]]), checked for
     p = 1 … length at once; and PE(p)·PE(p + k) = Σ_i cos(ω_i k), the same for every p (S is Toeplitz)."""
-    k = int(k)
-    if k < 0 or k > MAX_SHIFT:
-        raise ValueError(f"The shift k must be between 0 and {MAX_SHIFT:,}; got {k:,}.")
-    d = check_d_model(d, even=True)
+    k = whole(k, "The shift k", 0, MAX_SHIFT)
+    d = width(d, even=True)
     base = check_base(base)
-    length = int(length)
-    if length < 1 or length > MAX_LENGTH:
-        raise ValueError(f"Check between 1 and {MAX_LENGTH:,} positions; got {length:,}.")
+    length = whole(length, "The number of positions checked", 1, MAX_LENGTH)
     w = frequencies(d, base)
     h = w.size
     ks = tuple(sorted({*COMPARED_SHIFTS, k}))
@@ -244,7 +229,7 @@ def shift_rule(k: int, d: int, base: float = 10000.0, length: int = 100, shown: 
 
 # ---------------------------------------------------------------- the catch
 def additive_scores(x_q: np.ndarray, x_k: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, ms, ns,
-                    base: float = 10000.0) -> np.ndarray:
+                    base: float = chapter.BASE) -> np.ndarray:
     """S[a, b] = ((x_q + PE(m_a)) W_Q)·((x_k + PE(n_b)) W_K) / √d: the score with sinusoids added to the words."""
     d = x_q.shape[-1]
     Q = (x_q[None, :] + sinusoidal(ms, d, base)) @ W_q
@@ -274,7 +259,7 @@ def catch(tokens: list[str], q_index: int, k_index: int, d: int, seed: int = 0, 
     ((x_q + PE_m) W_Q)·((x_k + PE_n) W_K)/√d = [x_q A x_kᵀ + x_q A PE_nᵀ + PE_m A x_kᵀ + PE_m A PE_nᵀ]/√d,
     A = W_Q W_Kᵀ. Only the first term is free of positions; the others need not depend on m − n alone.
     """
-    d = check_d_model(d, even=True)
+    d = width(d, even=True)
     if not (0 <= q_index < len(tokens) and 0 <= k_index < len(tokens)):
         raise ValueError("Pick the query and key words by their positions in the sentence.")
     gaps = {m - n for m, n in pairs}
@@ -321,7 +306,7 @@ class Ladder:
 
 def ladder(d: int, base: float = chapter.BASE) -> Ladder:
     """The wavelengths' ladder, from the computed frequencies: neighbouring pairs differ by base^(2/d) (1.3335 at
-    d = 64, base 10,000), not by 2 as bits do; the slowest pair is 2π·base / base^(2/d), short of 2π·base."""
+    d = 64 and the chapter's base), not by 2 as bits do; the slowest pair is 2π·base / base^(2/d), short of 2π·base."""
     w = frequencies(d, base)
     lam = 2 * np.pi / w
     ratio = float(np.mean(w[:-1] / w[1:])) if w.size > 1 else float("nan")
@@ -351,7 +336,7 @@ class Layouts:
 def sinusoidal_halves(positions, d: int, base: float = chapter.BASE, t2t: bool = False) -> np.ndarray:
     """The [sin half | cos half] layout: columns 0 … d/2 − 1 hold sin(p ω_i), columns d/2 … d − 1 cos(p ω_i).
     ``t2t``: tensor2tensor's and fairseq's frequencies ω_i = base^(−i/(d/2 − 1)) instead of the paper's."""
-    d = check_d_model(d, even=True)
+    d = width(d, even=True)
     h = d // 2
     if t2t:
         w = np.float64(check_base(base)) ** (-np.arange(h, dtype=np.float64) / max(h - 1, 1))
@@ -364,11 +349,12 @@ def sinusoidal_halves(positions, d: int, base: float = chapter.BASE, t2t: bool =
 def layouts(d: int, base: float = chapter.BASE, length: int = LAYOUT_LENGTH) -> Layouts:
     """The paper's interleaved table against the [sin | cos] halves layout (a permutation of its columns) and
     against tensor2tensor's halves (other frequencies: not a permutation), for positions 1 … length."""
-    d = check_d_model(d, even=True)
-    p = np.arange(1, int(length) + 1)
+    d = width(d, even=True)
+    length = whole(length, "The number of positions compared", 1, MAX_LENGTH)
+    p = np.arange(1, length + 1)
     inter = sinusoidal(p, d, base)
     halves = sinusoidal_halves(p, d, base)
     perm = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
-    return Layouts(d, int(length), perm, float(np.max(np.abs(halves - inter[:, perm]))),
+    return Layouts(d, length, perm, float(np.max(np.abs(halves - inter[:, perm]))),
                    float(np.max(np.abs(halves - inter))),
                    float(np.max(np.abs(sinusoidal_halves(p, d, base, t2t=True) - halves))))

@@ -17,8 +17,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .chapter import BASE
-from .core import MAX_D, check_d_model, whole
 from .encodings import check_base, frequencies
+from .validate import HEAD_D, ROPE_PAIRS, real, whole, width
 
 __all__ = [
     "wavelengths",
@@ -44,29 +44,14 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------------
-# input checks (messages are meant for students): core's ``whole`` and ``check_d_model``, the one idiom
+# input checks (messages are meant for students): ``posenc.validate``, the one idiom
 # ----------------------------------------------------------------------------------------------
 
-D_NAME = "d (the head dimension)"
 MAX_LENGTH = 10**12  # tokens: far past any context a model reads
 
 
-def _head_dim(d: int, minimum: int = 2) -> int:
-    """An even head dimension of at least ``minimum`` (NTK's d/(d − 2) needs d ≥ 4)."""
-    return check_d_model(whole(d, D_NAME, minimum, MAX_D), even=True)
-
-
 def _check_s(s: float) -> float:
-    s = float(s)
-    if not math.isfinite(s) or s < 1.0:
-        raise ValueError(
-            f"the stretch factor s must be at least 1 (s = new context / trained context), got {s}"
-        )
-    return s
-
-
-def _length(value: int, name: str) -> int:
-    return whole(value, name, 1, MAX_LENGTH)
+    return real(s, "The stretch factor s (new context / trained context)", 1.0, math.inf)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -90,7 +75,7 @@ def rotations_within(theta: ArrayLike, L_train: int) -> np.ndarray:
 
     r_i = L_train / λ_i = L_train · θ_i / (2π).
     """
-    L_train = _length(L_train, "L_train (the trained context length)")
+    L_train = whole(L_train, "L_train (the trained context length)", 1, MAX_LENGTH)
     return L_train / wavelengths(theta)
 
 
@@ -104,7 +89,7 @@ def pi_frequencies(d: int, s: float, base: float = BASE) -> np.ndarray:
 
     θ'_i = θ_i / s  (same as multiplying positions by L_train / L_new).
     """
-    d = _head_dim(d)
+    d = width(d, name=HEAD_D, even=True, why=ROPE_PAIRS)
     s = _check_s(s)
     return frequencies(d, base) / s
 
@@ -114,7 +99,7 @@ def ntk_frequencies(d: int, s: float, base: float = BASE) -> np.ndarray:
 
     base' = base · s^(d/(d−2)),  θ'_i = base'^(−2i/d)  (bloc97, Reddit 2023; YaRN paper §3.1, Eq. 16).
     """
-    d = _head_dim(d, minimum=4)  # d/(d−2) needs d > 2
+    d = width(d, name=HEAD_D, lo=4, even=True, why=ROPE_PAIRS)  # d/(d−2) needs d > 2
     s = _check_s(s)
     base = check_base(base)
     new_base = base * s ** (d / (d - 2))
@@ -129,11 +114,11 @@ def dynamic_ntk_frequencies(
 
     base' = base · (s·L/L_train − (s − 1))^(d/(d−2)),  L = max(seq_len, L_train).
     """
-    d = _head_dim(d, minimum=4)
+    d = width(d, name=HEAD_D, lo=4, even=True, why=ROPE_PAIRS)
     s = _check_s(s)
     base = check_base(base)
-    seq_len = _length(seq_len, "seq_len (the current sequence length)")
-    L_train = _length(L_train, "L_train (the trained context length)")
+    seq_len = whole(seq_len, "seq_len (the current sequence length)", 1, MAX_LENGTH)
+    L_train = whole(L_train, "L_train (the trained context length)", 1, MAX_LENGTH)
     L = max(seq_len, L_train)
     new_base = base * (s * L / L_train - (s - 1.0)) ** (d / (d - 2))
     return frequencies(d, new_base)
@@ -145,11 +130,8 @@ def _yarn_correction_dim(num_rotations: float, d: int, L_train: int, base: float
 
 
 def _check_betas(beta_fast: float, beta_slow: float) -> tuple[float, float]:
-    beta_fast, beta_slow = float(beta_fast), float(beta_slow)
-    if not (math.isfinite(beta_fast) and math.isfinite(beta_slow)) or beta_fast <= 0 or beta_slow <= 0:
-        raise ValueError(
-            f"beta_fast and beta_slow are numbers of turns and must be positive, got {beta_fast}, {beta_slow}"
-        )
+    beta_fast = real(beta_fast, "beta_fast (turns of the pairs left alone)", 0.0, math.inf, open_lo=True)
+    beta_slow = real(beta_slow, "beta_slow (turns of the pairs fully interpolated)", 0.0, math.inf, open_lo=True)
     if beta_fast < beta_slow:
         raise ValueError(
             f"beta_fast (turns of the pairs left alone, usually 32) must be at least beta_slow "
@@ -170,8 +152,8 @@ def yarn_correction_range(
     low = floor(c(β_fast)), high = ceil(c(β_slow)), c(r) = d·ln(L_train/(2πr)) / (2 ln base),
     clamped to [0, d − 1] (note: d − 1, not d/2 − 1, exactly as the HF code does).
     """
-    d = _head_dim(d)
-    L_train = _length(L_train, "L_train (the trained context length)")
+    d = width(d, name=HEAD_D, even=True, why=ROPE_PAIRS)
+    L_train = whole(L_train, "L_train (the trained context length)", 1, MAX_LENGTH)
     base = check_base(base)
     beta_fast, beta_slow = _check_betas(beta_fast, beta_slow)
     low = math.floor(_yarn_correction_dim(beta_fast, d, L_train, base))
@@ -192,7 +174,7 @@ def yarn_frequencies(
     ramp_i = clip((i − low)/(high − low), 0, 1) for pairs i = 0 … d/2 − 1 (high += 0.001 if low == high);
     θ'_i = θ_i·(1 − ramp_i) + (θ_i/s)·ramp_i.  Returns (theta_new, ramp), both shape (d/2,).
     """
-    d = _head_dim(d)
+    d = width(d, name=HEAD_D, even=True, why=ROPE_PAIRS)
     s = _check_s(s)
     low, high = yarn_correction_range(d, L_train, base, beta_fast, beta_slow)
     theta = frequencies(d, base)
@@ -210,9 +192,7 @@ def yarn_attention_factor(s: float) -> float:
 
     mscale(s) = 0.1·ln s + 1 for s > 1, and 1.0 for s ≤ 1.
     """
-    s = float(s)
-    if not math.isfinite(s) or s <= 0:
-        raise ValueError(f"the stretch factor s must be a positive number, got {s}")
+    s = real(s, "The stretch factor s", 0.0, math.inf, open_lo=True)
     if s <= 1.0:
         return 1.0
     return 0.1 * math.log(s) + 1.0
@@ -229,11 +209,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     n a power of two: m_k = 2^(−8k/n), k = 1 … n.  Otherwise, with c = 2^⌊log2 n⌋: the c-head slopes,
     then the 2c-head slopes for k = 1, 3, 5, … for the remaining n − c heads.
     """
-    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)):
-        raise ValueError(f"n_heads must be a whole number, got {n_heads!r}")
-    n = int(n_heads)
-    if n < 1:
-        raise ValueError(f"n_heads must be at least 1, got {n}")
+    n = whole(n_heads, "n_heads (the number of heads)", 1, math.inf)
 
     def power_of_two_slopes(m: int) -> np.ndarray:
         k = np.arange(1, m + 1, dtype=np.float64)
@@ -252,10 +228,8 @@ def alibi_bias(n: int, slope: float) -> np.ndarray:
     bias[i, j] = −slope · |i − j| for ALL i, j (symmetric).  In a causal model the mask removes
     j > i anyway, so below the diagonal this is the usual −slope·(i − j); callers apply the mask.
     """
-    n = _length(n, "n (the number of tokens)")
-    slope = float(slope)
-    if not math.isfinite(slope) or slope < 0:
-        raise ValueError(f"an ALiBi slope must be a number ≥ 0, got {slope}")
+    n = whole(n, "n (the number of tokens)", 1, MAX_LENGTH)
+    slope = real(slope, "An ALiBi slope", 0.0, math.inf)
     idx = np.arange(n, dtype=np.float64)
     return -slope * np.abs(idx[:, None] - idx[None, :])
 
@@ -270,7 +244,7 @@ def decay_bound(deltas: ArrayLike, d: int, base: float = BASE) -> np.ndarray:
 
     B(Δ) = (2/d) · Σ_{j=1}^{d/2} |S_j(Δ)|,  S_j = Σ_{k=0}^{j−1} e^{iΔθ_k}.  Same shape as deltas; B(−Δ) = B(Δ).
     """
-    theta = frequencies(_head_dim(d), base)
+    theta = frequencies(width(d, name=HEAD_D, even=True, why=ROPE_PAIRS), base)
     deltas_arr = np.asarray(deltas, dtype=np.float64)
     if np.any(~np.isfinite(deltas_arr)):
         raise ValueError("every distance Δ must be a finite number")
@@ -309,7 +283,7 @@ def pair_products(q: ArrayLike, k: ArrayLike) -> np.ndarray:
     k = np.asarray(k, dtype=np.float64)
     if q.shape != k.shape or q.ndim != 1:
         raise ValueError("q and k must be two vectors of the same length")
-    _head_dim(q.size)
+    width(q.size, name=HEAD_D, even=True, why=ROPE_PAIRS)
     return (q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2])
 
 
@@ -356,20 +330,17 @@ def mean_rope_score(
     is ‖k‖² ≈ d; divide by the Δ = 0 mean to compare with ``decay_bound``.  With ρ = 0 the mean is 0:
     RoPE by itself gives no preference; the spread is the honest message — the decay is on average only.
     """
-    d = _head_dim(d)
+    d = width(d, name=HEAD_D, even=True, why=ROPE_PAIRS)
     theta = frequencies(d, base)
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
-        raise ValueError(f"n_samples must be a whole number ≥ 1, got {n_samples!r}")
-    rho = float(correlation)
-    if not math.isfinite(rho) or not -1.0 <= rho <= 1.0:
-        raise ValueError(f"correlation must be between −1 and 1, got {correlation}")
+    n_samples = whole(n_samples, "n_samples (the number of random keys)", 1, math.inf)
+    rho = real(correlation, "The correlation ρ", -1.0, 1.0)
     deltas_arr = np.asarray(deltas, dtype=np.float64).reshape(-1)
     if np.any(~np.isfinite(deltas_arr)):
         raise ValueError("every distance Δ must be a finite number")
 
     rng = np.random.default_rng(seed)
-    k = rng.standard_normal((int(n_samples), d))
-    noise = rng.standard_normal((int(n_samples), d))
+    k = rng.standard_normal((n_samples, d))
+    noise = rng.standard_normal((n_samples, d))
     q = rho * k + math.sqrt(max(0.0, 1.0 - rho * rho)) * noise
     qc = q[:, 0::2] + 1j * q[:, 1::2]  # interleaved pairs (x_2i, x_2i+1) as complex numbers
     kc = k[:, 0::2] + 1j * k[:, 1::2]

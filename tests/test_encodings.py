@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from posenc import chapter
 from posenc.encodings import MAX_POSITION, binary, frequencies, rope, rope_score, shift_matrix, sinusoidal
 
 EPS = np.finfo(np.float64).eps
@@ -55,11 +56,32 @@ def test_wavelengths_run_from_2pi_towards_2pi_base(d, base):
         np.testing.assert_allclose(lam[1:] / lam[:-1], base ** (2 / d), rtol=1e-12)
 
 
-def test_frequencies_reject_bad_base_and_odd_d():
-    with pytest.raises(ValueError, match="base"):
-        frequencies(8, base=1.0)
-    with pytest.raises(ValueError, match="odd"):
+@pytest.mark.parametrize("base, says", [(1.0, "a number greater than 1; got 1.0"), (0.5, "a number greater than 1"),
+                                        (float("nan"), "a number greater than 1"), (float("inf"), "a number greater than 1"),
+                                        ("10000", "a number; got '10000'"), (True, "a number; got True")])
+def test_frequencies_reject_a_bad_base(base, says):
+    with pytest.raises(ValueError, match=rf"The base \(the paper uses {chapter.BASE:g}\) must be {says}"):
+        frequencies(8, base=base)
+
+
+def test_frequencies_reject_an_odd_d():
+    with pytest.raises(ValueError, match="The model width d = 7 is odd: sines and cosines come in"):
         frequencies(7)
+
+
+def test_every_default_base_is_the_chapters():
+    """The base has one home, ``chapter.BASE``: every function with a ``base`` argument defaults to it."""
+    import inspect
+
+    from posenc import beyond, binary_codes, encodings, rope_demo, sinusoid_demo, stretch
+
+    defaults = {f"{m.__name__}.{name}": p.default
+                for m in (encodings, sinusoid_demo, rope_demo, stretch, beyond, binary_codes)
+                for name, f in vars(m).items() if inspect.isfunction(f) and f.__module__ == m.__name__
+                for p in inspect.signature(f).parameters.values() if p.name == "base"
+                and p.default is not inspect.Parameter.empty}
+    assert len(defaults) > 10  # the scan sees the functions
+    assert {k: v for k, v in defaults.items() if v is not chapter.BASE} == {}
 
 
 # ---------------------------------------------------------------- sinusoidal

@@ -19,7 +19,6 @@ from posenc.fixes import (
     WISHES,
     _ranks,
     encode,
-    fixes_demo,
     fixes_inputs,
     index_over_length,
     index_scores,
@@ -266,31 +265,45 @@ def test_past_the_longest_sentence_message_names_the_position():
     assert not v.passed and "101" in v.message
 
 
-# ---------------------------------------------------------------- the page's call
-def test_fixes_demo_defaults_and_bad_input():
-    f = fixes_demo(TOKENS, 64, 0, 500, 100, 50, 8, 9)
-    assert f.multiply.word_index == 4 and f.multiply.query_index == 2  # mouse, chased
-    assert f.raw.positions[0] == 500
-    assert f.onehot.past_error is not None
-    with pytest.raises(ValueError):
-        fixes_demo(["word"], 64, 0, 500, 100, 50, 8, 9)
-    with pytest.raises(ValueError):
-        fixes_demo(TOKENS, 64, 0, 0, 100, 50, 8, 9)
-    with pytest.raises(ValueError):
-        fixes_demo(TOKENS, 64, 0, 500, 4, 50, 8, 9)
+# ---------------------------------------------------------------- the sections' calls
+def _demos(tokens, d=16, seed=0, start=500, length=100, position=50, width=8, past=9):
+    """Every fix as the page's sections compute it (``posenc.sections.fixes``): the inputs, then one call each."""
+    inp = fixes_inputs(tokens, d, seed)
+    return (inp, raw_index_demo(inp.X, inp.W, start), ratio_demo(len(tokens), length),
+            multiply_demo(inp.X, inp.W, inp.word, inp.query, position), one_hot_demo(len(tokens), width, past),
+            summary(inp.X[inp.word], SHORT, length))
+
+
+def test_sections_defaults_and_bad_input():
+    inp, raw, _, m, oh, _ = _demos(TOKENS, 64)
+    assert m.word_index == 4 and m.query_index == 2  # mouse, chased
+    assert raw.positions[0] == 500
+    assert oh.past_error is not None
+    with pytest.raises(ValueError, match="at least two words"):
+        fixes_inputs(["word"], 64, 0)
+    with pytest.raises(ValueError, match="first word's position must be between 1"):
+        raw_index_demo(inp.X, inp.W, 0)
+    with pytest.raises(ValueError, match="whole number"):
+        raw_index_demo(inp.X, inp.W, 500.5)
+    with pytest.raises(ValueError, match="short ≤ long"):
+        summary(inp.X[inp.word], SHORT, 4)
+    with pytest.raises(ValueError, match="sentence length must be a whole number"):
+        ratio_demo(5, 100.0)
+    with pytest.raises(ValueError, match="one-hot width N must be between 1 and"):
+        one_hot_demo(5, 0, 9)
 
 
 @pytest.mark.parametrize("d", [2, 3, 511, 512])
-def test_fixes_demo_any_width_and_extremes(d):
+def test_sections_any_width_and_extremes(d):
     words = [f"w{i % 50}" for i in range(64)]
-    f = fixes_demo(words, d, 3, 2000, 1000, 1000, 1000, 2000)
-    assert f.raw.rho_with == pytest.approx(1.0)
-    assert f.onehot.sqrt2_error < 1e-12
-    f = fixes_demo(words[:2], d, 3, 1, 10, 1, 1, 1)
-    assert f.onehot.sentence_error is not None and f.onehot.past_error is None
+    _, raw, _, _, oh, _ = _demos(words, d, 3, 2000, 1000, 1000, 1000, 2000)
+    assert raw.rho_with == pytest.approx(1.0)
+    assert oh.sqrt2_error < 1e-12
+    _, _, _, _, oh, _ = _demos(words[:2], d, 3, 1, 10, 1, 1, 1)
+    assert oh.sentence_error is not None and oh.past_error is None
 
 
-# ---------------------------------------------------------------- issue #11: the chapter's "term of order 500"
+# ---------------------------------------------------------------- the chapter's "term of order 500"
 def test_raw_term_coordinate_first_then_the_score():
     """The coordinate p sits beside coordinates of size ≈ 1; in a score the content spreads by ≈ √d while the index
     meeting a query coordinate of size ≈ 1 adds ≈ p (the chapter's "term of order 500"), and p·p in both q and k."""
@@ -335,9 +348,7 @@ def _layers(spec: dict) -> list[dict]:
 def _all_figures(tokens, d=16, start=500, length=100, position=50, width=8, past=9):
     from posenc.charts import fixes as C
 
-    f = fixes_demo(tokens, d, 0, start, length, position, width, past)
-    r, ra, m, o = f.raw, f.ratio, f.multiply, f.onehot
-    inp = fixes_inputs(tokens, d, 0)
+    inp, r, ra, m, o, _ = _demos(tokens, d, 0, start, length, position, width, past)
     t = raw_term(inp.X, inp.W, start)
     figs = [
         C.coordinate_bars(inp.X[0], start, tokens[0]),
@@ -351,7 +362,7 @@ def _all_figures(tokens, d=16, start=500, length=100, position=50, width=8, past
     ]
     if o.sentence_codes is not None:
         figs.append(C.onehot_codes(o.sentence_codes, tokens))
-    return f, figs
+    return figs
 
 
 @pytest.mark.parametrize("kw", [
@@ -363,7 +374,7 @@ def test_every_figure_is_valid_named_and_small(kw):
     from posenc.charts.spec import MAX_MARKS, validate
 
     tokens = [f"w{i}" for i in range(64)] if kw["length"] == 1000 else TOKENS
-    _, figs = _all_figures(tokens, **kw)
+    figs = _all_figures(tokens, **kw)
     for fig in figs:
         full = validate(fig)  # the Vega-Lite schema
         assert fig.description and all(t.num_rows <= MAX_MARKS for t in fig.datasets.values())
@@ -381,8 +392,8 @@ def test_every_figure_is_valid_named_and_small(kw):
 def test_a_sliders_value_is_data_not_layout():
     """The start, the compared length and m each take a thousand values: every figure's layout stays the same
     (the positions in labels, titles, the label's place and the axes' ends travel as data)."""
-    _, a = _all_figures(TOKENS, start=500, length=100, position=50, width=30, past=9)
-    _, b = _all_figures(TOKENS, start=1701, length=937, position=713, width=40, past=9)
+    a = _all_figures(TOKENS, start=500, length=100, position=50, width=30, past=9)
+    b = _all_figures(TOKENS, start=1701, length=937, position=713, width=40, past=9)
     for x, y in zip(a, b):
         assert layout_of(x) == layout_of(y), x.description
         assert any(not x.datasets[k].equals(y.datasets[k]) for k in x.datasets) or "one-hot" in x.description

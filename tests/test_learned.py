@@ -21,7 +21,6 @@ from posenc.learned import (
     lookup,
     mean_cosine_by_offset,
     pattern_terms,
-    sentence_lengths,
     simulate_training,
     two_lookups,
     updates_per_row,
@@ -64,9 +63,9 @@ def test_no_row_after_n_max_names_the_missing_row():
         lookup(init_table(1024, 2, 0), [1025])
 
 
-@pytest.mark.parametrize("n_max", [0, N_MAX_LIMIT + 1])
+@pytest.mark.parametrize("n_max", [0, N_MAX_LIMIT + 1, 8.0, True])
 def test_bad_table_size(n_max):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="N_max"):
         init_table(n_max, 4, 0)
 
 
@@ -103,19 +102,29 @@ def test_updates_are_a_survival_count(lengths):
     assert u.sum() == L.sum()  # a sentence of length L sends exactly L updates
 
 
-def test_sentence_lengths_are_clipped_and_skewed():
-    L = sentence_lengths(200_000, 32, 1024, seed=0)
-    assert L.min() >= 1 and L.max() <= 1024
+def test_training_lengths_are_clipped_and_skewed():
+    """The training's sentence lengths (``length_counts``, what the page's histogram draws): log-normal around
+    the median, cut to the table."""
+    tr = simulate_training(1024, 8, seed=0, n_sentences=200_000, median=32)
+    L = np.repeat(np.arange(1, 1025), tr.length_counts)  # every sentence's length, L = 1 … N_max
+    assert L.size == 200_000 and L.min() >= 1 and L.max() <= 1024
     assert abs(np.median(L) - 32) <= 1
     assert np.mean(L) > np.median(L)  # a long right tail: the mean sits above the median
     # log-normal: ln L has spread σ (rounding and clipping aside)
     assert abs(np.std(np.log(L[(L > 4) & (L < 1024)])) - LENGTH_SIGMA) < 0.1
+    assert tr.length_counts[-1] >= tr.truncated > 0  # the longer ones are cut to N_max, and counted
 
 
-@pytest.mark.parametrize("args", [(0, 32, 8), (10, 0.5, 8), (10, float("nan"), 8), (10, 32, 0)])
-def test_sentence_lengths_bad_input(args):
-    with pytest.raises(ValueError):
-        sentence_lengths(*args)
+@pytest.mark.parametrize("kwargs, says", [
+    ({"n_sentences": 0}, "number of training sentences"),
+    ({"n_sentences": 2.5}, "whole number"),
+    ({"median": 0.5}, "median sentence length must be a number of at least 1"),
+    ({"median": float("nan")}, "median sentence length"),
+    ({"step": 0.0}, "step size must be a number greater than 0"),
+])
+def test_training_bad_input(kwargs, says):
+    with pytest.raises(ValueError, match=says):
+        simulate_training(8, 4, **kwargs)
 
 
 def test_training_counts_and_distances():

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import data_refs
+from posenc import chapter
 from posenc.core import block_average, embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
 from posenc.sinusoid_demo import (
-    CHAPTER_PAIRS,
     COLOUR_STOPS,
     additive_scores,
     angle_tolerance,
@@ -133,10 +133,16 @@ def test_float32_breaks_at_five_million_but_not_at_five():
         assert far.float64_error < 1e-8
 
 
-@pytest.mark.parametrize("bad", [-1, MAX_POSITION + 1, 2.5, float("nan"), float("inf")])
-def test_bad_positions(bad):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("bad, says", [(-1, "between 0 and"), (MAX_POSITION + 1, f"between 0 and {MAX_POSITION:,}"),
+                                       (2.5, "a whole number"), (5.0, "a whole number"), (float("nan"), "a whole number"),
+                                       (float("inf"), "a whole number"), ("5", "a whole number")])
+def test_bad_positions(bad, says):
+    with pytest.raises(ValueError, match=f"The position must be {says}"):
         check_position(bad)
+
+
+def test_a_position_may_be_a_numpy_integer():
+    assert check_position(np.int64(7)) == 7 and type(check_position(np.int64(7))) is int
 
 
 # ---------------------------------------------------------------- the shift rule
@@ -175,7 +181,7 @@ def test_shift_rule_extremes_and_rejects():
 # ---------------------------------------------------------------- the catch
 def test_catch_terms_add_up_and_scores_differ():
     c = catch(SENT, 2, 1, 64, 0)
-    assert c.pairs == CHAPTER_PAIRS and c.gap == 3
+    assert c.pairs == chapter.PAIRS and c.gap == 3
     assert c.terms_error < 1e-12
     assert np.allclose(c.terms[:, 0], c.terms[0, 0])  # the words-only term has no position
     assert c.spread > 1e-3  # same gap, different scores
@@ -215,12 +221,6 @@ def test_largest_settings_run():
 
 
 # ---------------------------------------------------------------- the ladder, one M_k, the layouts
-def test_chapter_pairs_are_the_chapters():
-    from posenc import chapter
-
-    assert CHAPTER_PAIRS == chapter.PAIRS  # the RoPE page imports this name
-
-
 @pytest.mark.parametrize("d, base", [(64, 10000.0), (128, 10000.0), (8, 500.0)])
 def test_ladder_ratio_is_base_to_the_two_over_d(d, base):
     from posenc.sinusoid_demo import ladder

@@ -60,7 +60,7 @@ def test_wavelengths_and_rotations():
 
 @pytest.mark.parametrize("bad_d", [0, -2, 7, 129, 2.0, "64"])
 def test_bad_d_rejected(bad_d):
-    """The stretch functions check d with core's idiom (whole, then even): 2.0 and "64" are not whole numbers."""
+    """The stretch functions check d with ``validate.width`` (whole, in range, even): 2.0 and "64" are not whole."""
     with pytest.raises(ValueError):
         pi_frequencies(bad_d, 2.0)
 
