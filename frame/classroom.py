@@ -15,11 +15,13 @@ POSENC_CLASS_DB (the SQLite file shared by every process on the host); see ``pos
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import streamlit as st
 
@@ -31,13 +33,26 @@ TEACHER_POLL = 1.5  # s: the teacher's counts are fresh within 2 s
 STUDENT_POLL = 5.0  # s: a student's page asks at most this often, and only while a round is open
 _CODE, _TOKEN, _STUDENT = "_pe_class_code", "_pe_class_token", "_pe_class_student"
 _NOTICE = "_pe_class_notice_run"
+_KEYS = "_pe_class_keys"  # (page path, the page's Predict keys in the order drawn): the first one holds the poll
+_LIVE = "_pe_class_live"  # (code, token, until, teacher): a class found live, and whether the token is its key
+COOKIE = "pe_student"  # the browser's session cookie that keeps a student's anonymous id over reloads, reconnects
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)  # one store per configured place; a test may open a few
+_STORES: dict[tuple, class_store.Store] = {}  # one store (its connection pool) per configured place, per process
+_STORES_LOCK = threading.Lock()
+
+
 def _store(url: str | None, path: str | None) -> class_store.Store:
-    return class_store.open_store(url=url, path=path)
+    # a plain dict, not st.cache_resource: a student's poll asks for the store every time (cache_resource's
+    # hashing and bookkeeping were half of the poll's own cost)
+    found = _STORES.get((url, path))
+    if found is None:
+        with _STORES_LOCK:
+            found = _STORES.get((url, path)) or _STORES.setdefault((url, path), class_store.open_store(url=url, path=path))
+    return found
 
 
+@functools.cache  # read once a process: st.secrets re-reads its files on every access when there are none
 def _secret_url() -> str | None:
     try:
         value = st.secrets.get(class_store.URL_ENV) or st.secrets.get("class_db_url")
@@ -82,6 +97,7 @@ class Room:
     token: str
     student: str
     qids: dict = field(default_factory=dict, repr=False)
+    states: dict = field(default_factory=dict, repr=False)  # key → the QuestionState read for this run
 
     # ---------------------------------------------------------------- questions
     def qid(self, key: str) -> str:
@@ -93,16 +109,28 @@ class Room:
 
     def before_radio(self, key: str, label: str, options: list[str]) -> class_store.QuestionState | None:
         """Register the question in the class (round 1 opens the first time) and, for a student, forget the
-        pick of a round that is over (before the radio is drawn, so its state may still be set)."""
+        pick of a round that is over, or (a new session of a student who voted: a reload, a reconnect) put their
+        vote back into the radio — before the radio is drawn, so its state may still be set."""
         state = store().ensure_question(self.code, self.qid(key), label, list(options))
+        self.states[key] = state
         if state is None or self.teacher:
             return state
         seen = st.session_state.get(f"_pe_seen_{key}")
-        now = (state.round, state.revealed)
         if seen is not None and seen[0] != state.round:
-            st.session_state.pop(f"{key}_guess", None)  # a new round (Vote again, Reset): pick again
-            st.session_state.pop(f"_pe_said_{key}", None)
-        st.session_state[f"_pe_seen_{key}"] = now
+            for k in (f"{key}_guess", f"_pe_said_{key}", f"_pe_mine_{key}"):  # a new round: pick again
+                st.session_state.pop(k, None)
+        elif seen is None:  # this session's first sight of the question: the student may have voted already
+            mine = store().my_vote(self.code, self.qid(key), self.student)
+            if mine is not None and 0 <= mine < len(options):
+                st.session_state[f"_pe_mine_{key}"] = (state.round, mine)
+                st.session_state.setdefault(f"{key}_guess", options[mine])
+        st.session_state[f"_pe_seen_{key}"] = (state.round, state.revealed)
+        page, keys = st.session_state.get(_KEYS, ("", []))
+        if page != self.qid(key).split("#", 1)[0]:
+            page, keys = self.qid(key).split("#", 1)[0], []
+        if key not in keys:
+            keys = [*keys, key]
+        st.session_state[_KEYS] = (page, keys)
         return state
 
     def on_pick(self) -> Callable[..., None] | None:
@@ -120,20 +148,33 @@ class Room:
                 st.caption(said)
 
     def answer(self, key: str, draw: Callable[[], None]) -> None:
-        """The answer (``draw``) only once the teacher revealed it; a student's page polls while the round is open."""
+        """The answer (``draw``) only once the teacher revealed it. A student's page polls (one poll for all its
+        questions) while a round is open."""
+        state = self.states.get(key) or store().state(self.code, self.qid(key))
+        if state is None:
+            return
         if self.teacher:
-            state = store().state(self.code, self.qid(key))
-            if state is not None and state.revealed:
+            if state.revealed:
                 draw()
             else:
                 st.caption("Class mode: the answer shows here, and on every student's page, once you press Reveal.")
             return
-        open_ = bool((store().state(self.code, self.qid(key)) or _closed()).is_open)
-        st.fragment(_student_status, run_every=STUDENT_POLL if open_ else None)(self, key, draw)
-
-
-def _closed() -> Any:
-    return class_store.QuestionState("", "", [], 0, False, False)
+        if state.revealed:
+            draw()
+        else:
+            mine = st.session_state.get(f"_pe_mine_{key}")
+            if mine is None or mine[0] != state.round:
+                st.caption(f"Class vote (round {state.round}): pick an answer above. It counts anonymously; the "
+                           "answer shows here when your teacher reveals it.")
+            else:
+                st.info(f"Your vote in round {state.round}: “{state.options[mine[1]]}” (anonymous; you can change "
+                        "it while the round is open). The answer shows here when your teacher reveals it.",
+                        icon=":material/how_to_vote:")
+        page, keys = st.session_state.get(_KEYS, ("", []))
+        if keys and keys[0] == key:  # the page's first question holds the page's one poll
+            now = store().phases(self.code, page)
+            open_ = any(is_open for _r, is_open, _v in now.values())
+            st.fragment(_poll, run_every=STUDENT_POLL if open_ else None)(self.code, page, now)
 
 
 def _record(key: str, code: str, qid: str, options: list[str], student: str) -> None:
@@ -144,28 +185,17 @@ def _record(key: str, code: str, qid: str, options: list[str], student: str) -> 
     res = store().vote(code, qid, student, options.index(choice))
     if res.ok:  # the status under the chart says what counts
         st.session_state.pop(f"_pe_said_{key}", None)
+        st.session_state[f"_pe_mine_{key}"] = (res.round, options.index(choice))
     else:
         st.session_state[f"_pe_said_{key}"] = class_store.REASONS.get(res.reason, "Your vote was not recorded.")
 
 
-def _student_status(room: Room, key: str, draw: Callable[[], None]) -> None:
-    state = store().state(room.code, room.qid(key))
-    if state is None:
-        return
-    seen = st.session_state.get(f"_pe_seen_{key}")
-    if seen is not None and seen != (state.round, state.revealed):
-        st.rerun()  # revealed, or a new round: redraw the page once (the radio may need clearing)
-    if state.revealed:
-        draw()
-        return
-    mine = store().my_vote(room.code, room.qid(key), room.student)
-    if mine is None:
-        st.caption(f"Class vote (round {state.round}): pick an answer above. It counts anonymously; the answer shows "
-                   "here when your teacher reveals it.")
-    else:
-        st.info(f"Your vote in round {state.round}: “{state.options[mine]}” (anonymous; you can change it while "
-                "the round is open). The answer shows here when your teacher reveals it.",
-                icon=":material/how_to_vote:")
+def _poll(code: str, page: str, drawn: dict) -> None:
+    """A student's page, every STUDENT_POLL s while a round is open: one small read of its questions' rounds;
+    nothing is drawn, and the page reruns only when they are no longer what the page was ``drawn`` with (a round
+    revealed, a new round, a reset)."""
+    if store().phases(code, page) != drawn:
+        st.rerun()
 
 
 def _teacher_panel(room: Room, key: str, options: list[str], correct: int) -> None:
@@ -236,23 +266,50 @@ def _page_path() -> str:
 
 def current() -> Room | None:
     """This session's class, or None (no code, or a code that is not a live class: then a notice once a run,
-    and the page works as usual). Also registers ``class`` and ``teach`` as known URL parameters."""
+    and the page works as usual). Also registers ``class`` and ``teach`` as known URL parameters.
+
+    A class found live (and whether the token is its key) is remembered by the session until the class ends, so
+    a run asks the store nothing more about it: a code never changes its key, and a class only goes at its end."""
     _register()
     code = (_from_address(CLASS_PARAM, _CODE) or "").upper()
     if not code:
         return None
     token = _from_address(TEACH_PARAM, _TOKEN) or ""
-    status = store().class_status(code)
-    if status != "ok":
-        _notice_once(code, status)
-        return None
-    student = st.session_state.get(_STUDENT)
-    if not student:
-        student = st.session_state[_STUDENT] = class_store.new_student_id()
-    teacher = bool(token) and store().is_teacher(code, token)
+    live = st.session_state.get(_LIVE)
+    if not (live and live[:2] == (code, token) and live[2] > time.time()):
+        ends = store().expires(code)
+        if ends is None or ends <= time.time():
+            st.session_state.pop(_LIVE, None)
+            _notice_once(code, "unknown" if ends is None else "expired")
+            return None
+        live = st.session_state[_LIVE] = (code, token, ends, bool(token) and store().is_teacher(code, token))
+    teacher = live[3]
     if token and not teacher:
         _notice_once(code, "token")
-    return Room(code, teacher, token if teacher else "", student)
+    return Room(code, teacher, token if teacher else "", student_id())
+
+
+def student_id() -> str:
+    """This browser's anonymous id: the session's; else the one its session cookie (``COOKIE``) brought, when
+    it is one this app made (anything else — forged, cut, garbage — is ignored); else a new one. The page's
+    component (``frame.live.mount``, through ``cookie_student``) keeps it in the cookie for the next session."""
+    student = st.session_state.get(_STUDENT)
+    if not student:
+        try:
+            raw = st.context.cookies.get(COOKIE)
+        except Exception:  # noqa: BLE001 — no browser behind this session (a test): a new id
+            raw = None
+        student = raw if class_store.valid_student(raw) else class_store.new_student_id()
+        st.session_state[_STUDENT] = student
+    return student
+
+
+def cookie_student() -> str | None:
+    """The id ``frame.live.mount`` hands the browser to keep in its session cookie: only in a class link (the
+    address or the session has a class code), so nobody outside class mode gets a cookie."""
+    if not (st.query_params.get(CLASS_PARAM) or st.session_state.get(_CODE)):
+        return None
+    return student_id()
 
 
 def start_class() -> tuple[str, str]:

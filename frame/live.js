@@ -6,7 +6,8 @@
 //  - play buttons (mounts with data.role === "play") that sweep a bound range input on requestAnimationFrame;
 //  - tap to read: a touch tap on a chart shows the tooltip a hover shows;
 //  - Streamlit chrome work-arounds (WCAG 2.1 AA): focus kept after tab switches, Show data and fullscreen;
-//    code blocks focusable; decorative icons aria-hidden; the collapsed sidebar inert.
+//    code blocks focusable; decorative icons aria-hidden; the collapsed sidebar inert;
+//  - class mode: the anonymous student id the server hands over, kept in a session cookie.
 
 const KEY = "__peLive";
 
@@ -40,7 +41,18 @@ function createLive() {
   live.configure = (data) => {
     if (data.play_seconds) live.playSeconds = +data.play_seconds;
     if (data.reduced_step_seconds) live.reducedStepSeconds = +data.reduced_step_seconds;
+    if (data.cookie && data.student) keepCookie(String(data.cookie), String(data.student));
   };
+
+  // ------------------------------------------------------------ class mode's student id
+  // A session cookie (no expiry: gone when the browser closes), for every path of the app, not sent by other
+  // sites' requests: the next session (a reload, a reconnect through the load balancer) is the same student.
+  // The server made the id and checks its form when it reads it back.
+  function keepCookie(name, value) {
+    const pair = `${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
+    if (document.cookie.split("; ").includes(pair)) return;
+    document.cookie = `${pair}; path=/; SameSite=Lax${window.location.protocol === "https:" ? "; Secure" : ""}`;
+  }
 
   // ------------------------------------------------------------ the address
   function fromAddress(name) {

@@ -37,6 +37,11 @@ buttons on one page are independent (one per chart).
 Tap to read: on a touch screen a tap on a mark shows the tooltip a hover shows (nothing to do in the page:
 give the marks a ``tooltip``). In-chart inputs are at least 24 px on a phone (``frame.theme``).
 
+Class mode (``frame.classroom``): in a class link the page part is given the student's anonymous id, which
+``live.js`` keeps in a session cookie (``pe_student``: no expiry, so it goes when the browser closes;
+``SameSite=Lax``, ``path=/``), so a reload or a reconnect to another app process is the same student; the server
+reads it back through ``st.context.cookies`` and uses it only when it has the form of an id it makes.
+
 Besides, the component keeps focus where the student is (after a tab switch, Show data, fullscreen and its
 exit focus returns to the control that caused it, never ``<body>``), makes code blocks keyboard-scrollable,
 hides decorative icons from screen readers and takes the collapsed sidebar out of the Tab order: the parts of
@@ -79,9 +84,14 @@ def presenting() -> bool:
 def mount() -> None:
     """The page-wide part of the component (address ↔ in-chart inputs, tap to read, focus, sidebar): once per
     run, in the sidebar, where its empty element never moves the page (``frame.theme`` hides it)."""
+    from .classroom import COOKIE, cookie_student
+
+    data: dict[str, Any] = {"role": "page", "play_seconds": PLAY_SECONDS, "reduced_step_seconds": REDUCED_STEP_SECONDS}
+    student = cookie_student()
+    if student:  # class mode: the browser keeps the anonymous student id for its next session
+        data |= {"cookie": COOKIE, "student": student}
     with st.sidebar:
-        _COMPONENT(key=MOUNT_KEY, data={"role": "page", "play_seconds": PLAY_SECONDS,
-                                        "reduced_step_seconds": REDUCED_STEP_SECONDS}, height="content")
+        _COMPONENT(key=MOUNT_KEY, data=data, height="content")
 
 
 def chart(fig: Figure, *, play: str | None = None) -> None:

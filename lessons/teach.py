@@ -1,22 +1,12 @@
 """Teach with it: start a class, hand out the join code, the student link and a QR code; the class summary."""
 
-import csv
-import io
-
 import streamlit as st
 
 import frame
 from frame import classroom
+from posenc import class_store
 
 PATH = "lessons/teach.py"
-def summary_csv(rows: list[dict]) -> str:
-    out = io.StringIO()
-    fields = ["question id", "question", "round", "option", "votes", "share", "revealed"]
-    w = csv.DictWriter(out, fieldnames=fields)
-    w.writeheader()
-    for r in rows:
-        w.writerow({**{k: r[k] for k in fields}, "share": f"{r['share']:.3f}"})
-    return out.getvalue()
 
 
 with frame.page(PATH, "What did the hall predict? Start a class, and every Predict on every page becomes a live, "
@@ -78,7 +68,7 @@ with frame.page(PATH, "What did the hall predict? Start a class, and every Predi
             frame.table({"question": [r["question"] for r in rows], "round": [r["round"] for r in rows],
                          "option": [r["option"] for r in rows],
                          "votes": [f"{r['votes']} ({r['share']:.0%})" for r in rows]})
-            st.download_button("Download the summary (CSV)", summary_csv(rows), file_name=f"class-{room.code}.csv",
+            st.download_button("Download the summary (CSV)", class_store.summary_csv(rows), file_name=f"class-{room.code}.csv",
                                mime="text/csv", icon=":material/download:", key="pe_class_csv",
                                on_click="ignore")
             if st.button("Refresh", key="pe_class_refresh", icon=":material/refresh:"):

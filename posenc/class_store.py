@@ -19,8 +19,10 @@ is in range, the round is open, and the student voted at most once in the last `
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import hmac
+import io
 import json
 import os
 import queue
@@ -74,6 +76,7 @@ class Vote:
 
     ok: bool
     reason: str = ""
+    round: int = 0  # the round it counts in (an accepted vote)
 
 
 REASONS = {
@@ -104,9 +107,23 @@ def valid_code(code: Any) -> bool:
     return isinstance(code, str) and len(code) == CODE_LEN and all(c in CODE_ALPHABET for c in code)
 
 
-def _valid_student(student: Any) -> bool:
+def valid_student(student: Any) -> bool:
+    """A student id as ``new_student_id`` makes it (what a browser's cookie must hold to be used)."""
     return (isinstance(student, str) and len(student) == 2 * STUDENT_BYTES
             and all(c in "0123456789abcdef" for c in student))
+
+
+def summary_csv(rows: list[dict]) -> str:
+    """``Store.summary``'s rows as CSV (what the Teach page exports): one line per question, round and option."""
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=SUMMARY_FIELDS)
+    w.writeheader()
+    for r in rows:
+        w.writerow({**{k: r[k] for k in SUMMARY_FIELDS}, "share": f"{r['share']:.3f}"})
+    return out.getvalue()
+
+
+SUMMARY_FIELDS = ["question id", "question", "round", "option", "votes", "share", "revealed"]
 
 
 def _hash(token: str) -> str:
@@ -196,16 +213,20 @@ class Store:
             return code, token
         raise StoreError("no free join code")  # pragma: no cover — 20 collisions in 8.9e8 codes
 
-    def class_status(self, code: Any, now: float | None = None) -> str:
-        """"ok", "unknown" (never existed, or swept) or "expired"."""
+    def expires(self, code: Any) -> float | None:
+        """When the class ends (seconds since the epoch), None for a code the store does not have."""
         if not valid_code(code):
-            return "unknown"
-        now = time.time() if now is None else now
+            return None
         with self._tx(write=False) as c:
             row = c.one("SELECT expires FROM pe_classes WHERE code = ?", code)
-        if row is None:
+        return None if row is None else float(row[0])
+
+    def class_status(self, code: Any, now: float | None = None) -> str:
+        """"ok", "unknown" (never existed, or swept) or "expired"."""
+        ends = self.expires(code)
+        if ends is None:
             return "unknown"
-        return "ok" if row[0] > now else "expired"
+        return "ok" if ends > (time.time() if now is None else now) else "expired"
 
     def is_teacher(self, code: Any, token: Any, now: float | None = None) -> bool:
         if not valid_code(code) or not isinstance(token, str) or not token or len(token) > 200:
@@ -233,6 +254,11 @@ class Store:
         now = time.time() if now is None else now
         if not valid_code(code) or not (0 < len(qid) <= MAX_QID) or not (2 <= len(options) <= MAX_OPTIONS):
             return None
+        with self._tx(write=False) as c:  # drawn before (every run but the first): one read, no write lock
+            row = c.one("SELECT q.label, q.options, q.round, q.is_open, q.revealed, c.expires FROM pe_questions q "
+                        "JOIN pe_classes c ON c.code = q.code WHERE q.code = ? AND q.qid = ?", code, qid)
+        if row is not None:
+            return _question(qid, row) if row[5] > now else None
         with self._tx() as c:
             if c.one("SELECT 1 FROM pe_classes WHERE code = ? AND expires > ?", code, now) is None:
                 return None
@@ -245,14 +271,19 @@ class Store:
         with self._tx(write=False) as c:
             row = c.one("SELECT label, options, round, is_open, revealed FROM pe_questions WHERE code = ? AND qid = ?",
                         code, qid)
-        if row is None:
-            return None
-        return QuestionState(qid, row[0], json.loads(row[1]), int(row[2]), bool(row[3]), bool(row[4]))
+        return None if row is None else _question(qid, row)
+
+    def phases(self, code: str, page: str) -> dict[str, tuple[int, bool, bool]]:
+        """{qid: (round, open, revealed)} of the class's questions on ``page`` (qids "page#key"): what a student's
+        page polls, one small query for all its questions."""
+        with self._tx(write=False) as c:
+            rows = c.all("SELECT qid, round, is_open, revealed FROM pe_questions WHERE code = ?", code)
+        return {q: (int(r), bool(o), bool(v)) for q, r, o, v in rows if q.startswith(page + "#")}
 
     def vote(self, code: Any, qid: Any, student: Any, option: Any, now: float | None = None) -> Vote:
         """Record (or change) ``student``'s vote for ``option`` in the question's open round."""
         now = time.time() if now is None else now
-        if not _valid_student(student):
+        if not valid_student(student):
             return Vote(False, "student")
         if not valid_code(code):
             return Vote(False, "class")
@@ -277,7 +308,7 @@ class Store:
             c.run("INSERT INTO pe_votes (code, qid, round, student, choice, at) VALUES (?, ?, ?, ?, ?, ?) "
                   "ON CONFLICT (code, qid, round, student) DO UPDATE SET choice = excluded.choice, at = excluded.at",
                   code, qid, rnd, student, option, now)
-        return Vote(True)
+        return Vote(True, round=rnd)
 
     def my_vote(self, code: str, qid: str, student: str) -> int | None:
         """The student's vote in the question's current round (None: none yet)."""
@@ -343,6 +374,10 @@ class Store:
                     rows.append({"question": label, "question id": qid, "round": r, "option": opts[i], "votes": n,
                                  "share": (n / total) if total else 0.0, "revealed": bool(revealed)})
         return rows
+
+
+def _question(qid: str, row: tuple) -> QuestionState:
+    return QuestionState(qid, row[0], json.loads(row[1]), int(row[2]), bool(row[3]), bool(row[4]))
 
 
 class _Cursor:

@@ -22,6 +22,7 @@ from bench.browser import launch, streamlit_server, wait_done
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from deploy import serve  # noqa: E402
+from frame import classroom  # noqa: E402
 from posenc import class_store as cs  # noqa: E402
 
 PAGE = "rope"
@@ -108,6 +109,75 @@ def test_teacher_and_three_students_on_one_process():
             wait_done(other)
             assert token not in answered(other) and other.get_by_text("as a student").count()
             run_class(browser, base, code, token)
+        finally:
+            browser.close()
+
+
+def student_cookie(ctx) -> dict | None:
+    return next((c for c in ctx.cookies() if c["name"] == classroom.COOKIE), None)
+
+
+def my_vote_says(page, option: str) -> None:
+    page.get_by_text(f"Your vote in round 1: “{option}”").first.wait_for(timeout=WAIT)
+
+
+def test_a_reload_is_the_same_student_and_changes_its_vote(sqlite_env):
+    """The anonymous id survives a new Streamlit session (a reload; a reconnect through HAProxy is the same): it is
+    kept in a browser session cookie, so a student cannot vote twice in a round by reloading."""
+    store = cs.sqlite_store(sqlite_env[cs.DB_ENV])
+    code, token = store.create_class()
+    qid = "lessons/rope.py#rp_predict"
+    with streamlit_server() as base, sync_playwright() as p:
+        browser = launch(p)
+        try:
+            ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = ctx.new_page()
+            page.goto(f"{base}/{PAGE}?class={code}", timeout=WAIT)
+            wait_done(page)
+            options = page.get_by_role("radiogroup").first.locator("label")
+            first, third = options.nth(0).inner_text().strip(), options.nth(2).inner_text().strip()
+            pick(page, 0)
+            my_vote_says(page, first)
+            cookie = student_cookie(ctx)
+            assert cookie is not None and cs.valid_student(cookie["value"])
+            assert cookie["expires"] == -1 and cookie["sameSite"] == "Lax" and cookie["path"] == "/"  # a session cookie
+            page.reload(timeout=WAIT)  # a new Streamlit session
+            wait_done(page)
+            my_vote_says(page, first)  # the store knows this student: the vote is theirs, the radio shows it
+            assert page.get_by_role("radio", name=first).is_checked()
+            page.wait_for_timeout(1_100)  # past the one-vote-a-second limit
+            pick(page, 2)
+            my_vote_says(page, third)
+            assert student_cookie(ctx)["value"] == cookie["value"]
+            assert store.counts(code, qid)[1] == [0, 0, 1, 0]  # one student, their changed vote
+            teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+            teacher.goto(f"{base}/{PAGE}?class={code}&teach={token}", timeout=WAIT)
+            wait_done(teacher)
+            teacher.get_by_text(f"Class {code}, round 1 (open): 1 answered").first.wait_for(timeout=WAIT)
+        finally:
+            browser.close()
+
+
+@pytest.mark.parametrize("forged", ["forged<b>x</b>", "0" * 31 + "g", "a" * 64])
+def test_a_forged_student_cookie_gets_a_fresh_id(sqlite_env, forged):
+    """docs/HARDENING.md: a cookie that is not an id this app made is ignored — a fresh id, never an error."""
+    store = cs.sqlite_store(sqlite_env[cs.DB_ENV])
+    code, _ = store.create_class()
+    with streamlit_server() as base, sync_playwright() as p:
+        browser = launch(p)
+        try:
+            ctx = browser.new_context()
+            ctx.add_cookies([{"name": classroom.COOKIE, "value": forged, "url": base}])
+            page = ctx.new_page()
+            page.goto(f"{base}/{PAGE}?class={code}", timeout=WAIT)
+            wait_done(page)
+            assert not page.locator("[data-testid=stException]").count()
+            pick(page, 1)
+            page.get_by_text("Your vote in round 1").first.wait_for(timeout=WAIT)
+            fresh = student_cookie(ctx)["value"]
+            assert fresh != forged and cs.valid_student(fresh)
+            with store._tx(write=False) as c:
+                assert c.all("SELECT student FROM pe_votes WHERE code = ?", code) == [(fresh,)]
         finally:
             browser.close()
 

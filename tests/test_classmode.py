@@ -10,7 +10,7 @@ import pytest
 from conftest import assert_ok, open_page, page_text
 from posenc import class_store as cs
 
-PAGE, KEY = "lessons/rope.py", "rp_predict"
+PAGE, KEY, KEY2 = "lessons/rope.py", "rp_predict", "rp_predict_play"  # the page's two Predicts
 QID = f"{PAGE}#{KEY}"
 
 
@@ -190,37 +190,36 @@ def test_a_page_switch_keeps_the_class_in_the_address(store):
 
 
 def test_polling_student_every_5_s_only_while_open_teacher_within_2_s(store, monkeypatch):
-    """The intervals the pages ask Streamlit to rerun their class fragments at (st.fragment(run_every=…))."""
+    """The intervals the pages ask Streamlit to rerun their class fragments at (st.fragment(run_every=…)): a
+    student's page has ONE poll (rope has two Predicts), every 5 s while a round is open, none once every round on
+    the page is closed; the teacher's counts every ≤ 2 s."""
     import streamlit as st
 
     from frame import classroom
 
-    asked: list[tuple[str, object, object]] = []  # (fragment, Predict key, run_every)
+    asked: list[tuple[str, object]] = []  # (fragment, run_every) for every fragment a run registers
     real = st.fragment
 
     def spy(func=None, *, run_every=None):
         if func is None:
             return lambda f: spy(f, run_every=run_every)
-        frag = real(func, run_every=run_every)
-        if func.__name__ != "_student_status":
-            asked.append((func.__name__, None, run_every))
-            return frag
-
-        def call(*args, **kwargs):
-            asked.append((func.__name__, args[1], run_every))  # args: (room, key, draw)
-            return frag(*args, **kwargs)
-        return call
+        asked.append((func.__name__, run_every))
+        return real(func, run_every=run_every)
 
     monkeypatch.setattr(st, "fragment", spy)
     code, token = store.create_class()
     s = student(code)
-    polls = [every for name, key, every in asked if name == "_student_status" and key == KEY]
-    assert polls and all(every == classroom.STUDENT_POLL >= 5 for every in polls)
+    polls = [every for name, every in asked if name == "_poll"]
+    assert polls == [classroom.STUDENT_POLL] and classroom.STUDENT_POLL >= 5
+    store.reveal(code, QID, token)  # one of the page's two rounds closed: the other is still open
     asked.clear()
-    store.reveal(code, QID, token)
     s.run()
-    after = [every for name, key, every in asked if name == "_student_status" and key == KEY]
-    assert after and all(every is None for every in after)  # revealed: the round is closed, no more polling
+    assert [every for name, every in asked if name == "_poll"] == [classroom.STUDENT_POLL]
+    store.reveal(code, f"{PAGE}#{KEY2}", token)
+    asked.clear()
+    s.run()
+    assert [every for name, every in asked if name == "_poll"] == [None]  # every round closed: no more polling
     asked.clear()
     assert_ok(open_page(PAGE, query={"class": code, "teach": token}))
-    assert ("panel", None, classroom.TEACHER_POLL) in asked and classroom.TEACHER_POLL <= 2
+    assert ("panel", classroom.TEACHER_POLL) in asked and classroom.TEACHER_POLL <= 2
+    assert not [name for name, _ in asked if name == "_poll"]  # the teacher's page has no student poll
