@@ -5,36 +5,10 @@ import math
 import streamlit as st
 
 import frame
-import posenc
+from frame import linked_tabs, wording
 from posenc import chapter
-from posenc.charts import fixes as fc
-from posenc.fixes import (
-    COS_TOL,
-    DECIDES,
-    DWARFS,
-    FIXES,
-    LONG,
-    REL_TOL,
-    SHORT,
-    fixes_inputs,
-    index_over_length,
-    index_scores,
-    multiply_code,
-    multiply_demo,
-    one_hot,
-    one_hot_demo,
-    position_share,
-    rank_correlation,
-    ratio_demo,
-    raw_index_demo,
-    raw_term,
-    summary,
-    wish_bounded,
-    wish_neighbours,
-    wish_past,
-    wish_same_meaning,
-    wish_unique,
-)
+from posenc.fixes import COS_TOL, DECIDES, DWARFS, LONG, SHORT, index_over_length
+from posenc.sections import fixes as sections
 
 PATH = "lessons/fixes.py"
 TABS = ["Divide by length", "Multiply", "One-hot", "All four"]
@@ -42,59 +16,8 @@ TAB_OF = {"fx_len": 0, "fx_mpos": 1, "fx_width": 2, "fx_past": 2}  # a control's
 P_RAW = chapter.RAW_POSITION
 T, N_SHORT, N_LONG = chapter.LENGTH_EXAMPLE
 M_FROM, M_TO = chapter.MULTIPLY_POSITIONS
-
-
-
-# ---------------------------------------------------------------- one cached posenc call per section
-@frame.cached
-def raw_section(sentence: str, d: int, seed: int, start: int):
-    inp = fixes_inputs(posenc.tokenize(sentence), d, seed)
-    term, raw = raw_term(inp.X, inp.W, start), raw_index_demo(inp.X, inp.W, start)
-    figs = {
-        "coord": fc.coordinate_bars(inp.X[0], start, inp.tokens[0]),
-        "terms": fc.score_terms(term.content_score, term.one_side, term.both_sides, start, term.d),
-        "weights": fc.weights_heatmap(raw.weights_without, raw.weights_with, inp.tokens, start),
-        "sweep": fc.share_sweep(raw.sweep_starts, raw.sweep_rho, raw.sweep_share, start),
-    }
-    readout = fc.raw_readout(raw.rho_without, raw.rho_with, raw.share_without, raw.share_with, raw.last_wins,
-                             len(inp.tokens))
-    return term, raw, figs, readout
-
-
-@frame.cached
-def ratio_section(sentence: str, length: int):
-    words = posenc.tokenize(sentence)
-    r = ratio_demo(len(words), length)
-    return r, fc.ratio_strip(r.codes_sentence, r.codes_long, words, r.tracked), \
-        fc.previous_gap_chart(r.lengths, r.previous_gap, r.n, r.length)
-
-
-@frame.cached
-def multiply_section(sentence: str, d: int, seed: int, position: int):
-    inp = fixes_inputs(posenc.tokenize(sentence), d, seed)
-    m = multiply_demo(inp.X, inp.W, inp.word, inp.query, position)
-    return m, fc.multiply_lines(m.grid, m.grid_scores, inp.tokens, m.query_index, m.position), \
-        fc.multiply_table(inp.tokens, m.scores_at_1, m.scores_at_m, m.cos_at_1, m.cos_at_m, m.position)
-
-
-@frame.cached
-def onehot_section(sentence: str, width: int, past: int):
-    words = posenc.tokenize(sentence)
-    oh = one_hot_demo(len(words), width, past)
-    codes = fc.onehot_codes(oh.sentence_codes, words) if oh.sentence_codes is not None else None
-    return oh, codes, fc.distance_heatmap(oh.distances)
-
-
-@frame.cached
-def summary_section(sentence: str, d: int, seed: int):
-    inp = fixes_inputs(posenc.tokenize(sentence), d, seed)
-    verdicts = summary(inp.X[inp.word], SHORT, LONG)
-    return verdicts, fc.summary_frame(verdicts, SHORT, LONG)
-
-
-def _words(items: list[str]) -> str:
-    return ", ".join(items) if items else "none"
-
+raw_section, ratio_section, multiply_section, onehot_section, summary_section = map(  # one cached call per section
+    frame.cached, (sections.raw_index, sections.ratio, sections.multiply, sections.onehot, sections.wishes))
 
 with frame.page(PATH, "Why not simply write each word's position into its vector? Four obvious ways — the raw "
                       "index, index ÷ length, multiplying by the position, a one-hot column: what does each one "
@@ -117,42 +40,39 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             start = int(frame.slider("Position of the first word", "fx_start", 1, 2000, P_RAW,
                                      help=f"Place the sentence deep in a document: the question and the chapter "
                                           f"use position {P_RAW}."))
-        term, raw, figs, readout = raw_section(ex.sentence, ex.d, ex.seed, start)
+        view = raw_section(ex.sentence, ex.d, ex.seed, start)
+        term, raw, figs = view.term, view.raw, view.figs
         with left:
             frame.chart(figs["weights"])
         with right:
             frame.chart(figs["terms"])
         lo, hi = int(raw.position_term.min()), int(raw.position_term.max())
-        wins = ("both queries put" if raw.last_wins == n == 2 else f"all {n} queries put" if raw.last_wins == n else
-                f"{raw.last_wins} of your {n} queries put" if raw.last_wins != 1 else f"1 of your {n} queries puts")
+        wins = f"{wording.share(raw.last_wins, n, 'queries')} {'puts' if raw.last_wins == 1 else 'put'}"
         said = (f"At position {start:,}, {wins} their largest weight on the last word (on average "
                 f"{raw.last_weight:.4f} of it).")
         if start != P_RAW:
-            _, at_q, _, _ = raw_section(ex.sentence, ex.d, ex.seed, P_RAW)
+            at_q = raw_section(ex.sentence, ex.d, ex.seed, P_RAW).raw
             said += (f" At the question's position {P_RAW}: {at_q.last_wins} of {n} "
                      f"(on average {at_q.last_weight:.4f}).")
         why = (f"a score gains the term $p_i\\,p_j$ (here {lo:,} to {hi:,}), which grows by $p_i$ with every step "
                f"of the key, beside content scores that spread by about {raw.content_spread:.3g}")
-        one_dwarfs = term.one_side >= DWARFS * term.content_score
-        both_dwarf = term.both_sides >= DWARFS * term.content_score
-        frame.verdict("the index coordinate dwarfs the word's own coordinates",
-                      start >= DWARFS * term.content_coordinate,
+        frame.verdict("the index coordinate dwarfs the word's own coordinates", view.coordinate_dwarfs,
                       f"p = {start:,} against coordinates of typical size {term.content_coordinate:.2f} (root mean "
                       f"square), {start / term.content_coordinate:,.0f} times larger")
-        frame.verdict("in a score, the index outweighs the words, as the chapter predicts", one_dwarfs,
+        frame.verdict("in a score, the index outweighs the words, as the chapter predicts", view.one_dwarfs,
                       f"content scores spread by {term.content_score:.3g} (√d = {term.sqrt_d:.3g}); the index "
                       f"meeting a query coordinate of size {term.query_coordinate:.2f} adds {term.one_side:,.0f}, "
                       f"and passed into both q and k it adds p × p = {term.both_sides:,.0f}")
         if n >= 3:
             frame.verdict(f"with the index, position decides the weights (R² above {DECIDES})",
-                          raw.share_with > DECIDES,
+                          view.position_decides,
                           f"position explains {raw.share_with:.4f} of each query's score spread (words only: "
                           f"{raw.share_without:.4f}); {raw.last_wins} of {n} queries give their largest weight to "
                           f"the last word")
-        if one_dwarfs:
+        if view.one_dwarfs:
             verdict_words = ("Either way the words cannot compete: the index's term alone is "
                              f"{term.one_side / term.content_score:,.0f} times their spread.")
-        elif both_dwarf:
+        elif view.both_dwarf:
             verdict_words = (f"At position {start:,} the index meeting an ordinary query coordinate is still about "
                              f"the size of the content scores ({term.one_side:,.3g} against "
                              f"{term.content_score:.3g}); passed into both q and k it is already "
@@ -162,7 +82,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                              f"{term.both_sides:,.3g}) are less than {DWARFS:g} times the words' spread "
                              f"({term.content_score:.3g}): here the words still have a say. Slide the start deeper "
                              "and they lose it.")
-        q.answer(f"{said} The key with the largest index wins because {why}." if raw.last_wins == n else
+        q.answer(f"{said} The key with the largest index wins because {why}." if view.everywhere else
                  f"{said} The index pulls every query toward the key with the largest index — {why} — but this "
                  f"near the start the pull does not yet win everywhere.", then=(
             f"Why: a score is a sum of d products, so content scores spread by about √d "
@@ -182,17 +102,12 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             st.markdown("ρ: rank correlation of each query's scores — and so its weights — with the key positions; "
                         "R²: the share of the score spread a straight line in the position explains; both "
                         f"averaged over the {n} queries. The content scores stay the same; only the start moves.")
-            frame.table(readout)
+            frame.table(view.readout)
             frame.chart(figs["sweep"])
 
     # ------------------------------------------------------------ three more fixes, one tab each
     st.header("Three more fixes, and all four")
-    # A link that sets one tab's control but names no tab opens that tab.
-    if "fx_tab" not in st.session_state and "fx_tab" not in st.query_params:
-        linked = sorted(TAB_OF[k] for k in TAB_OF if k in st.query_params)
-        if linked:
-            st.session_state["fx_tab"] = TABS[linked[0]]
-    tabs = frame.tabs(TABS, key="fx_tab")
+    tabs = linked_tabs.tabs(TABS, "fx_tab", opened_by=TAB_OF)  # ?fx_mpos=60 opens Multiply
 
     with tabs[0]:
         st.subheader("2 · Index ÷ length")
@@ -236,34 +151,32 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                         f"“{chapter.MULTIPLY_WORD}” at position {M_TO} against position {M_FROM}.")
             m_pos = int(frame.slider("Position m of the key word", "fx_mpos", 1, 1000, M_TO,
                                      help=f"The key word is placed at position {M_FROM} and at position m."))
-            m, lines, table = multiply_section(ex.sentence, ex.d, ex.seed, m_pos)
+            mv = multiply_section(ex.sentence, ex.d, ex.seed, m_pos)
+            m = mv.m
             st.text(f"Key word: “{tokens[m.word_index]}” (word {m.word_index + 1} of the sentence), at position "
                     f"{M_FROM} and at position {m.position}. Every query word stays at its own position.")
-            frame.chart(lines)
-            louder = abs(m.norm_at_m / m.norm_at_1 - m.position) <= REL_TOL * m.position
-            scaled = m.score_ratio_error <= REL_TOL * max(1.0, m.position) * float(abs(m.scores_at_1).max())
-            same_angle = m.cos_error < COS_TOL
-            frame.verdict(f"the key word at position {m.position} is {m.position} times louder", louder,
+            frame.chart(mv.lines)
+            frame.verdict(f"the key word at position {m.position} is {m.position} times louder", mv.louder,
                           f"‖x‖ = {m.norm_at_1:.4g} at position {M_FROM}, {m.norm_at_m:.4g} at position "
                           f"{m.position}")
-            frame.verdict(f"every score with it is multiplied by {m.position}: volume", scaled,
+            frame.verdict(f"every score with it is multiplied by {m.position}: volume", mv.scaled,
                           f"largest |s(m) − m·s(1)| over the queries {m.score_ratio_error:.1e}")
-            frame.verdict("the angle between query and key — the meaning — does not move", same_angle,
+            frame.verdict("the angle between query and key — the meaning — does not move", mv.same_angle,
                           f"largest change of cos(q, k) {m.cos_error:.1e}, tolerance {COS_TOL:.0e}")
-            ratio = m.norm_at_m / m.norm_at_1
             if m.position == M_FROM:
                 said = (f"At m = {M_FROM} nothing is scaled yet: move m and watch every line climb with it.")
             else:
-                said = (f"At position {m.position} the key word's vector is {ratio:,.4g} times as long as at position "
-                        f"{M_FROM}" + (f", and every score with it {m.position:,} times as large" if scaled else "")
+                said = (f"At position {m.position} the key word's vector is {m.norm_at_m / m.norm_at_1:,.4g} times "
+                        f"as long as at position {M_FROM}"
+                        + (f", and every score with it {m.position:,} times as large" if mv.scaled else "")
                         + (", while the angle between query and key — what the words mean to each other — has not "
-                           "moved." if same_angle else "."))
+                           "moved." if mv.same_angle else "."))
             st.markdown(f"The score measures **volume, not meaning**. {said} A late word shouts; an early one "
                         "whispers.")
             frame.formula(r"x'_p = p\,x_p,\qquad s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d},\qquad "
                           r"\cos(q'_i, k'_j) = \cos(q_i, k_j)")
             with frame.deeper("every query's score and cosine, at position 1 and at m", key="fx_deep_multiply"):
-                frame.table(table)
+                frame.table(mv.table)
 
     with tabs[2]:
         st.subheader("4 · One-hot positions")
@@ -278,7 +191,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             with c2:
                 past = int(frame.number("Encode position", "fx_past", 1, 2000, 9,
                                         help="Try a position past N: it has no column."))
-            oh, codes, dist = onehot_section(ex.sentence, width, past)
+            oh, codes, dist, shown_cols = onehot_section(ex.sentence, width, past)
             if oh.past_error:
                 frame.verdict("a position past the table's last column has no encoding, as the chapter predicts",
                               True, f"asking for position {oh.past} in a table of width {oh.width} gives "
@@ -294,7 +207,6 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             with right:
                 if codes is not None:
                     frame.chart(codes)
-                    shown_cols = fc.onehot_columns(n, oh.width)
                     if shown_cols < oh.width:
                         st.caption(f"Columns 1 … {shown_cols} of {oh.width} shown: the rest are zero for every "
                                    "word.")
@@ -319,26 +231,18 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
 
         @frame.section(None, fragment=False)
         def summary_tab():
-            verdicts, table = summary_section(ex.sentence, ex.d, ex.seed)
-            wishes = list(dict.fromkeys(v.wish for v in verdicts))
-            frame.table({"wish": wishes,
-                         "met by": [_words([v.fix for v in verdicts if v.wish == w and v.passed]) for w in wishes],
-                         "broken by": [_words([v.fix for v in verdicts if v.wish == w and not v.passed])
-                                       for w in wishes]}, wrap=True)
-            unbroken = [f for f in FIXES if all(v.passed for v in verdicts if v.fix == f)]
+            sv = summary_section(ex.sentence, ex.d, ex.seed)
+            frame.table(sv.wishes, wrap=True)
             st.markdown(f"Each cell is a test run just now on your sentence's vectors: the chapter's lengths, "
                         f"{SHORT} and {LONG} words; the multiply fix on the key word's vector; one-hot tables built "
                         f"for the longest sentence ({LONG} columns). "
-                        + (f"Fixes that meet every wish here: {_words(unbroken)}." if unbroken else
+                        + (f"Fixes that meet every wish here: {sections.names(sv.unbroken)}." if sv.unbroken else
                            "No fix meets every wish."))
             with frame.deeper("every test's numbers, fix by fix", key="fx_deep_summary"):
-                frame.table(table, wrap=True)
+                frame.table(sv.table, wrap=True)
 
-    frame.show_code(raw_term, raw_index_demo, index_scores, rank_correlation, position_share, ratio_demo,
-                    index_over_length, multiply_demo, multiply_code, one_hot_demo, one_hot, summary, wish_unique,
-                    wish_bounded, wish_same_meaning, wish_neighbours, wish_past)
-    every_fix_fails = all(any(not v.passed for v in summary_section(ex.sentence, ex.d, ex.seed)[0] if v.fix == f)
-                          for f in FIXES)
+    frame.show_code(*sections.CODE)
+    every_fix_fails = not summary_section(ex.sentence, ex.d, ex.seed).unbroken
     frame.bridge(PATH, ("None of the four works" if every_fix_fails else "Not one of the four meets every wish "
                         "everywhere") + ", but one idea survives: give every position its own vector, the same at "
                         "every length. The next page learns such a table — and finds its limits.")

@@ -1,59 +1,34 @@
+"""Sinusoids: a sine and a cosine per pair of coordinates, each pair at its own rate — a ladder of rates, a shift
+that is one rotation, and the catch: the score sees more than the gap."""
+
 import numpy as np
 import streamlit as st
 
 import frame
-import posenc
+from frame.wording import apart, count, tex_num
 from posenc import chapter
 from posenc.charts import sinusoids as sc
-from posenc.encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
+from posenc.encodings import MAX_POSITION
+from posenc.sections import sinusoids as sections
 from posenc.sinusoid_demo import (
     CATCH_SPREAD,
     DEFAULT_LENGTH,
     FLOAT32_TOL,
-    LAYOUT_LENGTH,
-    M_SHOWN,
     MAX_LENGTH,
     MAX_SHIFT,
-    SHOWN_PAIRS,
-    SIM_SIZE,
     TERMS_TOL,
-    additive_scores,
     angle_tolerance,
     any_position,
-    catch,
     ladder,
-    layouts,
-    shift_at,
-    shift_rule,
-    sinusoidal_halves,
-    table,
 )
 
 PATH = "lessons/sinusoids.py"
 BASE = chapter.BASE
 DIAL_START = 7  # the dials open at position 7, the first of the chapter's starts (7, 37, 3997)
 FLOAT64_TOL = 1e-9  # float64 against extended precision, at any position up to 10,000,000
-
-
-def tex_num(x: float, fmt: str) -> str:
-    """A number for inside $…$: thousands commas as {,} so KaTeX adds no space after them."""
-    return format(x, fmt).replace(",", "{,}")
-
-
-def apart(a: float, b: float) -> tuple[str, str]:
-    """Two different numbers written with enough digits that they read as different (47,117 and 62,832; 12.53
-    and 12.57), never rounded to one."""
-    for digits in range(0, 9):
-        fa, fb = f"{a:,.{digits}f}", f"{b:,.{digits}f}"
-        if fa != fb or a == b:
-            if digits == 0 and max(abs(a), abs(b)) < 100:
-                continue  # small numbers keep a decimal or more
-            return fa, fb
-    return f"{a:.10g}", f"{b:.10g}"
-
-
-def pairs_word(n: int) -> str:
-    return "one pair" if n == 1 else f"{n} pairs"
+catch_view, table_view, layouts_view, position_view, shift_view = map(  # one cached posenc call each
+    frame.cached, (sections.catch_view, sections.table_view, sections.layouts_view, sections.position_view,
+                   sections.shift_view))
 
 
 with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at its own rate: how much slower is "
@@ -82,17 +57,15 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             f"ω_(i+1) = ω_i / base^(2/d), and base^(2/d) = {BASE:,.0f}^(2/{q_d}) = **{q.ratio:.4f}** at "
             f"d = {q_d}. The wavelengths climb {q_d // 2} rungs from 2π = {q.fastest:.4f} (pair 0) to "
             f"{slow_txt} (pair {q_d // 2 - 1}): a much finer ladder than the bits' doubling.")
-        lam = 2 * np.pi / frequencies(d, BASE)
         if d > 2:
-            r = ladder(d, BASE).ratio
-            frame.verdict("neighbouring pairs' wavelengths differ by one factor, base^(2/d)",
-                          bool(np.allclose(lam[1:] / lam[:-1], r, rtol=1e-12)),
-                          f"d = {d}: every ratio λ_(i+1)/λ_i = {r:.6f}, to 1e-12")
+            frame.verdict("neighbouring pairs' wavelengths differ by one factor, base^(2/d)", sections.one_ratio(d),
+                          f"d = {d}: every ratio λ_(i+1)/λ_i = {ladder(d, BASE).ratio:.6f}, to 1e-12")
         far = any_position(chapter.HUGE_POSITION, d, BASE)
         frame.verdict(f"PE({chapter.HUGE_POSITION:,}) is computed on demand, every coordinate between −1 and 1",
                       bool(np.all(np.abs(far.pe64) <= 1.0)),
                       f"{d} coordinates, length √(d/2) = {float(np.linalg.norm(far.pe64)):.4f}, no table consulted")
-        slow = ("the slowest barely moves" if lam[-1] > 2 * sc.DIAL_SPAN else "even the slowest turns visibly")
+        slow = ("the slowest barely moves" if sections.wavelengths(d)[-1] > 2 * sc.DIAL_SPAN
+                else "even the slowest turns visibly")
         st.markdown(
             f"Press **Play**: pair 0 goes round every 2π ≈ 6.3 positions, each pair below more slowly; {slow} over a "
             "hundred positions. Fast pairs tell neighbours apart, slow ones far-apart positions. Nothing is stored: "
@@ -110,20 +83,14 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         fig = sc.dials(d, shown, position=0, shift=chapter.SHIFT, prefix="sn_s")
         frame.chart(fig, play="sn_s_pos")
         k = chapter.SHIFT
-        closed = float(np.sum(np.cos(k * frequencies(d, BASE))))
+        closed = sections.shift_dot(k, d)
         ask.answer(
             f"Both hands turn at ω_i, so the angle between them is k·ω_i — k alone, whatever p. Moving k steps is "
             f"one rotation per pair, the matrix M_k built from k alone: the same at word 7, 37 or 3997. So "
             f"PE(p)·PE(p + k) = Σᵢ cos(k·ω_i) = **{closed:.4f}** at k = {k} and d = {d}, at every p: the readout "
-            f"at the top right sums all {pairs_word(d // 2)} and stands still while p plays. M_k is under *Deeper*.")
+            f"at the top right sums all {count(d // 2, 'pair')} and stands still while p plays. M_k is under *Deeper*.")
 
     # ------------------------------------------------------------ the catch
-    @frame.cached
-    def catch_view(sentence: str, qi: int, ki: int, d: int, seed: int):
-        ca = catch(posenc.tokenize(sentence), qi, ki, d, seed, BASE, chapter.PAIRS)
-        marks = [(m, float(v)) for (m, _), v in zip(ca.pairs, ca.scores) if m <= ca.sweep_m[-1]]
-        return ca, sc.catch_sweep(ca.sweep_m, ca.sweep_scores, ca.gap, marks)
-
     @frame.section("The catch: the score sees more than the gap")
     def the_catch():
         tokens = frame.tokens_or_stop(ex.sentence)
@@ -150,23 +117,11 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             frame.formula(
                 r"\big((x_q + PE_m)W_Q\big)\cdot\big((x_k + PE_n)W_K\big)/\sqrt d = ",
                 r"\big[\,x_q A x_k^\top + x_q A\,PE_n^\top + PE_m A\,x_k^\top + PE_m A\,PE_n^\top\big]/\sqrt d")
-            frame.table({
-                "query at m": [m for m, _ in ca.pairs], "key at n": [n for _, n in ca.pairs],
-                "score": ca.scores, "words only": ca.terms[:, 0], "word_q × PE_n": ca.terms[:, 1],
-                "PE_m × word_k": ca.terms[:, 2], "PE_m × PE_n": ca.terms[:, 3],
-            }, column_config={c: st.column_config.NumberColumn(format="%.4f") for c in
-                              ["score", "words only", "word_q × PE_n", "PE_m × word_k", "PE_m × PE_n"]})
+            frame.table(sections.catch_terms(ca),
+                        column_config={c: st.column_config.NumberColumn(format="%.4f") for c in
+                                       ["score", "words only", "word_q × PE_n", "PE_m × word_k", "PE_m × PE_n"]})
 
     # ------------------------------------------------------------ asides
-    @frame.cached
-    def table_view(d: int, length: int):
-        tab = table(d, BASE, length)
-        return tab, ladder(d, BASE), sc.table_heatmap(tab.image, length, tab.omegas)
-
-    @frame.cached
-    def layouts_view(d: int):
-        return layouts(d, BASE, LAYOUT_LENGTH)
-
     table_deeper = frame.deeper("the whole table: its columns, its layouts, float32 at huge positions",
                                 key="sn_deep_table")
     with table_deeper:
@@ -191,19 +146,14 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
                 st.caption(f"Positions 1 … {length:,} × {d} dimensions, drawn as {tab.image.shape[0]} × "
                            f"{tab.image.shape[1]} pixels: each pixel averages {tab.rows_per_pixel} position(s) × "
                            f"{tab.cols_per_pixel} dimension(s), so the fast columns average out to white.")
-            j = np.arange(d)
-            i = j // 2
-            frame.table({"dimension j": j, "pair i": i, "sin or cos": np.where(j % 2 == 0, "sin", "cos"),
-                         "ω_i": tab.omegas[i], "wavelength 2π/ω_i": 2 * np.pi / tab.omegas[i],
-                         "PE(1, j)": sinusoidal([1], d, BASE)[0], f"PE({length:,}, j)": sinusoidal([length], d, BASE)[0]},
+            frame.table(sections.table_columns(tab, d, length),
                         column_config={"ω_i": st.column_config.NumberColumn(format="%.6g"),
                                        "wavelength 2π/ω_i": st.column_config.NumberColumn(format="%.4f")})
             st.caption("The table's numbers, column by column (dimensions j and pairs i count from 0, as in the "
                        "formula): each column's rate, and its values at the first and last position drawn.")
-        st.markdown("**Interleaved or [sin | cos] halves?**")
         lay = layouts_view(d)
         st.markdown(
-            "This page follows the paper: dimensions 2i and 2i + 1 hold the sine and cosine of pair i "
+            "**Interleaved or [sin | cos] halves?**\n\nThis page follows the paper: dimensions 2i and 2i + 1 hold the sine and cosine of pair i "
             "(interleaved). Much public code (GPT-NeoX, Hugging Face Marian) puts all the sines first and all the "
             "cosines after ([sin | cos] halves): the same numbers in another column order. The pictures differ, "
             "what a trained model can do does not.\n\n"
@@ -215,25 +165,15 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
                       f"positions 1 … {lay.length}, d = {lay.d}: largest difference after reordering "
                       f"{lay.permuted_diff:g} (before: {lay.unpermuted_diff:.3f})")
 
-
-    @frame.cached
-    def position_view(p: int, d: int):
-        pos = any_position(p, d, BASE)
-        return pos, sc.precision(pos.pe64, pos.pe32, p)
-
     with table_deeper:
         st.markdown("**float32 at huge positions**")
         p = int(frame.number("Position p", "sn_far", 0, MAX_POSITION, chapter.HUGE_POSITION,
                              help=f"Any whole number up to {MAX_POSITION:,}: the formula needs no table."))
         pos, fig_prec = position_view(p, d)
         frame.chart(fig_prec)
-        rows = min(2 * SHOWN_PAIRS, d)
-        jj = np.arange(rows)
-        frame.table({
-            "dimension j (0-based)": jj, "angle p·ω_i (float64)": pos.angles64[jj // 2],
-            "angle in float32": pos.angles32[jj // 2], "PE float64": pos.pe64[:rows], "PE float32": pos.pe32[:rows],
-        }, column_config={c: st.column_config.NumberColumn(format="%.7f") for c in
-                          ["angle p·ω_i (float64)", "angle in float32", "PE float64", "PE float32"]})
+        frame.table(sections.precision_columns(pos, d),
+                    column_config={c: st.column_config.NumberColumn(format="%.7f") for c in
+                                   ["angle p·ω_i (float64)", "angle in float32", "PE float64", "PE float32"]})
         agree = pos.max_diff < FLOAT32_TOL
         st.markdown(
             f"At p = {p:,} a float32 pipeline (angle fl₃₂(p) × fl₃₂(ω_i), then sin and cos in float32) lands up "
@@ -245,13 +185,6 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         if np.isfinite(pos.float64_error):
             frame.verdict(f"float64 computes PE({p:,}) to within {FLOAT64_TOL:g} of extended precision",
                           pos.float64_error < FLOAT64_TOL, f"largest difference {pos.float64_error:.1e}")
-
-    @frame.cached
-    def shift_view(k: int, d: int):
-        sh = shift_rule(k, d, BASE, MAX_LENGTH, shown=M_SHOWN, sim_size=SIM_SIZE)
-        starts = [n for _, n in chapter.PAIRS]
-        return sh, shift_at(k, starts, d, BASE), (sc.shift_heatmap(sh.M_shown, k),
-                                                  sc.similarity(sh.similarity))
 
     with frame.deeper("the matrix M_k, and every PE(p)·PE(q)", key="sn_deep_shift"):
         k = int(frame.number("Shift k", "sn_k", 0, MAX_SHIFT, chapter.SHIFT,
@@ -285,7 +218,6 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
                     "depends on how far apart they are, not where they are. The slider under it outlines one "
                     f"diagonal (from the chapter's gap {sc.FIRST_GAP}, any gap from −{s_n - 1} to {s_n - 1}).")
 
-    frame.show_code(frequencies, sinusoidal, ladder, table, any_position, shift_matrix, shift_rule, shift_at,
-                    additive_scores, catch, sinusoidal_halves, layouts)
+    frame.show_code(*sections.CODE)
     frame.bridge(PATH, "The gap structure got lost between the input and the score. RoPE puts it where it is "
                        "needed: it rotates q and k themselves, after W_Q and W_K, so the score can only see the gap.")

@@ -1,0 +1,36 @@
+"""How a page writes numbers in its prose, so that a sentence reads true at every setting: two different numbers
+never rounded to one, thousands commas that KaTeX does not space out, counts with the right noun."""
+
+from __future__ import annotations
+
+
+def tex_num(x: float, fmt: str) -> str:
+    """A number for inside $…$: thousands commas as {,} so KaTeX adds no space after them."""
+    return format(x, fmt).replace(",", "{,}")
+
+
+def apart(a: float, b: float) -> tuple[str, str]:
+    """Two different numbers written with enough digits that they read as different (47,117 and 62,832; 12.53
+    and 12.57), never rounded to one."""
+    for digits in range(0, 9):
+        fa, fb = f"{a:,.{digits}f}", f"{b:,.{digits}f}"
+        if fa != fb or a == b:
+            if digits == 0 and max(abs(a), abs(b)) < 100:
+                continue  # small numbers keep a decimal or more
+            return fa, fb
+    return f"{a:.10g}", f"{b:.10g}"
+
+
+def times(x: float) -> str:
+    """A ratio in words: whole thousands-separated from 100 up (27,459), three significant digits below (0.72)."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def count(n: int, noun: str, one: str | None = None) -> str:
+    """“one pair”, “3 pairs” (``one``: the singular's own wording, e.g. "a single pair")."""
+    return (one or f"one {noun}") if n == 1 else f"{n:,} {noun}s"
+
+
+def share(k: int, n: int, plural: str) -> str:
+    """k of n things, said as a share: “both queries”, “all 5 queries”, “3 of your 5 queries”."""
+    return f"both {plural}" if k == n == 2 else f"all {n} {plural}" if k == n else f"{k} of your {n} {plural}"

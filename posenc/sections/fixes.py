@@ -1,0 +1,177 @@
+"""The sections of “Obvious fixes that fail” (lessons/fixes.py): each one's numbers, claims and figures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import core
+from ..charts import fixes as fc
+from ..fixes import (
+    COS_TOL,
+    DECIDES,
+    DWARFS,
+    FIXES,
+    LONG,
+    REL_TOL,
+    SHORT,
+    Multiply,
+    OneHot,
+    Ratio,
+    RawIndex,
+    RawTerm,
+    Verdict,
+    fixes_inputs,
+    index_over_length,
+    index_scores,
+    multiply_code,
+    multiply_demo,
+    one_hot,
+    one_hot_demo,
+    position_share,
+    rank_correlation,
+    ratio_demo,
+    raw_index_demo,
+    raw_term,
+    summary,
+    wish_bounded,
+    wish_neighbours,
+    wish_past,
+    wish_same_meaning,
+    wish_unique,
+)
+
+# The posenc functions the page runs, for its “Show the code”.
+CODE = (raw_term, raw_index_demo, index_scores, rank_correlation, position_share, ratio_demo, index_over_length,
+        multiply_demo, multiply_code, one_hot_demo, one_hot, summary, wish_unique, wish_bounded, wish_same_meaning,
+        wish_neighbours, wish_past)
+
+
+@dataclass(frozen=True)
+class RawView:
+    """Section 1: the raw index appended, at one start."""
+
+    term: RawTerm
+    raw: RawIndex
+    figs: dict[str, Any]  # "coord", "terms", "weights", "sweep"
+    readout: Any  # the ρ / R² table, with and without the index
+    n: int  # words in the sentence
+
+    @property
+    def coordinate_dwarfs(self) -> bool:
+        """The index coordinate is at least DWARFS times the words' own coordinates."""
+        return self.term.position >= DWARFS * self.term.content_coordinate
+
+    @property
+    def one_dwarfs(self) -> bool:
+        """The index meeting one ordinary query coordinate already outweighs the content scores."""
+        return self.term.one_side >= DWARFS * self.term.content_score
+
+    @property
+    def both_dwarf(self) -> bool:
+        """The index passed into both q and k (p·p) outweighs the content scores."""
+        return self.term.both_sides >= DWARFS * self.term.content_score
+
+    @property
+    def position_decides(self) -> bool:
+        return self.raw.share_with > DECIDES
+
+    @property
+    def everywhere(self) -> bool:
+        """Every query puts its largest weight on the last word."""
+        return self.raw.last_wins == self.n
+
+
+def raw_index(sentence: str, d: int, seed: int, start: int) -> RawView:
+    inp = fixes_inputs(core.tokenize(sentence), d, seed)
+    term, raw = raw_term(inp.X, inp.W, start), raw_index_demo(inp.X, inp.W, start)
+    figs = {
+        "coord": fc.coordinate_bars(inp.X[0], start, inp.tokens[0]),
+        "terms": fc.score_terms(term.content_score, term.one_side, term.both_sides, start, term.d),
+        "weights": fc.weights_heatmap(raw.weights_without, raw.weights_with, inp.tokens, start),
+        "sweep": fc.share_sweep(raw.sweep_starts, raw.sweep_rho, raw.sweep_share, start),
+    }
+    readout = fc.raw_readout(raw.rho_without, raw.rho_with, raw.share_without, raw.share_with, raw.last_wins,
+                             len(inp.tokens))
+    return RawView(term, raw, figs, readout, len(inp.tokens))
+
+
+def ratio(sentence: str, length: int) -> tuple[Ratio, Any, Any]:
+    """Tab 2: index ÷ length in the sentence against one ``length`` words long (its strip and its step chart)."""
+    words = core.tokenize(sentence)
+    r = ratio_demo(len(words), length)
+    return r, fc.ratio_strip(r.codes_sentence, r.codes_long, words, r.tracked), \
+        fc.previous_gap_chart(r.lengths, r.previous_gap, r.n, r.length)
+
+
+@dataclass(frozen=True)
+class MultiplyView:
+    """Tab 3: the key word scaled by its position m."""
+
+    m: Multiply
+    lines: Any
+    table: Any
+
+    @property
+    def louder(self) -> bool:
+        """‖m·x‖ = m‖x‖, to float64 rounding."""
+        return abs(self.m.norm_at_m / self.m.norm_at_1 - self.m.position) <= REL_TOL * self.m.position
+
+    @property
+    def scaled(self) -> bool:
+        """Every score with the key word is m times its score at position 1."""
+        m = self.m
+        return m.score_ratio_error <= REL_TOL * max(1.0, m.position) * float(abs(m.scores_at_1).max())
+
+    @property
+    def same_angle(self) -> bool:
+        return self.m.cos_error < COS_TOL
+
+
+def multiply(sentence: str, d: int, seed: int, position: int) -> MultiplyView:
+    inp = fixes_inputs(core.tokenize(sentence), d, seed)
+    m = multiply_demo(inp.X, inp.W, inp.word, inp.query, position)
+    return MultiplyView(m, fc.multiply_lines(m.grid, m.grid_scores, inp.tokens, m.query_index, m.position),
+                        fc.multiply_table(inp.tokens, m.scores_at_1, m.scores_at_m, m.cos_at_1, m.cos_at_m,
+                                          m.position))
+
+
+def onehot(sentence: str, width: int, past: int) -> tuple[OneHot, Any, Any, int]:
+    """Tab 4: the one-hot table of ``width`` columns, position ``past`` asked for; the sentence's codes (None
+    when it does not fit), the distance heatmap, and how many of the columns the codes chart draws."""
+    words = core.tokenize(sentence)
+    oh = one_hot_demo(len(words), width, past)
+    codes = fc.onehot_codes(oh.sentence_codes, words) if oh.sentence_codes is not None else None
+    return oh, codes, fc.distance_heatmap(oh.distances), fc.onehot_columns(len(words), oh.width)
+
+
+def names(items: list[str]) -> str:
+    """Fix names in a sentence: “a, b”, or “none”."""
+    return ", ".join(items) if items else "none"
+
+
+@dataclass(frozen=True)
+class SummaryView:
+    """Tab 5: every fix against every wish, tested on the sentence's key word at the chapter's lengths."""
+
+    verdicts: list[Verdict]
+    table: Any  # the full table, one column per fix
+
+    @property
+    def wishes(self) -> dict[str, list[str]]:
+        """The short table: each wish, the fixes that meet it and those that break it (named, or "none")."""
+        wishes = list(dict.fromkeys(v.wish for v in self.verdicts))
+        return {"wish": wishes,
+                "met by": [names([v.fix for v in self.verdicts if v.wish == w and v.passed]) for w in wishes],
+                "broken by": [names([v.fix for v in self.verdicts if v.wish == w and not v.passed]) for w in wishes]}
+
+    @property
+    def unbroken(self) -> list[str]:
+        """The fixes that meet every wish here."""
+        return [f for f in FIXES if all(v.passed for v in self.verdicts if v.fix == f)]
+
+
+def wishes(sentence: str, d: int, seed: int) -> SummaryView:
+    inp = fixes_inputs(core.tokenize(sentence), d, seed)
+    verdicts = summary(inp.X[inp.word], SHORT, LONG)
+    return SummaryView(verdicts, fc.summary_frame(verdicts, SHORT, LONG))
