@@ -1,14 +1,11 @@
 """A learned table: one trainable vector per position — what it gives past its last row, to rows training rarely
 reaches, and between neighbours."""
 
-import numpy as np
 import streamlit as st
 
 import frame
-import posenc
+from frame.wording import times
 from posenc import chapter
-from posenc.charts import learned as lc
-from posenc.charts.spec import word_labels
 from posenc.learned import (
     ALIKE,
     BERT_INIT_STD,
@@ -19,91 +16,18 @@ from posenc.learned import (
     TRAIN_MEDIAN,
     TRAIN_SENTENCES,
     UNALIKE,
-    downsample_index,
-    edge,
-    independence,
-    initial_like,
-    log2_bins,
-    lookup,
-    mean_cosine_by_offset,
-    pattern_terms,
-    simulate_training,
-    two_lookups,
-    updates_per_row,
 )
-from posenc.trained import cosine_matrix, load_minilm_table, row_norms
+from posenc.sections import learned as sections
 
 PATH = "lessons/learned.py"
 N_MAX = chapter.N_MAX
-SHOWN_DIMS = 16
 N_MAX_OPTIONS = [8, 32, 128, 512, 1024, 2048]
 POS_MAX = 4096
 SENTENCE_OPTIONS = [1_000, 10_000, 100_000, 1_000_000]
-MAX_POINTS = 300  # points per line chart over the rows
 GRID_STEP = 16  # every 16th row of the trained table in the cosine grids
-
-# ---------------------------------------------------------------- one cached posenc call per section
-@frame.cached
-def edge_section(n_max: int, d: int, seed: int, pos: int):
-    e = edge(n_max, d, seed, pos, SHOWN_DIMS)
-    return e, lc.table_window(e.values, e.rows, e.n_max, e.position)
-
-
-@frame.cached
-def lookups_section(sentence: str, d: int, seed: int):
-    lk = two_lookups(posenc.tokenize(sentence), N_MAX, d, seed)
-    labels = word_labels(lk.tokens[: lk.n_used])
-    return lk, lc.two_lookups(lk.word_rows, lk.position_rows, labels, SHOWN_DIMS)
-
-
-@frame.cached
-def pattern_section(sentence: str, d: int, seed: int):
-    pt = pattern_terms(posenc.tokenize(sentence), N_MAX, d, seed)
-    idx = np.unique(np.rint(np.geomspace(1, len(pt.starts), 60)).astype(int)) - 1  # even on the chart's log axis
-    return pt, lc.pattern_chart(pt.starts[idx], pt.learned[idx], pt.raw[idx], pt.content, N_MAX)
-
-
-@frame.cached
-def training_section(d: int, seed: int, n_sentences: int, median: int):
-    tr = simulate_training(N_MAX, d, seed, n_sentences, float(median))
-    labels, _, sums = log2_bins(tr.length_counts)
-    idx = downsample_index(N_MAX, MAX_POINTS)
-    top, bottom = lc.per_row(idx + 1, tr.updates[idx], tr.relative[idx], N_MAX)
-    return tr, lc.length_histogram(labels, sums), top, bottom, len(idx)
-
-
-@frame.cached
-def independence_section(d: int, seed: int):
-    ind = independence(N_MAX, d, seed)
-    oi = downsample_index(N_MAX, MAX_POINTS)
-    fig = lc.cosine_offsets(oi, {"random table at the start": ind.by_offset[oi]},
-                            "Mean cosine of rows k apart (random start)", height=170)
-    return ind, fig, len(oi)
-
-
-@frame.cached(max_entries=2)
-def minilm_section(grid_step: int):
-    trained = load_minilm_table()
-    n, width = trained.shape
-    start = initial_like(trained)
-    rows = np.arange(0, n, grid_step)
-    cos_trained, cos_start = mean_cosine_by_offset(trained), mean_cosine_by_offset(start)
-    offsets = np.arange(n // 2 + 1)
-    grid_rows = (rows + 1).tolist()
-    figs = (
-        lc.cosine_offsets(offsets, {"trained (MiniLM)": cos_trained[offsets],
-                                    "random, at initialisation": cos_start[offsets]},
-                          "Mean cosine of rows k apart"),
-        lc.row_norms(np.arange(1, n + 1), row_norms(trained), n),
-        lc.cosine_grid(cosine_matrix(trained, rows), grid_rows, "cos between rows, trained"),
-        lc.cosine_grid(cosine_matrix(start, rows), grid_rows, "cos between rows, at initialisation"),
-    )
-    return (n, width), cos_trained, cos_start, grid_rows, int(offsets[-1]), figs
-
-
-
-def _times(x: float) -> str:
-    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+edge_section, lookups_section, pattern_section, training_section, neighbours_section = map(  # one cached call each
+    frame.cached, (sections.table_edge, sections.lookups, sections.pattern, sections.training, sections.neighbours))
+trained_section = frame.cached(sections.trained, max_entries=2)
 
 
 with frame.page(PATH, "Give every position its own trainable vector: a table of N_max rows, looked up like a word's "
@@ -111,7 +35,7 @@ with frame.page(PATH, "Give every position its own trainable vector: a table of 
                       "training rarely reaches, and does a row know its neighbours?"):
     ex = frame.example()
     tokens = frame.tokens_or_stop(ex.sentence)
-    shown = min(SHOWN_DIMS, ex.d)
+    shown = min(sections.SHOWN_DIMS, ex.d)
 
     # ------------------------------------------------------------ 1. the edge of the table (the key chart)
     @frame.section("One row past the end")
@@ -174,17 +98,17 @@ with frame.page(PATH, "Give every position its own trainable vector: a table of 
             where = (f"for every start 1 … {last:,} of the sentence in the table" if last > 1 else
                      "with the sentence filling the table")
             st.markdown(f"A row of the table is d = {ex.d} numbers of ordinary size, so nothing makes the vector "
-                        f"grow along the sentence. Its part of a {frame.term('score')} is {_times(lo)}–{_times(hi)} "
+                        f"grow along the sentence. Its part of a {frame.term('score')} is {times(lo)}–{times(hi)} "
                         f"times the words' part {where}; the raw index's part at position {chapter.RAW_POSITION} "
-                        f"is {_times(raw_at)} times. "
+                        f"is {times(raw_at)} times. "
                         + ("It colours the score rather than deciding it." if colours else
                            f"At d = {ex.d} it can reach {DECIDES:g} times the words' part, so here it can decide a "
                            "score too."))
             frame.chart(fig)
             frame.verdict("a position vector colours a score rather than deciding it, as the chapter says", colours,
-                          f"its part of a score is {_times(lo)}–{_times(hi)} times the content part (below "
+                          f"its part of a score is {times(lo)}–{times(hi)} times the content part (below "
                           f"{DECIDES:g}), computed at every start 1 … {last:,}; the raw index's part at position "
-                          f"{chapter.RAW_POSITION} is {_times(raw_at)} times")
+                          f"{chapter.RAW_POSITION} is {times(raw_at)} times")
             st.caption("Position part of a score: the scores with x = E + P minus the scores with E alone (root mean "
                        "square over the sentence's pairs); the content part: the scores with E alone.")
 
@@ -247,40 +171,53 @@ with frame.page(PATH, "Give every position its own trainable vector: a table of 
                         "whole history is drawn at once.")
 
     # ------------------------------------------------------------ 3. rows do not know their neighbours
-    @frame.section("Rows do not know their neighbours", fragment=False)
+    @frame.section("Does a row know its neighbours?")
     def independence_view():
-        ind, fig, n_offsets = independence_section(ex.d, ex.seed)
-        chance = (abs(ind.cos_ab) < CHANCE_SIGMAS * ind.spread and abs(ind.cos_ac) < CHANCE_SIGMAS * ind.spread)
-        left, right = st.columns(2)
-        with left:
-            frame.chart(fig)
-        frame.verdict("neighbouring rows start out no more alike than distant ones, as the chapter says", chance,
+        nb = neighbours_section(ex.d, ex.seed)
+        ind, near, spread = nb.ind, nb.ind.by_offset[1], nb.ind.mean_spread(1)
+        ask, see = st.columns([2, 3])  # the question beside its chart, the answer under both
+        with ask:
+            q = frame.predict(
+                f"Before training, each of the {N_MAX:,} rows is d = {ex.d} random numbers. On average, are "
+                "neighbouring rows (1 apart) more alike than rows far apart?",
+                ["More alike", "About as alike: cosine ≈ 0", "Less alike"],
+                {1: 0, 0: 1, -1: 2}[nb.neighbours], key="learned_neighbours_predict")
+        with see:
+            frame.chart(nb.fig)
+        frame.verdict("neighbouring rows start out no more alike than distant ones, as the chapter says", nb.chance,
                       f"cos(P{ind.a}, P{ind.b}) = {ind.cos_ab:+.3f}, cos(P{ind.a}, P{ind.c}) = {ind.cos_ac:+.3f}; "
                       f"chance alone gives about ±1/√d = ±{ind.spread:.3f}")
-        frame.verdict("no offset is special on average", abs(ind.by_offset[1]) < CHANCE_SIGMAS * ind.mean_spread(1),
-                      f"rows 1 apart: mean cosine {ind.by_offset[1]:+.4f} over {N_MAX - 1:,} pairs (chance: about "
-                      f"±{ind.mean_spread(1):.4f})")
-        right.markdown(f"Nothing ties row {ind.a} to row {ind.b}: each row is its own set of d numbers. At the start "
-                    f"cos(P{ind.a}, P{ind.b}) = {ind.cos_ab:+.3f} and cos(P{ind.a}, P{ind.c}) = {ind.cos_ac:+.3f}"
-                    + (f"; chance alone gives any cosine at d = {ex.d} (typically ±{ind.spread:.3f}), so this "
-                       "width says little: widen d." if CHANCE_SIGMAS * ind.spread >= 1 and chance else
-                       f", both within {CHANCE_SIGMAS:g} times the ±{ind.spread:.3f} chance alone gives at "
-                       f"d = {ex.d}: being neighbours makes two rows no more alike than chance does." if chance else
-                       f"; chance gives about ±{ind.spread:.3f} at d = {ex.d}.")
-                    + " The model has to learn that they are neighbours, one pair at a time.")
+        frame.verdict("no offset is special on average", nb.neighbours == 0,
+                      f"rows 1 apart: mean cosine {near:+.4f} over {N_MAX - 1:,} pairs (chance: about ±{spread:.4f})")
+        q.answer(f"Rows 1 apart have mean cosine {near:+.4f} over their {N_MAX - 1:,} pairs, rows {nb.far:,} apart "
+                 f"{ind.by_offset[nb.far]:+.4f} over {N_MAX - nb.far:,}. Chance alone spreads the neighbours' mean by "
+                 f"about ±{spread:.4f}, and {near:+.4f} is "
+                 + (f"within {CHANCE_SIGMAS:g} times that: on average neighbours are no more alike than any two rows."
+                    if nb.neighbours == 0 else f"beyond {CHANCE_SIGMAS:g} times that: an unusual draw of this seed, "
+                    "since every row is drawn on its own."),
+                 then=f"Nothing ties row {ind.a} to row {ind.b}: each row is its own set of d numbers. At the "
+                      f"start cos(P{ind.a}, P{ind.b}) = {ind.cos_ab:+.3f} and cos(P{ind.a}, P{ind.c}) = "
+                      f"{ind.cos_ac:+.3f}"
+                      + (f"; chance alone gives any cosine at d = {ex.d} (typically ±{ind.spread:.3f}), so this "
+                         "width says little: widen d." if CHANCE_SIGMAS * ind.spread >= 1 and nb.chance else
+                         f", both within {CHANCE_SIGMAS:g} times the ±{ind.spread:.3f} chance alone gives at "
+                         f"d = {ex.d}: being neighbours makes two rows no more alike than chance does." if nb.chance
+                         else f"; chance gives about ±{ind.spread:.3f} at d = {ex.d}.")
+                      + " The model has to learn that they are neighbours, one pair at a time.")
         with frame.deeper("what training actually produced: a real learned table", key="lt_deep_minilm"):
             frame.formula(r"\cos(u, v) = \frac{u \cdot v}{\lVert u\rVert\,\lVert v\rVert}, \qquad "
                           r"c(k) = \operatorname{mean}_p \cos(P_p, P_{p+k})")
             try:
-                (n_rows, width), cos_trained, cos_start, grid_rows, max_offset, figs = minilm_section(GRID_STEP)
+                tt = trained_section(GRID_STEP)
             except (FileNotFoundError, ValueError) as err:
                 st.warning(f"The trained table could not be loaded: {err}")
                 return
+            (n_rows, width), cos_trained, cos_start, grid_rows = tt.shape, tt.cos_trained, tt.cos_start, tt.grid_rows
             st.markdown(f"The position table of the sentence model **all-MiniLM-L6-v2** ({n_rows} rows × {width} "
                         f"numbers), numbered 1 … {n_rows} here (the model's code counts 0 … {n_rows - 1}). Beside it, "
                         f"a random table of the same shape, as training starts it (entries ~ N(0, "
                         f"{BERT_INIT_STD:g}²)).")
-            cos_fig, norms_fig, grid_trained, grid_start = figs
+            cos_fig, norms_fig, grid_trained, grid_start = tt.figs
             frame.chart(cos_fig)
             far = min(200, n_rows - 1)
             frame.verdict("training made neighbouring rows alike",
@@ -297,19 +234,13 @@ with frame.page(PATH, "Give every position its own trainable vector: a table of 
                        f"only the diagonal itself.")
             frame.chart(norms_fig)
             st.caption(f"Dashed: the end of the table. There is no row {n_rows + 1}.")
-            try:
-                lookup(load_minilm_table(), [n_rows + 1])
-                missing = None
-            except ValueError as err:
-                missing = str(err)
             frame.verdict(f"this trained model, built for {n_rows} tokens, has no row {n_rows + 1}",
-                          missing is not None, missing or "a row was found")
+                          tt.missing is not None, tt.missing or "a row was found")
             st.caption("Data: `sentence-transformers/all-MiniLM-L6-v2` position-embedding table (licence "
                        "Apache-2.0), shipped as `data/minilm_position_embeddings.npy` in float16; provenance and "
                        "checksums in `data/PROVENANCE.md`.")
 
-    frame.show_code(edge, lookup, two_lookups, pattern_terms, simulate_training, updates_per_row, independence,
-                    mean_cosine_by_offset)
+    frame.show_code(*sections.CODE)
     frame.bridge(PATH, "A table spends d free numbers on every position, stops dead at N_max, and has to learn from "
                        "data that neighbours are neighbours. Could a position be *written* instead of learned — in "
                        "binary, like a counter?")

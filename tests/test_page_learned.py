@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from conftest import assert_ok, charts_of, open_page, page_fixture, page_text, predict_radios, verdict, verdicts
 from posenc import chapter
-from posenc.learned import TRAIN_MEDIAN, TRAIN_SENTENCES, edge, independence, pattern_terms, simulate_training
+from posenc.learned import (
+    CHANCE_SIGMAS,
+    TRAIN_MEDIAN,
+    TRAIN_SENTENCES,
+    edge,
+    independence,
+    init_table,
+    pattern_terms,
+    simulate_training,
+)
 from posenc.trained import cosine_by_offset, load_minilm_table
 
 PAGE = "lessons/learned.py"
@@ -37,9 +47,9 @@ def test_defaults_ask_first_and_open_on_a_verdict_not_an_error_box(default_page)
     holds, measured = verdict(at, f"a model built for {n:,} tokens has no row {n + 1:,}")
     assert holds and measured == f"row {n:,} is found; asking for row {n + 1:,} gives “{e.after_last}”"
     assert all(h for h, _, _ in verdicts(at))
-    assert len(predict_radios(at)) == 2 and "Right." not in text
+    assert len(predict_radios(at)) == 3 and "Right." not in text
     assert [h.value for h in at.header] == ["One row past the end", "Rows training rarely reaches",
-                                            "Rows do not know their neighbours"]
+                                            "Does a row know its neighbours?"]
     assert len(charts_of(at)) >= 8
 
 
@@ -96,6 +106,29 @@ def test_the_predicts_are_answered_at_their_own_settings_and_the_charts():
     tr = simulate_training(chapter.N_MAX, 64, 0, 1000, 400)
     assert f"row {chapter.N_MAX:,} got {int(tr.updates[-1]):,}" in text
     assert f"at the question's {TRAIN_SENTENCES:,} sentences and median {TRAIN_MEDIAN}; here 1,000 and 400" in text
+
+
+NEIGHBOURS = ["More alike", "About as alike: cosine ≈ 0", "Less alike"]
+
+
+@pytest.mark.parametrize("d,seed", [("64", "0"), ("512", "3"), ("2", "8218")])  # 8218: an unusual draw at d = 2
+def test_the_neighbours_predict_is_answered_from_the_random_table(d, seed):
+    """The third section asks before its chart; the right option is read off the random start table's mean
+    cosine of rows 1 apart against what chance gives (recomputed here from posenc), at the sidebar's d and seed."""
+    at = open_page(PAGE, query={"d": d, "seed": seed})
+    radio = at.radio(key="learned_neighbours_predict_guess")
+    assert f"d = {d} random numbers" in radio.label and list(radio.options) == NEIGHBOURS
+    unit = init_table(chapter.N_MAX, int(d), int(seed))
+    unit = unit / np.linalg.norm(unit, axis=1, keepdims=True)
+    near = float(np.mean(np.sum(unit[:-1] * unit[1:], axis=1)))  # mean cos(P_p, P_p+1), by hand
+    limit = CHANCE_SIGMAS / np.sqrt(int(d)) / np.sqrt(chapter.N_MAX - 1)
+    right = NEIGHBOURS[0 if near >= limit else 2 if near <= -limit else 1]
+    radio.set_value(right).run()
+    text = page_text(assert_ok(at))
+    assert "Right." in text and f"Rows 1 apart have mean cosine {near:+.4f} over their {chapter.N_MAX - 1:,} pairs" in text
+    assert (f"{near:+.4f} is within {CHANCE_SIGMAS:g} times that" in text) == (right == NEIGHBOURS[1])
+    holds, _ = verdict(at, "no offset is special on average")
+    assert holds == (right == NEIGHBOURS[1])
 
 
 @pytest.mark.parametrize("d", ["2", "512"])
