@@ -45,6 +45,7 @@ def number(x: Any) -> bool:
 
 
 BUDGETS = [
+    Budget("page_errors", "no page raises while it is measured (AppTest, websocket or browser)", 0, "yes"),
     Budget("rerun_default", "AppTest rerun at defaults, warm and cold (median)", 100, "ms"),
     Budget("rerun_largest", "AppTest rerun at the largest settings, warm and cold (median)", 300, "ms"),
     Budget("chart_bytes", "chart data per rerun at defaults", 300 * 1024, "KB"),

@@ -57,8 +57,8 @@ def checks(res: dict) -> list[tuple[str, str, Any, Any, str]]:
                 add(key, f"{name(p)}: {how} rerun at {part}", t.get(how))
                 if p["path"] == "lessons/lab.py" and part == "defaults":
                     add("lab_page", f"lab: {how} rerun at defaults", t.get(how))
-            for err in t.get("errors") or []:
-                add(key, f"{name(p)}: error at {part}: {err}", float("inf"), shown="error")
+            errors = (t.get("errors") or []) + [f"sidebar setting not taken: {k}" for k in t.get("not_applied") or []]
+            add("page_errors", f"{name(p)} at {part}", not errors, shown="; ".join(errors)[:300] or "none")
         if number((p.get("defaults") or {}).get("bytes")):
             add("chart_bytes", f"{name(p)}: chart data at defaults", p["defaults"]["bytes"],
                 shown=kb(p["defaults"]["bytes"]))
@@ -79,8 +79,8 @@ def checks(res: dict) -> list[tuple[str, str, Any, Any, str]]:
                     add("presentation", what, r.get("browser_median"))
                 else:
                     add("control_browser", what + " browser", r.get("browser_median"), hb)
-            if any("exception" in n for n in r.get("notes", [])):
-                add("control_server", what + ": exception on the page", float("inf"), shown="exception")
+            if r["widget"] == "error" or any("exception" in n for n in r.get("notes", [])):
+                add("page_errors", what, False, shown="; ".join(r["notes"])[:300])
     cs = res.get("cold_start") or {}
     add("cold_start", "cold start", cs.get("median"), shown=sec(cs.get("median")))
     train = (res.get("lab") or {}).get("training") or {}

@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     res["meta"].update(load_end=f"{os.getloadavg()[0]:.1f}", seconds=time.monotonic() - t0, changed_during_run=sorted(
         k for k, v in _sources().items() if sources.get(k) != v))
     out = out or (REPORT if mode == "full" and not args.pages else ROOT / "artifacts" / (
-        f"{only.upper()}.md" if only else "BENCHMARKS-quick.md"))
+        f"{only.upper()}.md" if only else f"BENCHMARKS-{mode}.md"))
     raw = raw or ROOT / "artifacts" / f"{out.stem}.json"
     for path in (out, raw):
         path.parent.mkdir(parents=True, exist_ok=True)

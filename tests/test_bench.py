@@ -64,6 +64,10 @@ def test_the_budget_table():
     ratio = BY_KEY["control_browser"]
     assert ratio.holds(100.0, 50.0) and not ratio.holds(101.0, 50.0) and ratio.holds(100.0) is None
     assert BY_KEY["frame"].holds(30.0) and not BY_KEY["frame"].holds(30.5) and BY_KEY["frame"].holds(None) is None
+    counted = BY_KEY["class_counted"]  # a check that must hold: judged as it is, never as a number
+    assert counted.holds(True) and counted.holds(False) is False and counted.holds(None) is None
+    lecture = BY_KEY["class_lecture"]  # the hall beside the class against the same hall alone, in this run
+    assert lecture.holds(1250.0, 1000.0) and not lecture.holds(1300.0, 1000.0) and lecture.holds(900.0) is None
 
 
 def test_the_report_is_rendered_from_a_saved_run(tmp_path):
@@ -75,6 +79,7 @@ def test_the_report_is_rendered_from_a_saved_run(tmp_path):
                                "candidates": 9, "timed": [{"seconds": 24.0, "quoted_s": 20.0,
                                                            "settings": "task=copy, steps=400"}]}}
     run["class"] = {"normal": _class_run(fault=False), "fault": _class_run(fault=True)}
+    run["pages"][0]["largest"] = {**run["pages"][0]["largest"], "errors": ["exception: boom"]}
     raw = tmp_path / "run.json"
     raw.write_text(json.dumps(run))
     out = tmp_path / "B.md"
@@ -89,6 +94,7 @@ def test_the_report_is_rendered_from_a_saved_run(tmp_path):
         assert heading in text, heading
     misses = text.split("## Misses")[1].split("\n## ")[0]
     assert "p: cold rerun at defaults: 150 ms (budget ≤ 100 ms)" in misses
+    assert "p at largest: exception: boom (budget must hold)" in misses and "p at defaults" not in misses
     assert "p: “Length” (slider) browser: 150 ms (budget ≤ ×2 hello browser)" in misses
     assert "Presentation mode" not in misses  # 250 ms: within its own 300 ms budget, whatever ×hello says
     assert "p: “Play p_pos” (play) a frame: 41 ms (p95 45 ms) (budget ≤ 30 ms)" in misses
@@ -263,7 +269,7 @@ def test_the_lecture_floor_is_the_hello_world_page_under_the_same_load():
     assert wave["latencies"] and wave["cpu_s"] > 0 and wave["cpu_ms_per_run"] > 0
     over = {**d, "p95": 10 * BY_KEY["lecture_p95"].limit}
     app = {**over, "floor": False, "target": "one process", "processes": 1}
-    found = [m for m in report.misses({"load": {"runs": [over, app]}}) if "p95" in m]
+    found = [m for m in report.misses({"load": {"runs": [over, app]}}) if m.startswith("lecture")]
     assert found == [f"lecture on one process: {report.ms(over['p95'])} (budget ≤ 1000 ms)"], found
 
 
