@@ -49,6 +49,36 @@ def test_codes_and_tokens_are_unguessable(store):
     assert len(ids) == 100 and all(len(i) * 4 >= 128 for i in ids)
 
 
+def test_a_student_id_has_one_form_and_anything_else_is_refused():
+    """What a browser's cookie must hold to be used as the student's id (docs/HARDENING.md: a forged cookie)."""
+    sid = cs.new_student_id()
+    assert cs.valid_student(sid)
+    for bad in (None, "", 5, sid[:-1], sid + "0", sid.upper(), sid[:-1] + "g", "forged<b>x</b>", " " + sid[1:],
+                "a" * 64):
+        assert not cs.valid_student(bad), bad
+
+
+def test_the_summary_exports_as_csv(live):
+    import csv
+    import io
+
+    store, code, token = live
+    t = time.time()
+    votes = {1: [0, 2, 2], 2: [2, 2, 2]}  # round → each student's option
+    for rnd, picks in votes.items():
+        if rnd == 2:
+            assert store.vote_again(code, QID, token)
+        for k, option in enumerate(picks):
+            assert store.vote(code, QID, f"{k:032x}", option, now=t + 2 * rnd).ok
+    rows = list(csv.DictReader(io.StringIO(cs.summary_csv(store.summary(code)))))
+    assert list(rows[0]) == cs.SUMMARY_FIELDS
+    assert len(rows) == len(votes) * len(OPTIONS)
+    for r in rows:
+        picks = votes[int(r["round"])]
+        n = picks.count(OPTIONS.index(r["option"]))
+        assert (r["question id"], int(r["votes"]), float(r["share"])) == (QID, n, round(n / len(picks), 3))
+
+
 def test_the_token_is_not_stored_in_clear(store, tmp_path):
     code, token = store.create_class()
     with store._tx(write=False) as c:

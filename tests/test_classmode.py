@@ -120,6 +120,31 @@ def test_vote_again_clears_the_students_pick(store):
 
 
 # ---------------------------------------------------------------- docs/HARDENING.md, "Class mode"
+def test_every_case_row_names_tests_that_exist():
+    """The "Class mode" rows of docs/HARDENING.md that a link cannot show name their tests: those tests exist."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "HARDENING.md").read_text(encoding="utf-8")
+    part = doc.split("## Class mode", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"`(tests/\w+\.py)::(\w+)`", part)
+    assert len(named) >= 10
+    for path, name in named:
+        assert re.search(rf"^def {name}\(", (root / path).read_text(encoding="utf-8"), re.M), f"{path}::{name}"
+
+
+def test_the_teacher_exports_the_summary_and_a_student_cannot(store):
+    code, token = store.create_class()
+    s = student(code)
+    pick(s, 2)
+    teach = assert_ok(open_page("lessons/teach.py", query={"class": code, "teach": token}))
+    assert "1 question answered so far, 1 round in all." in page_text(teach)
+    assert [b for b in teach.get("download_button") if b.proto.label.startswith("Download the summary")]
+    mine = assert_ok(open_page("lessons/teach.py", query={"class": code}))
+    assert not mine.get("download_button")
+
+
 def test_unknown_code_gives_a_notice_and_the_page_works(store):
     for code in ("ZZZZZZ", "<b>x</b>", "x" * 300):
         at = student(code)
