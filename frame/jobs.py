@@ -5,6 +5,7 @@
     q.place(job)                                    # 0: running, 1: next, 2: one job between …
     q.wait_s(job)                                   # seconds until it starts, from what is ahead of it
     frame.jobs.follow(job, on_tick)                 # in a page: a progress bar that tells the truth
+    frame.jobs.offered(key, make_work, estimate, …) # in a page: "Train" on request, within a time budget
 
 The queue tells the truth: a waiting job's place is its place in line (not "next" for everyone), and its
 expected wait is computed from what is ahead of it — the running job's remaining time (its estimate scaled by
@@ -39,7 +40,7 @@ class Job:
     fraction: float = 0.0  # share of the work done, as the work reports it
     result: Any = None
     error: str | None = None
-    submitted: float = field(default_factory=time.monotonic)
+    live: dict = field(default_factory=dict)  # what the work shows while it runs (e.g. losses so far)
     started: float | None = None
     finished: float | None = None
     done_event: threading.Event = field(default_factory=threading.Event)
@@ -65,15 +66,17 @@ class Queue:
         self._clock = clock
 
     # ------------------------------------------------------------------ submitting and reading
-    def submit(self, key: Hashable, work: Callable[[Callable[[float], None]], Any], estimate: float) -> Job:
-        """The job for ``key``: the running, queued or finished one, or a new one at the end of the line."""
+    def submit(self, key: Hashable, work: Callable[[Callable[[float], None]], Any], estimate: float,
+               live: dict | None = None) -> Job:
+        """The job for ``key``: the running, queued or finished one, or a new one at the end of the line
+        (``live``: the dict its work fills as it goes, for the pages that follow it)."""
         if not (estimate > 0):
             raise ValueError(f"an estimate is a positive number of seconds; got {estimate!r}")
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and job.state != FAILED:
                 return job
-            job = Job(key, work, float(estimate))
+            job = Job(key, work, float(estimate), live={} if live is None else live)
             self._jobs[key] = job
             self._jobs.move_to_end(key)
             self._line.append(job)
@@ -137,12 +140,6 @@ class Queue:
             ahead = self._line[: self._line.index(job)]
             total = self._remaining(self._running) if self._running is not None else 0.0
             return total + sum(j.estimate for j in ahead) * self._correction()
-
-    def snapshot(self) -> dict:
-        """For a status line: how many jobs run and wait."""
-        with self._lock:
-            return {"running": None if self._running is None else self._running.key,
-                    "waiting": [j.key for j in self._line]}
 
     # ------------------------------------------------------------------ the worker
     def _serve(self) -> None:
@@ -237,3 +234,47 @@ def follow(job: Job, on_tick: Callable[[Job], None] | None = None, *, every: flo
     if on_tick is not None:
         on_tick(job)
     return job
+
+
+def offered(key: Hashable, make_work: Callable[[dict], Callable], estimate: float, *, budget_s: float,
+            offer: Callable[[float], str], too_slow: Callable[[float], str], button_key: str,
+            live_chart: Callable[[dict], Any] | None = None, q: Queue | None = None) -> Any | None:
+    """In a page: a long computation run on request, within a time budget. Returns the result of job ``key``
+    once it is done; None before (the page shows what it can without it).
+
+    Not yet asked for (or failed before): when the estimate, corrected by the queue, is over ``budget_s`` the
+    page says ``too_slow(quoted seconds)`` and offers nothing; otherwise it says ``offer(quoted seconds)`` under a
+    button. Pressed, ``make_work(live)`` joins the queue (``live``: a dict the work fills as it goes).
+    Queued or running — for whoever asked — the page follows it: place, wait, progress and, when ``live_chart``
+    is given, the figure ``live_chart(job.live)`` redrawn as it goes."""
+    import streamlit as st
+
+    from .skeleton import chart
+
+    q = q or queue()
+    job = q.get(key)
+    if job is None or job.state == FAILED:
+        quoted = estimate * q.correction()
+        if quoted > budget_s:
+            st.info(too_slow(quoted), icon=":material/timer_off:")
+            return None
+        if job is not None:
+            st.error(f"The last training of these settings failed: {job.error}", icon=":material/error:")
+        st.info(offer(quoted), icon=":material/model_training:")
+        if not st.button("Train", key=button_key, type="primary", icon=":material/play_arrow:"):
+            return None
+        live: dict = {}
+        job = q.submit(key, make_work(live), estimate, live=live)
+    spot = st.empty()
+
+    def tick(job: Job) -> None:
+        if live_chart is not None and job.live:
+            with spot.container():
+                chart(live_chart(job.live))
+
+    follow(job, tick, q=q)
+    spot.empty()
+    if job.state == FAILED:
+        st.error(f"The training failed: {job.error}", icon=":material/error:")
+        return None
+    return job.result

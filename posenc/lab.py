@@ -36,8 +36,6 @@ from .validate import MAX_D_LAB, real, whole, width
 
 SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi")
 TASKS = ("copy", "first", "induction")
-TASK_TITLES = {"copy": "copy the token k places back", "first": "repeat the first token",
-               "induction": "recall what followed this token last time"}
 
 BASE = chapter.BASE  # sinusoid and RoPE base, as in Vaswani et al. and Su et al.
 # One head gets one ALiBi slope. The paper's rule for a single head gives m = 2^(−8) = 1/256, a bias of at
@@ -53,6 +51,9 @@ MAX_STEPS = 5000
 MAX_BATCH = 256
 MAX_HEADS = 8
 MLP_WIDTH = 4  # the MLP's hidden width, as a multiple of d
+
+
+KEY_FIELDS = ("task", "k", "n_layers", "L_train", "steps", "heads", "bos", "mlp")  # what the page's controls set
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,15 @@ class Settings:
     def map_length(self) -> int:
         """Length of the sequence whose attention maps are kept: 4 × L_train, the headline's length."""
         return 4 * self.L_train
+
+    @property
+    def key(self) -> tuple:
+        """The settings a page can change, as a hashable key (``Settings.of_key`` reads it back)."""
+        return tuple(getattr(self, f) for f in KEY_FIELDS)
+
+    @classmethod
+    def of_key(cls, key: tuple) -> Settings:
+        return cls(**dict(zip(KEY_FIELDS, key)))
 
     @property
     def options(self) -> dict:
@@ -269,34 +279,35 @@ def _score_bias(n: int, scheme: str, causal: bool, heads: int = 1, max_gap: int 
     return np.where(allowed, bias, -np.inf)
 
 
-def _embed(params, tokens: np.ndarray, scheme: str) -> np.ndarray:
-    """h⁰ = E[token] (+ P[p] or + PE(p)); ``tokens`` already carry the start token when there is one."""
-    n = tokens.shape[1]
-    h = params["E"][tokens]
+def _embed(params, full: np.ndarray, scheme: str) -> np.ndarray:
+    """h⁰ = E[token] (+ P[p] or + PE(p)) for stacked params (a leading seed axis S) and ``full`` (S, B, n) tokens
+    that already carry the start token when there is one."""
+    n = full.shape[-1]
+    E = params["E"]
+    h = E[np.arange(E.shape[0])[:, None, None], full]
     if scheme == "learned":
-        rows = params["P"].shape[0]
+        rows = params["P"].shape[1]
         if n > rows:
-            bos = has_bos(params)
+            bos = int(E.shape[1] == params["W_out"].shape[-1] + 1)
             raise ValueError(
                 f"The learned table has n_max = {rows - bos} rows; a sequence of length {n - bos} needs row "
                 f"{n - bos} (1-based), and there is no row to look up."
             )
-        h = h + params["P"][:n]
+        h = h + params["P"][:, None, :n]
     elif scheme == "sinusoidal":
         h = h + sinusoidal(np.arange(n), h.shape[-1], BASE)
     return h
 
 
 def _split(x: np.ndarray, heads: int) -> np.ndarray:
-    """(B, n, d) → (B, H, n, d/H)."""
-    B, n, d = x.shape
-    return x.reshape(B, n, heads, d // heads).transpose(0, 2, 1, 3)
+    """(…, n, d) → (…, H, n, d/H)."""
+    return x.reshape(*x.shape[:-1], heads, x.shape[-1] // heads).swapaxes(-2, -3)
 
 
 def _merge(x: np.ndarray) -> np.ndarray:
-    """(B, H, n, d/H) → (B, n, d)."""
-    B, H, n, dh = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(B, n, H * dh)
+    """(…, H, n, d/H) → (…, n, d)."""
+    y = x.swapaxes(-2, -3)
+    return y.reshape(*y.shape[:-2], y.shape[-2] * y.shape[-1])
 
 
 def _with_bos(params, tokens: np.ndarray) -> np.ndarray:
@@ -306,46 +317,131 @@ def _with_bos(params, tokens: np.ndarray) -> np.ndarray:
     return np.hstack([start, tokens])
 
 
-def forward(params, tokens: np.ndarray, scheme: str, causal: bool = True, *, heads: int = 1,
-            max_gap: int | None = None, states: bool = False):
-    """logits (B, n, V) and the cache the backward pass needs (per layer: h, v, rotated q, k, weights, mlp).
+def _stack(params: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """One run's parameters as a stack of one (a leading seed axis of length 1; views, no copies)."""
+    return {name: p[None] for name, p in params.items()}
 
-    ``max_gap`` (evaluation only): no query reads a key more than ``max_gap`` places back (the start token stays
-    readable). ``states``: also return the residual stream after each layer (content positions only)."""
-    check_scheme(scheme)
-    V, d, _ = _check_params(params, scheme)
-    H = _heads(heads, d, scheme)
-    tokens = _int_array(tokens, "tokens")
-    if tokens.min() < 0 or tokens.max() >= V:
-        raise ValueError(f"tokens must lie in 0 … {V - 1} (the vocabulary); got {tokens.min()} … {tokens.max()}.")
-    bos = has_bos(params)
-    full = _with_bos(params, tokens)
-    n = full.shape[1]
-    dh = d // H
+
+def _t(w: np.ndarray) -> np.ndarray:
+    """Per seed, the matrix transposed: (S, a, b) → (S, 1, b, a), ready to broadcast over the batch."""
+    return w.swapaxes(-1, -2)[:, None]
+
+
+def _run(stack, full: np.ndarray, scheme: str, causal: bool, H: int, bos: int, max_gap: int | None = None,
+         states: bool = False):
+    """The forward pass of S runs at once: ``stack`` holds each parameter with a leading seed axis, ``full`` is
+    (S, B, n) (with the start token). Every seed's arithmetic is exactly what it would be alone: the products
+    are the same (n, d) × (d, d) blocks, the sums run over the same axes in the same order."""
+    n = full.shape[-1]
+    dh = stack["W_q.0"].shape[-1] // H
     pos = np.arange(n)
-    bias = _score_bias(n, scheme, causal, H, max_gap, keep_first=bos)
-    h = _embed(params, full, scheme)
+    bias = _score_bias(n, scheme, causal, H, max_gap, keep_first=bool(bos))
+    h = _embed(stack, full, scheme)
     cache, kept = [], []
-    for layer in range(n_layers_of(params)):
-        q, k, v = (_split(h @ params[f"{w}.{layer}"], H) for w in ("W_q", "W_k", "W_v"))
+    for layer in range(n_layers_of(stack)):
+        q, k, v = (_split(h @ stack[f"{w}.{layer}"][:, None], H) for w in ("W_q", "W_k", "W_v"))
         qr, kr = (rope(q, pos, BASE), rope(k, pos, BASE)) if scheme == "rope" else (q, k)
         s = qr @ kr.swapaxes(-1, -2) / math.sqrt(dh) + bias  # s_ij = q_i·k_j/√(d/H) + bias_ij, per head
         a = softmax(s, axis=-1)
         h_in = h
         h = h + _merge(a @ v)  # residual: h ← h + Σ_j a_ij v_j, heads side by side
         mlp = None
-        if has_mlp(params):
-            u = h @ params[f"W_1.{layer}"] + params[f"b_1.{layer}"]
+        if f"W_1.{layer}" in stack:
+            u = h @ stack[f"W_1.{layer}"][:, None] + stack[f"b_1.{layer}"][:, None, None]
             z = np.maximum(u, 0.0)
             mlp = (h, u, z)
-            h = h + z @ params[f"W_2.{layer}"] + params[f"b_2.{layer}"]
+            h = h + z @ stack[f"W_2.{layer}"][:, None] + stack[f"b_2.{layer}"][:, None, None]
         cache.append((h_in, v, qr, kr, a, mlp))
         if states:
-            kept.append(h[:, bos:])
-    logits = h[:, bos:] @ params["W_out"] + params["b_out"]
+            kept.append(h[:, :, bos:])
+    logits = h[:, :, bos:] @ stack["W_out"][:, None] + stack["b_out"][:, None, None]
+    return logits, (h, cache), kept
+
+
+def _backward(stack, full: np.ndarray, targets: np.ndarray, scheme: str, causal: bool, H: int,
+              bos: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The losses (S,) and gradients (each with the leading seed axis) of S runs at once; see loss_and_grads."""
+    S, d, V = stack["W_out"].shape
+    dh = d // H
+    scored = targets >= 0
+    count = scored.reshape(S, -1).sum(axis=1)
+    logits, (h_last, cache), _ = _run(stack, full, scheme, causal, H, bos)
+    # log p = logits − logsumexp(logits)
+    top = logits.max(axis=-1, keepdims=True)
+    logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
+    safe = np.where(scored, targets, 0)
+    picked = np.take_along_axis(logp, safe[..., None], axis=-1)[..., 0]
+    losses = np.array([-float(picked[i][scored[i]].sum()) / count[i] for i in range(S)])
+
+    # ∂loss/∂logits = (softmax − onehot(target)) / count on scored entries, 0 elsewhere
+    g_logits = np.exp(logp)
+    np.put_along_axis(g_logits, safe[..., None], np.take_along_axis(g_logits, safe[..., None], axis=-1) - 1, axis=-1)
+    g_logits *= scored[..., None] / count[:, None, None, None]
+
+    def outer(x: np.ndarray, g: np.ndarray) -> np.ndarray:  # Σ over batch and positions of xᵀg, per seed
+        return x.reshape(S, -1, x.shape[-1]).swapaxes(-1, -2) @ g.reshape(S, -1, g.shape[-1])
+
+    grads: dict[str, np.ndarray] = {}
+    grads["W_out"] = outer(h_last[:, :, bos:], g_logits)
+    grads["b_out"] = g_logits.sum(axis=(1, 2))
+    g = g_logits @ _t(stack["W_out"])
+    if bos:
+        g = np.concatenate([np.zeros_like(g[:, :, :1]), g], axis=2)
+    pos = np.arange(full.shape[-1])
+    for layer in reversed(range(len(cache))):
+        h, v, qr, kr, a, mlp = cache[layer]
+        if mlp is not None:
+            h_mid, u, z = mlp
+            grads[f"W_2.{layer}"] = outer(z, g)
+            grads[f"b_2.{layer}"] = g.sum(axis=(1, 2))
+            g_u = (g @ _t(stack[f"W_2.{layer}"])) * (u > 0)
+            grads[f"W_1.{layer}"] = outer(h_mid, g_u)
+            grads[f"b_1.{layer}"] = g_u.sum(axis=(1, 2))
+            g = g + g_u @ _t(stack[f"W_1.{layer}"])
+        g_o = _split(g, H)
+        g_a = g_o @ v.swapaxes(-1, -2)
+        g_v = a.swapaxes(-1, -2) @ g_o
+        g_s = a * (g_a - (g_a * a).sum(axis=-1, keepdims=True)) / math.sqrt(dh)
+        g_q, g_k = g_s @ kr, g_s.swapaxes(-1, -2) @ qr
+        if scheme == "rope":
+            g_q, g_k = rope(g_q, -pos, BASE), rope(g_k, -pos, BASE)
+        g_q, g_k, g_v = _merge(g_q), _merge(g_k), _merge(g_v)
+        for name, gw in (("W_q", g_q), ("W_k", g_k), ("W_v", g_v)):
+            grads[f"{name}.{layer}"] = outer(h, gw)
+        g = g + g_q @ _t(stack[f"W_q.{layer}"]) + g_k @ _t(stack[f"W_k.{layer}"]) + g_v @ _t(stack[f"W_v.{layer}"])
+    E = stack["E"]
+    grads["E"] = np.zeros_like(E)
+    rows = (full + E.shape[1] * np.arange(S)[:, None, None]).ravel()  # seed i's rows of E sit at i·V' + token
+    np.add.at(grads["E"].reshape(-1, d), rows, g.reshape(-1, d))
+    if scheme == "learned":
+        grads["P"] = np.zeros_like(stack["P"])
+        grads["P"][:, : full.shape[-1]] = g.sum(axis=1)
+    return losses, {name: grads[name] for name in stack}
+
+
+def _checked_tokens(tokens, V: int) -> np.ndarray:
+    tokens = _int_array(tokens, "tokens")
+    if tokens.min() < 0 or tokens.max() >= V:
+        raise ValueError(f"tokens must lie in 0 … {V - 1} (the vocabulary); got {tokens.min()} … {tokens.max()}.")
+    return tokens
+
+
+def forward(params, tokens: np.ndarray, scheme: str, causal: bool = True, *, heads: int = 1,
+            max_gap: int | None = None, states: bool = False):
+    """logits (B, n, V) and the cache the backward pass needs (per layer: h, v, rotated q, k, weights, mlp; each
+    with a leading seed axis of length 1).
+
+    ``max_gap`` (evaluation only): no query reads a key more than ``max_gap`` places back (the start token stays
+    readable). ``states``: also return the residual stream after each layer (content positions only, (B, n, d))."""
+    check_scheme(scheme)
+    V, d, _ = _check_params(params, scheme)
+    H = _heads(heads, d, scheme)
+    tokens = _checked_tokens(tokens, V)
+    logits, cache, kept = _run(_stack(params), _with_bos(params, tokens)[None], scheme, causal, H,
+                               int(has_bos(params)), max_gap, states)
     if states:
-        return logits, (h, cache), kept
-    return logits, (h, cache)
+        return logits[0], cache, [x[0] for x in kept]
+    return logits[0], cache
 
 
 def attention_maps(params, tokens, scheme: str, causal: bool = True, *, heads: int = 1) -> list[np.ndarray]:
@@ -353,7 +449,7 @@ def attention_maps(params, tokens, scheme: str, causal: bool = True, *, heads: i
     for several heads, (n, n) for one. With a start token, row and column 0 are the start token's."""
     tokens = _int_array(np.asarray(tokens)[None, :], "tokens")
     _, (_, cache) = forward(params, tokens, check_scheme(scheme), causal, heads=heads)
-    return [c[4][0, 0] if heads == 1 else c[4][0] for c in cache]
+    return [c[4][0, 0, 0] if heads == 1 else c[4][0, 0] for c in cache]
 
 
 def loss_and_grads(params, tokens, targets, scheme: str, causal: bool = True, *,
@@ -368,72 +464,19 @@ def loss_and_grads(params, tokens, targets, scheme: str, causal: bool = True, *,
     The start token (when there is one) is never scored; its embedding gets the gradient that reaches it.
     """
     check_scheme(scheme)
-    V, d, L = _check_params(params, scheme)
+    V, d, _ = _check_params(params, scheme)
     H = _heads(heads, d, scheme)
-    dh = d // H
-    tokens = _int_array(tokens, "tokens")
+    tokens = _checked_tokens(tokens, V)
     targets = _int_array(targets, "targets")
     if targets.shape != tokens.shape:
         raise ValueError(f"targets must have the shape of tokens {tokens.shape}; got {targets.shape}.")
-    if tokens.min() < 0 or tokens.max() >= V:
-        raise ValueError(f"tokens must lie in 0 … {V - 1} (the vocabulary); got {tokens.min()} … {tokens.max()}.")
     if targets.min() < -1 or targets.max() >= V:
         raise ValueError(f"targets must lie in 0 … {V - 1}, or be −1 for 'no loss here'.")
-    scored = targets >= 0
-    count = int(scored.sum())
-    if count == 0:
+    if not (targets >= 0).any():
         raise ValueError("Every target is −1: there is nothing to score.")
-
-    logits, (h_last, cache) = forward(params, tokens, scheme, bool(causal), heads=H)
-    bos = has_bos(params)
-    full = _with_bos(params, tokens)
-    # log p = logits − logsumexp(logits)
-    top = logits.max(axis=-1, keepdims=True)
-    logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
-    safe = np.where(scored, targets, 0)
-    picked = np.take_along_axis(logp, safe[..., None], axis=-1)[..., 0]
-    loss = -float(picked[scored].sum()) / count
-
-    # ∂loss/∂logits = (softmax − onehot(target)) / count on scored entries, 0 elsewhere
-    g_logits = np.exp(logp)
-    np.put_along_axis(g_logits, safe[..., None], np.take_along_axis(g_logits, safe[..., None], axis=-1) - 1, axis=-1)
-    g_logits *= scored[..., None] / count
-
-    grads: dict[str, np.ndarray] = {}
-    grads["W_out"] = h_last[:, bos:].reshape(-1, d).T @ g_logits.reshape(-1, V)
-    grads["b_out"] = g_logits.sum(axis=(0, 1))
-    g = g_logits @ params["W_out"].T
-    if bos:
-        g = np.concatenate([np.zeros_like(g[:, :1]), g], axis=1)
-    pos = np.arange(full.shape[1])
-    for layer in reversed(range(L)):
-        h, v, qr, kr, a, mlp = cache[layer]
-        if mlp is not None:
-            h_mid, u, z = mlp
-            grads[f"W_2.{layer}"] = z.reshape(-1, z.shape[-1]).T @ g.reshape(-1, d)
-            grads[f"b_2.{layer}"] = g.sum(axis=(0, 1))
-            g_u = (g @ params[f"W_2.{layer}"].T) * (u > 0)
-            grads[f"W_1.{layer}"] = h_mid.reshape(-1, d).T @ g_u.reshape(-1, g_u.shape[-1])
-            grads[f"b_1.{layer}"] = g_u.sum(axis=(0, 1))
-            g = g + g_u @ params[f"W_1.{layer}"].T
-        g_o = _split(g, H)
-        g_a = g_o @ v.swapaxes(-1, -2)
-        g_v = a.swapaxes(-1, -2) @ g_o
-        g_s = a * (g_a - (g_a * a).sum(axis=-1, keepdims=True)) / math.sqrt(dh)
-        g_q, g_k = g_s @ kr, g_s.swapaxes(-1, -2) @ qr
-        if scheme == "rope":
-            g_q, g_k = rope(g_q, -pos, BASE), rope(g_k, -pos, BASE)
-        g_q, g_k, g_v = _merge(g_q), _merge(g_k), _merge(g_v)
-        flat = h.reshape(-1, d).T
-        for name, gw in (("W_q", g_q), ("W_k", g_k), ("W_v", g_v)):
-            grads[f"{name}.{layer}"] = flat @ gw.reshape(-1, d)
-        g = g + g_q @ params[f"W_q.{layer}"].T + g_k @ params[f"W_k.{layer}"].T + g_v @ params[f"W_v.{layer}"].T
-    grads["E"] = np.zeros_like(params["E"])
-    np.add.at(grads["E"], full.ravel(), g.reshape(-1, d))
-    if scheme == "learned":
-        grads["P"] = np.zeros_like(params["P"])
-        grads["P"][: full.shape[1]] = g.sum(axis=0)
-    return loss, {name: grads[name] for name in params}
+    losses, grads = _backward(_stack(params), _with_bos(params, tokens)[None], targets[None], scheme, bool(causal),
+                              H, int(has_bos(params)))
+    return float(losses[0]), {name: g[0] for name, g in grads.items()}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -518,11 +561,6 @@ def _share(h: np.ndarray) -> float:
     return float(np.nanmean(h))
 
 
-def accuracy(params, tokens: np.ndarray, targets: np.ndarray, scheme: str, *, heads: int = 1) -> float:
-    """Fraction of scored entries where the most likely token is the target."""
-    return _share(hits(params, tokens, targets, scheme, heads=heads))
-
-
 def position_probe(params, settings: Settings, scheme: str, causal: bool = True) -> float:
     """How much of the position a read-out recovers from layer 1's output h: a least-squares fit of log(position)
     on the features (h, h ⊙ h) — linear in h and in its squares, so a vector's length counts — on half of the training-length test sequences, scored as R² on the other half
@@ -579,32 +617,53 @@ def _mean_or_none(h: np.ndarray) -> float | None:
     return None if np.isnan(h).all() else float(np.nanmean(h))
 
 
-def train(scheme: str, settings: Settings = Settings(), seed: int = 0,
-          progress: Callable[[int, int], None] | None = None, losses_out: list | None = None) -> TrainResult:
-    """Train one scheme on ``settings`` from ``seed``; evaluate at every test length.
+def train_seeds(scheme: str, settings: Settings = Settings(), seeds=(0,),
+                progress: Callable[[int, int], None] | None = None,
+                losses_out: list | None = None) -> list[TrainResult]:
+    """Train one scheme on ``settings`` from each of ``seeds`` — all seeds in one stacked pass, each seed's
+    numbers exactly those of training it alone — and evaluate each at every test length.
 
-    Each step draws a fresh batch of random sequences of length L_train (seeded, so a run is reproducible).
-    ``progress(done, total)`` is called now and then with the number of steps done; ``losses_out`` (a list)
-    receives the loss of every step as it comes (a live loss curve).
+    Each step draws, per seed, a fresh batch of random sequences of length L_train (seeded, so a run is
+    reproducible). ``progress(done, total)`` is called now and then with the number of steps done;
+    ``losses_out`` (a list) receives every step's loss as it comes (the mean over the seeds: a live curve).
     """
     check_scheme(scheme)
     s = settings.check()
-    seed = whole(seed, "seed", 0, MAX_SEED)
-    opts = s.options
-    params = init_params(scheme, s.vocab, s.d_model, s.n_max, seed, s.n_layers, **opts)
-    m = {n: np.zeros_like(p) for n, p in params.items()}
-    v = {n: np.zeros_like(p) for n, p in params.items()}
-    rng = _rng("lab-train", s.task, s.k, s.L_train, s.vocab, seed)
-    losses = np.empty(s.steps)
+    seeds = [whole(x, "seed", 0, MAX_SEED) for x in seeds]
+    if not seeds:
+        raise ValueError("Give at least one seed.")
+    runs = [init_params(scheme, s.vocab, s.d_model, s.n_max, seed, s.n_layers, **s.options) for seed in seeds]
+    stack = {name: np.stack([p[name] for p in runs]) for name in runs[0]}
+    m = {n: np.zeros_like(p) for n, p in stack.items()}
+    v = {n: np.zeros_like(p) for n, p in stack.items()}
+    rngs = [_rng("lab-train", s.task, s.k, s.L_train, s.vocab, seed) for seed in seeds]
+    bos = int(s.bos)
+    start = np.full((len(seeds), s.batch, bos), s.vocab, dtype=np.int64)  # the start token's id is vocab
+    losses = np.empty((len(seeds), s.steps))
     every = max(1, s.steps // 50)
     for step in range(s.steps):
-        tokens, targets = sample(rng, s.task, s.k, s.batch, s.L_train, s.vocab)
-        losses[step], grads = loss_and_grads(params, tokens, targets, scheme, heads=s.heads)
-        adam_step(params, grads, m, v, step + 1, s.lr)
+        batches = [sample(rng, s.task, s.k, s.batch, s.L_train, s.vocab) for rng in rngs]
+        tokens = np.stack([t for t, _ in batches])
+        targets = np.stack([y for _, y in batches])
+        losses[:, step], grads = _backward(stack, np.concatenate([start, tokens], axis=2) if bos else tokens,
+                                           targets, scheme, True, s.heads, bos)
+        adam_step(stack, grads, m, v, step + 1, s.lr)
         if losses_out is not None:
-            losses_out.append(float(losses[step]))
+            losses_out.append(float(losses[:, step].mean()))
         if progress is not None and (step + 1) % every == 0:
             progress(step + 1, s.steps)
+    return [_evaluate(scheme, s, seed, {name: p[i] for name, p in stack.items()}, losses[i])
+            for i, seed in enumerate(seeds)]
+
+
+def train(scheme: str, settings: Settings = Settings(), seed: int = 0,
+          progress: Callable[[int, int], None] | None = None, losses_out: list | None = None) -> TrainResult:
+    """Train one scheme on ``settings`` from ``seed`` (``train_seeds`` with one seed)."""
+    return train_seeds(scheme, settings, (seed,), progress, losses_out)[0]
+
+
+def _evaluate(scheme: str, s: Settings, seed: int, params: dict[str, np.ndarray], losses: np.ndarray) -> TrainResult:
+    """A trained run, evaluated at every test length (the same fixed test sequences for every run)."""
     acc, past = [], []
     by_position: tuple = ()
     for length in s.test_lengths:
@@ -651,7 +710,6 @@ LEARNS = 0.9  # a scheme "learned the task" when its mean accuracy at L_train is
 FLAT = 0.02  # … and its loss is flat: the mean loss fell by at most this over the last tenth of the steps
 STILL_WORKS = 0.9  # a scheme that learned "still works" at 4 × L_train when its mean accuracy on the positions
 #                    past L_train alone is at least this (absolute, not a share of its own accuracy)
-LOW_LOSS = 0.05  # a final training loss below this fits the training data almost perfectly
 LOSS_EVERY = 5  # keep the loss at step 1 and every 5th step
 
 
@@ -687,8 +745,9 @@ def experiment(settings: Settings = Settings(), seeds=SEEDS,
 
     Returns {"settings", "seeds", "test_lengths", "loss_steps", "runs": {scheme: [cell per seed]},
     "map": {"tokens", "targets", "maps": {scheme: [per seed [per layer sparse_map]]}}} — maps of the first
-    MAP_SEEDS seeds on one sequence of 4 × L_train (with several heads, the mean over the heads). ``progress(done, total, scheme)`` counts training steps over all runs; ``losses_out``
-    (a dict) gets scheme → list of every step's loss of the run in progress.
+    MAP_SEEDS seeds on one sequence of 4 × L_train (with several heads, the mean over the heads). Each scheme's
+    seeds train together (``train_seeds``). ``progress(done, total, scheme)`` counts training steps over all
+    runs; ``losses_out`` (a dict) gets scheme → every step's loss (mean over the seeds) of the scheme in progress.
     """
     s = settings.check()
     seeds = [whole(x, "seed", 0, MAX_SEED) for x in seeds]
@@ -697,26 +756,21 @@ def experiment(settings: Settings = Settings(), seeds=SEEDS,
     total = len(SCHEMES) * len(seeds) * s.steps
     runs: dict[str, list[dict]] = {}
     maps: dict[str, list] = {}
-    map_tokens = None
-    done = 0
-    for scheme in SCHEMES:
-        runs[scheme] = []
-        maps[scheme] = []
-        for seed in seeds:
-            def tick(step: int, _total: int, scheme=scheme, base=done) -> None:
-                if progress is not None:
-                    progress(base + step, total, scheme)
+    per_scheme = len(seeds) * s.steps
+    for i, scheme in enumerate(SCHEMES):
+        def tick(step: int, _total: int, scheme=scheme, base=i * per_scheme) -> None:
+            if progress is not None:
+                progress(base + step * len(seeds), total, scheme)
 
-            live = None
-            if losses_out is not None:
-                live = losses_out.setdefault(scheme, [])
-                live.clear()
-            result = train(scheme, s, seed, tick, live)
-            done += s.steps
-            runs[scheme].append(cell(result))
-            if len(maps[scheme]) < MAP_SEEDS:
-                maps[scheme].append([sparse_map(a if a.ndim == 2 else a.mean(axis=0)) for a in result.maps])
-            map_tokens = result.map_tokens
+        live = None
+        if losses_out is not None:
+            live = losses_out.setdefault(scheme, [])
+            live.clear()
+        results = train_seeds(scheme, s, seeds, tick, live)
+        runs[scheme] = [cell(r) for r in results]
+        maps[scheme] = [[sparse_map(a if a.ndim == 2 else a.mean(axis=0)) for a in r.maps]
+                        for r in results[:MAP_SEEDS]]
+    map_tokens = results[0].map_tokens
     targets = targets_for(map_tokens[None, :], s.task, s.k)[0]
     return {
         "settings": {name: getattr(s, name) for name in s.__dataclass_fields__},
@@ -733,6 +787,40 @@ def settings_from(record: dict) -> Settings:
     return Settings(**record["settings"])
 
 
+VARIANT = "bos+mlp"  # the precomputed variant: a start token and an MLP, otherwise the defaults
+
+
+def stored(data: dict, s: Settings) -> dict | None:
+    """The precomputed record of ``s`` in ``data`` (data/lab_results.json), if there is one: the defaults of
+    each task, and the variant with a start token and an MLP."""
+    if s == Settings(task=s.task):
+        return data["experiments"][s.task]
+    if s == Settings(task=s.task, bos=True, mlp=True):
+        return data.get("variants", {}).get(VARIANT, {}).get(s.task)
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# live training: what a page may train on request, and how long it is quoted to take
+# ----------------------------------------------------------------------------------------------
+
+LIVE_BUDGET_S = 20.0  # a live training (every scheme × LIVE_SEEDS) must take at most this on this machine
+LIVE_STEPS = (100, 200, 400)  # steps a live training may use; 2,000 are precomputed (defaults and the variant)
+SHARED = 2.0  # the machine is shared (2 cores, several jobs): quiet-machine times doubled before any job ran
+
+
+def per_step_s(s: Settings) -> float:
+    """Seconds per training step of one run on a quiet core (measured: 1.5 ms for the default 2 layers at length
+    16; 3.1 ms with the MLP and start token; 4.4 ms with 4 heads as well)."""
+    return 0.75e-3 * s.n_layers * (s.L_train / 16) ** 0.7 * (1 + 1.0 * s.mlp + 0.3 * (s.heads - 1) + 0.1 * s.bos)
+
+
+def estimate_s(s: Settings) -> float:
+    """A live training before the queue's correction: every scheme × LIVE_SEEDS, steps plus ~0.1 s of evaluation
+    a run, × SHARED. The queue then scales it by how long the last trainings really took."""
+    return SHARED * len(SCHEMES) * len(LIVE_SEEDS) * (0.1 + s.steps * per_step_s(s))
+
+
 # ----------------------------------------------------------------------------------------------
 # reading a record honestly: did it learn? only then, does it still work past the training length?
 # ----------------------------------------------------------------------------------------------
@@ -746,19 +834,11 @@ class Reading:
     at_L: tuple[float, float, float]  # accuracy at L_train
     past_4L: tuple[float, float, float] | None  # accuracy at 4 × L_train on positions past L_train (None: no row)
     drop: float  # mean loss over the second-to-last tenth of the kept steps minus over the last tenth
-    final_loss: float
     learned: bool  # at_L mean ≥ LEARNS and the loss is flat (drop ≤ FLAT)
     converged: bool
     still_works: bool  # learned and past_4L mean ≥ STILL_WORKS
     seen_gaps_past: tuple[float, float, float] | None  # past_4L with keys limited to the gaps seen in training
     probe: tuple[float, float, float]
-
-    @property
-    def verdict(self) -> str:
-        """"did not learn" / "still works" / "fails past the training length"."""
-        if not self.learned:
-            return "did not learn"
-        return "still works" if self.still_works else "fails past L"
 
 
 def _spread(values) -> tuple[float, float, float]:
@@ -783,7 +863,7 @@ def read(record: dict, scheme: str) -> Reading:
     learned = at_L[0] >= LEARNS and converged
     seen = [r["seen_gaps"][1] for r in runs]
     seen_past = None if any(p is None for p in seen) else _spread(seen)
-    return Reading(scheme=scheme, at_L=at_L, past_4L=past_4L, drop=drop, final_loss=float(curve[-1]),
+    return Reading(scheme=scheme, at_L=at_L, past_4L=past_4L, drop=drop,
                    learned=learned, converged=converged,
                    still_works=learned and past_4L is not None and past_4L[0] >= STILL_WORKS,
                    seen_gaps_past=seen_past, probe=_spread([r["probe"] for r in runs]))

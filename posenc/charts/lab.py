@@ -66,11 +66,6 @@ def seed_labels(record: dict) -> list[str]:
     return [MEAN] + [f"seed {s}" for s in record["seeds"]]
 
 
-def accuracy_summary(record: dict, field_: str = "accuracy") -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """scheme → (mean, lowest, highest) per test length over the seeds; NaN where there is no value."""
-    return {s: _band([run[field_] for run in record["runs"][s]]) for s in NAMES}
-
-
 def _curves(record: dict, xs_all: np.ndarray, field_of, views: Sequence[str]):
     """Rows (scheme, x, view, seed label, value, lowest, highest) for every view and seed (and the mean), and
     the direct labels at each curve's end, dodged per (view, seed)."""
@@ -378,7 +373,8 @@ def loss_figure(record: dict) -> Figure:
 
 
 def live_loss_figure(losses: dict[str, list[float]], vocab: int, steps: int) -> Figure:
-    """The loss of the runs in progress, every step so far (thinned to ≤ 200 points a curve)."""
+    """The loss of the runs in progress (each scheme's seeds train together: their mean), every step so far
+    (thinned to ≤ 200 points a curve)."""
     codes, xs, ys = [], [], []
     for code, scheme in enumerate(NAMES):
         ls = list(losses.get(scheme, []))
@@ -388,7 +384,8 @@ def live_loss_figure(losses: dict[str, list[float]], vocab: int, steps: int) -> 
             xs.append(i + 1)
             ys.append(ls[i])
     return _loss(codes, xs, ys, ys, ys, vocab, float(steps),
-                 "Training loss of the run in progress for each scheme, step by step, while it trains.")
+                 "Training loss of the runs in progress for each scheme (the mean over its seeds), step by step, while "
+                 "it trains.")
 
 
 def _loss(codes, xs, mean, lo, hi, vocab, last_step, description) -> Figure:
