@@ -98,12 +98,36 @@ def test_the_teacher_sees_the_counts_and_controls(store):
     t.button(key=f"pe_again_{KEY}").click().run()
     assert_ok(t)
     assert store.state(code, QID).round == 2 and "round 2" in page_text(t)
+    votes = [c for c in t.get("vega_lite_chart") if "Class votes" in c.proto.spec]
+    assert "round 1: 3 answered, round 2: 0 answered" in votes[0].proto.spec  # round 2 beside round 1
     t.button(key=f"pe_reveal_{KEY}").click().run()
     assert_ok(t)
     assert store.state(code, QID).revealed and answer_shown(t)
     t.button(key=f"pe_reset_{KEY}").click().run()
     assert_ok(t)
     assert store.counts(code, QID) == {1: [0, 0, 0, 0]}
+
+
+def mounted(at) -> dict:
+    """The data app.py's page part of the in-page component (frame.live.mount) was given this run."""
+    import json
+
+    return json.loads(next(e for e in at.get("bidi_component") if e.key == "pe_live").proto.json)
+
+
+def test_the_page_hands_the_browser_the_voting_id_only_in_a_class(store):
+    """The id the component keeps in the browser's cookie (tests/test_browser_class.py reads it back) is the id
+    the student votes with; a page outside class mode sets no cookie."""
+    from frame import classroom
+
+    code, _ = store.create_class()
+    s = student(code)
+    data = mounted(s)
+    assert data["cookie"] == classroom.COOKIE and cs.valid_student(data["student"])
+    pick(s, 1)
+    with store._tx(write=False) as c:
+        assert c.all("SELECT student FROM pe_votes WHERE code = ?", code) == [(data["student"],)]
+    assert "student" not in mounted(assert_ok(open_page(PAGE))) and "cookie" not in mounted(open_page(PAGE))
 
 
 def test_vote_again_clears_the_students_pick(store):
