@@ -100,71 +100,51 @@ class Control:
         return ws
 
 
+WIDGETS = ("slider", "number_input", "radio", "selectbox", "checkbox", "text_input", "button_group")
+
+
 def control_from(el: Any, root: int, fragment_id: str) -> Control | None:
     """A Control from a ``new_element`` proto, or None when it is not a widget the session can change."""
-    c = _control_from(el, root, fragment_id)
+    et = el.WhichOneof("type")
+    w = getattr(el, et) if et in WIDGETS else None
+    c = None if w is None or w.disabled else _control(et, w)
     if c is not None:
-        c.forced = bool(getattr(getattr(el, el.WhichOneof("type")), "set_value", False))
+        c.root, c.fragment_id, c.forced = root, fragment_id, bool(getattr(w, "set_value", False))
     return c
 
 
-def _control_from(el: Any, root: int, fragment_id: str) -> Control | None:
-    et = el.WhichOneof("type")
+def _control(et: str, w: Any) -> Control | None:
     if et == "slider":
-        s = el.slider
-        if s.disabled:
+        values = list(w.value) if w.set_value else list(w.default)
+        if len(values) != 1:
             return None
-        if s.type == SLIDER_TYPE_SELECT and s.options:
-            values = list(s.value) if s.set_value else list(s.default)
-            if len(values) != 1:
-                return None
-            return Control("select_slider", s.id, s.label, 0, len(s.options) - 1, 1,
-                           s.options[int(values[0])], list(s.options), root, fragment_id)
-        values = list(s.value) if s.set_value else list(s.default)
-        if s.data_type not in SLIDER_NUMERIC or len(values) != 1 or s.step <= 0:
+        if w.type == SLIDER_TYPE_SELECT and w.options:
+            return Control("select_slider", w.id, w.label, 0, len(w.options) - 1, 1, w.options[int(values[0])],
+                           list(w.options))
+        if w.data_type not in SLIDER_NUMERIC or w.step <= 0:
             return None
-        return Control("slider", s.id, s.label, s.min, s.max, s.step, values[0], [], root, fragment_id,
-                       integer=s.data_type == 0)
+        return Control("slider", w.id, w.label, w.min, w.max, w.step, values[0], integer=w.data_type == 0)
     if et == "number_input":
-        n = el.number_input
-        if n.disabled:
-            return None
-        value = n.value if n.set_value else n.default
-        integer = n.data_type == 0
-        return Control("number", n.id, n.label, n.min if n.has_min else -1e9, n.max if n.has_max else 1e9,
-                       n.step or 1, int(value) if integer else value, [], root, fragment_id, integer=integer)
+        value, integer = (w.value if w.set_value else w.default), w.data_type == 0
+        return Control("number", w.id, w.label, w.min if w.has_min else -1e9, w.max if w.has_max else 1e9,
+                       w.step or 1, int(value) if integer else value, integer=integer)
     if et in ("radio", "selectbox"):
-        r = getattr(el, et)
-        if r.disabled or not r.options:
+        if not w.options:
             return None
-        value = r.raw_value if r.set_value and r.HasField("raw_value") else (
-            r.options[r.default] if 0 <= r.default < len(r.options) else r.options[0])
-        return Control(et, r.id, r.label, 0, len(r.options) - 1, 1, value, list(r.options), root, fragment_id)
+        value = w.raw_value if w.set_value and w.HasField("raw_value") else w.options[
+            w.default if 0 <= w.default < len(w.options) else 0]
+        return Control(et, w.id, w.label, 0, len(w.options) - 1, 1, value, list(w.options))
     if et == "checkbox":
-        c = el.checkbox
-        if c.disabled:
-            return None
-        return Control("toggle" if c.type == 1 else "checkbox", c.id, c.label, value=bool(
-            c.value if c.set_value else c.default), root=root, fragment_id=fragment_id)
+        return Control("toggle" if w.type == 1 else "checkbox", w.id, w.label,
+                       value=bool(w.value if w.set_value else w.default))
     if et == "text_input":
-        t = el.text_input
-        if t.disabled:
-            return None
-        value = t.value if t.set_value else t.default
-        return Control("text", t.id, t.label, value=value, root=root, fragment_id=fragment_id)
-    if et == "button_group":
-        b = el.button_group
-        if b.disabled or not b.options or b.click_mode != 0:  # single select only
-            return None
-        options = [o.content for o in b.options]
-        if b.set_value and list(b.raw_values):
-            value = b.raw_values[0]
-        elif list(b.default):
-            value = options[b.default[0]]
-        else:
-            return None
-        return Control("pills", b.id, b.label, 0, len(options) - 1, 1, value, options, root, fragment_id)
-    return None
+        return Control("text", w.id, w.label, value=w.value if w.set_value else w.default)
+    options = [o.content for o in w.options]  # button_group: pills or a segmented control, single select only
+    if not options or w.click_mode != 0:
+        return None
+    value = w.raw_values[0] if w.set_value and list(w.raw_values) else options[w.default[0]] if list(w.default) \
+        else None
+    return None if value is None else Control("pills", w.id, w.label, 0, len(options) - 1, 1, value, options)
 
 
 @dataclass
