@@ -2,11 +2,13 @@
 
 - The join code and the teacher's token ride in the address (``?class=K7Q2XM``, ``?teach=<token>``), are kept in
   the session when a page switch drops them, and are put back into the address (so a reload stays in class).
-- A student is a random id per browser session (``posenc.class_store.new_student_id``); nothing else is kept.
+- A student is a random id per browser session (``posenc.class_store.new_student_id``), kept in a session cookie
+  (``COOKIE``, set by ``frame.live``'s component) so a reload or a reconnect to another app process is the same
+  student; a cookie that is not such an id is ignored. Nothing else is kept.
 - ``frame.predict`` calls ``current()`` and, in a class, ``Room.before_radio`` / ``Room.drawn`` /
   ``Room.answer``: the student's pick is recorded as their vote (validated by the store), their answer stays
-  hidden until the teacher reveals it, and their page polls every ``STUDENT_POLL`` s only while the round is
-  open; the teacher's page shows the counts per option under each Predict, polled every ``TEACHER_POLL`` s, with
+  hidden until the teacher reveals it, and their page has one poll (``_poll``: one small read of the page's
+  rounds, nothing drawn) every ``STUDENT_POLL`` s only while a round is open; the teacher's page shows the counts per option under each Predict, polled every ``TEACHER_POLL`` s, with
   Reveal / Vote again / Reset. A wrong or missing teacher token never shows teacher controls.
 
 The store is configured by POSENC_CLASS_DB_URL (environment or ``.streamlit/secrets.toml``: PostgreSQL) or
