@@ -10,9 +10,10 @@ import math
 import numpy as np
 
 from .chapter import BASE
-from .validate import real, width
+from .validate import real, whole, width
 
 MAX_POSITION = 10_000_000
+MAX_BITS = 62  # the widest binary code: positions below 2^62 stay well inside int64
 
 
 def check_base(base: float) -> float:
@@ -95,9 +96,7 @@ def rope_score(q: np.ndarray, k: np.ndarray, m: float, n: float, base: float = B
 
 def binary(positions, n_bits: int) -> np.ndarray:
     """bit_b(p) = ⌊p / 2^b⌋ mod 2, column b = 0 the least significant bit.  Shape (n, n_bits)."""
-    n_bits = int(n_bits)
-    if n_bits < 1 or n_bits > 62:
-        raise ValueError(f"Use between 1 and 62 bits; got {n_bits}.")
+    n_bits = whole(n_bits, "The number of bits", 1, MAX_BITS)
     p = np.atleast_1d(np.asarray(positions))
     if p.size and (not np.issubdtype(p.dtype, np.integer)):
         if not np.all(np.isfinite(p.astype(float))) or not np.all(np.equal(np.mod(p, 1), 0)):

@@ -15,7 +15,7 @@ from . import chapter
 from .core import duplicate_groups, embed, permutation_matrix, projections, softmax
 from .encodings import rope, sinusoidal
 from .learned import init_table, lookup
-from .validate import width
+from .validate import whole, width
 
 SCHEMES: tuple[str, ...] = ("none", "learned table", "sinusoids", "RoPE")
 NEEDS_EVEN: tuple[str, ...] = ("sinusoids", "RoPE")
@@ -168,9 +168,8 @@ def explains_demo(tokens: list[str], d_model: int, seed: int = 0, query: int | N
     if n < 1:
         raise ValueError("The sentence is empty: type a few words.")
     d = width(d_model)
-    q = chapter.query_index(tokens) if query is None else int(query)
-    if not 0 <= q < n:
-        raise ValueError(f"The query position must be between 1 and {n}; got {q + 1}.")
+    q = chapter.query_index(tokens) if query is None else whole(
+        query, f"The query position (a 0-based index into the {n} words)", 0, n - 1)
     X = embed(tokens, d, seed)
     W = projections(d, seed)
     positions = np.arange(1, n + 1)

@@ -256,9 +256,7 @@ def edge(n_max: int, d_model: int, seed: int, position: int, k: int = 16) -> Edg
     table's last rows, the first missing one, then the asked-for one). Rows past N_max have no values (NaN)."""
     table = init_table(n_max, d_model, seed)
     n, k = table.shape[0], min(int(k), table.shape[1])
-    pos = int(position)
-    if pos < 1:
-        raise ValueError(f"Positions start at 1 (the first word); got {pos}.")
+    pos = whole(position, "The position (the first word is 1)", 1, math.inf)
     if pos > n + 3:
         rows = list(range(max(1, n - 4), n + 2)) + [pos]
     else:

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from posenc.chapter import BASE
 from posenc.encodings import frequencies
+from posenc.validate import whole
 
 __all__ = ["angle_error_f32", "PairErrors", "angle_errors_f32", "to_bf16", "rope_offset_error"]
 
@@ -129,15 +130,14 @@ def rope_offset_error(
             raise ValueError(f"dtype must be one of {', '.join(_DTYPE_NAMES)}, got {dtype!r}") from exc
         if dtype_name not in _DTYPE_NAMES:
             raise ValueError(f"dtype must be one of {', '.join(_DTYPE_NAMES)}, got {dtype!r}")
-    if isinstance(gap, bool) or not isinstance(gap, (int, np.integer)) or gap < 0:
-        raise ValueError(f"gap must be a whole number of tokens ≥ 0, got {gap!r}")
+    gap = whole(gap, "The gap (in tokens)", 0, math.inf)
     m_arr = _check_positions(m)
     theta = frequencies(d, base)
     if dtype_name == "float16":
         biggest = float(np.finfo(np.float16).max)
-        if m_arr.size and float(m_arr.max()) + int(gap) > biggest:
+        if m_arr.size and float(m_arr.max()) + gap > biggest:
             raise ValueError(
-                f"float16 cannot hold position {float(m_arr.max()) + int(gap):.0f}: its largest number is {biggest:.0f}"
+                f"float16 cannot hold position {float(m_arr.max()) + gap:.0f}: its largest number is {biggest:.0f}"
             )
 
     rng = np.random.default_rng(seed)

@@ -45,7 +45,7 @@ def primer(tokens: list[str], d_model: int, seed: int = 0) -> Primer:
     out, weights = attention(X, W_q, W_k, W_v)  # the one implementation; below, its intermediate steps
     Q, K, V = X @ W_q, X @ W_k, X @ W_v  # q = x W_Q, k = x W_K, v = x W_V, row by row
     S = Q @ K.T / np.sqrt(K.shape[-1])  # S[i, j] = q_i · k_j / √d
-    return Primer(list(tokens), int(d_model), int(seed), X, Q, K, V, S, weights, out)
+    return Primer(list(tokens), X.shape[1], int(seed), X, Q, K, V, S, weights, out)
 
 
 def copy_columns_gap(res: Primer) -> tuple[list[int], float]:

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .validate import whole
+
 __all__ = ["MINILM_TABLE_PATH", "load_minilm_table", "row_norms", "cosine_by_offset", "cosine_matrix"]
 
 MINILM_TABLE_PATH = Path(__file__).resolve().parent.parent / "data" / "minilm_position_embeddings.npy"
@@ -62,13 +64,10 @@ def cosine_by_offset(table: ArrayLike, max_offset: int) -> np.ndarray:
     """
     t = _check_table(table)
     n = t.shape[0]
-    if isinstance(max_offset, bool) or not isinstance(max_offset, (int, np.integer)):
-        raise ValueError(f"max_offset must be a whole number, got {max_offset!r}")
-    if not 0 <= int(max_offset) <= n - 1:
-        raise ValueError(f"max_offset must be between 0 and {n - 1} (the table has {n} rows), got {max_offset}")
+    k_max = whole(max_offset, f"max_offset (the table has {n} rows)", 0, n - 1)
     u = _unit_rows(t)
     gram = u @ u.T
-    return np.array([np.diagonal(gram, k).mean() for k in range(int(max_offset) + 1)])
+    return np.array([np.diagonal(gram, k).mean() for k in range(k_max + 1)])
 
 
 def cosine_matrix(table: ArrayLike, rows: ArrayLike | None = None) -> np.ndarray:

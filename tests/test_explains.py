@@ -274,9 +274,9 @@ def test_odd_d_lists_the_paired_schemes_as_unavailable():
     assert unavailable_note(9, {"RoPE": "RoPE turns coordinates in pairs"}).endswith("so RoPE needs an even d.")
 
 
-@pytest.mark.parametrize("q", [-1, 5, 99])
+@pytest.mark.parametrize("q", [-1, 5, 99, 2.0])
 def test_query_out_of_range(q):
-    with pytest.raises(ValueError, match="query position"):
+    with pytest.raises(ValueError, match=r"The query position \(a 0-based index into the 5 words\) must be"):
         explains_demo(CHAPTER, 8, 0, q)
 
 

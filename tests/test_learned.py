@@ -216,8 +216,10 @@ def test_edge_inside_and_far_past_the_table():
     assert e.found and e.message is None and e.values.shape == (9, 4) and e.rows[0] == 1
     far = edge(8, 4, 1, 4096)
     assert not far.found and far.rows == [4, 5, 6, 7, 8, 9, 4096] and "no row 4096" in far.message
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"The position \(the first word is 1\) must be at least 1; got 0"):
         edge(8, 4, 1, 0)
+    with pytest.raises(ValueError, match="must be a whole number; got 3.0"):
+        edge(8, 4, 1, 3.0)
 
 
 # ---------------------------------------------------------------- a pattern, not a magnitude (issue #11)
