@@ -207,6 +207,15 @@ def test_alibi_cell_numbers_are_readable_on_every_cell():
 
 
 # ---------------------------------------------------------------------------------------------- decay
+def signals(spec: dict, params: dict) -> dict:
+    """The params with the chart's derived signals (top-level params with an ``expr``) evaluated, in order."""
+    out = dict(params)
+    for p in spec.get("params", []):
+        if "expr" in p:
+            out[p["name"]] = evaluate(p["expr"], {}, out)
+    return out
+
+
 @pytest.mark.parametrize("rho", [0.0, 0.35, 0.8, 1.0])
 def test_decay_closed_forms_match_score_curves(rho):
     sc = beyond.score_curves(beyond.DECAY_D, chapter.BASE, 3)
@@ -214,10 +223,32 @@ def test_decay_closed_forms_match_score_curves(rho):
     exprs = calculates(fig.spec)
     for name, text in bc.EXPR_DECAY.items():
         assert exprs[name] == text, name
+    assert {p["name"]: p["expr"] for p in fig.spec["params"] if "expr" in p} == bc.EXPR_DECAY_SIGNALS
+    params = signals(fig.spec, {"by_rho": rho})
     rows = fig.datasets["gaps"].to_pylist()
+    drawn = np.searchsorted(sc.deltas, [r["x"] for r in rows])
+    assert np.array_equal(sc.deltas[drawn], [r["x"] for r in rows]) and drawn[0] == 0
+    assert drawn[-1] == sc.deltas.size - 1 and len(rows) <= bc.DRAWN_GAPS  # the ends kept, the rest thinned
     for row in rows:
         for name, text in bc.EXPR_DECAY.items():
-            row[name] = evaluate(text, row, {"by_rho": rho})
-    assert np.allclose([r["mean"] for r in rows], sc.mean(rho), atol=1e-12)
-    assert np.allclose([r["sd"] for r in rows], sc.sd(rho), atol=1e-12)
-    assert np.allclose([r["one"] for r in rows], sc.one(rho), atol=1e-12)
+            row[name] = evaluate(text, row, params)
+    assert np.allclose([r["mean"] for r in rows], sc.mean(rho)[drawn], atol=1e-12)
+    assert np.allclose([r["sd"] for r in rows], sc.sd(rho)[drawn], atol=1e-12)
+    assert np.allclose([r["one"] for r in rows], sc.one(rho)[drawn], atol=1e-12)
+    assert np.allclose([r["lo"] for r in rows], sc.mean(rho)[drawn] - 1.645 * sc.sd(rho)[drawn], atol=1e-12)
+    (end,) = fig.datasets["ends"].to_pylist()  # the axis holds every value the slider reaches
+    assert end["ylo"] <= min(r["lo"] for r in rows) and end["yhi"] >= max(r["hi"] for r in rows)
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.35, 1.0])
+def test_decay_summary_is_the_mean_at_zero_and_far_away(rho):
+    """The summary line's two numbers: the mean score ÷ d at Δ = 0 and averaged over the last tenth of the gaps
+    (as the description computes them), from the shipped sums."""
+    sc = beyond.score_curves(beyond.DECAY_D, chapter.BASE, 3)
+    fig = bc.score_figure(sc)
+    (end,) = fig.datasets["ends"].to_pylist()
+    tail = max(1, sc.deltas.size // 10)
+    assert rho * end["cm0"] == pytest.approx(sc.mean(rho)[0], abs=1e-12)
+    assert rho * end["cml"] == pytest.approx(float(np.mean(sc.mean(rho)[-tail:])), abs=1e-12)
+    text = calculates(fig.spec)["text"]
+    assert text == bc.EXPR_DECAY_SUMMARY and "datum.cm0" in text and "datum.cml" in text

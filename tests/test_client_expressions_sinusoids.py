@@ -4,6 +4,7 @@ chart's parameters (position, base, shift), and compared with ``posenc.encodings
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -29,6 +30,15 @@ def python(expr: str) -> str:
 
 def evaluate(expr: str, datum: dict, params: dict) -> float:
     return eval(python(expr), {"__builtins__": {}}, {**FUNCTIONS, **params, "datum": datum})  # noqa: S307
+
+
+def signals(spec: dict, params: dict) -> dict:
+    """The params with the chart's derived signals (top-level params with an ``expr``) evaluated, in order."""
+    out = dict(params)
+    for p in spec.get("params", []):
+        if "expr" in p:
+            out[p["name"]] = evaluate(p["expr"], {}, out)
+    return out
 
 
 def layers(spec: dict) -> list[dict]:
@@ -76,7 +86,7 @@ def test_the_dials_angles_and_waves_are_the_formulas(d, lb):
     rows_layer = layer_with(fig.spec, "rows", "tip")
     wave_layer = layer_with(fig.spec, "wave", "y")
     for p in POSITIONS:
-        params = {"sn_pos": p, "sn_logbase": lb}
+        params = signals(fig.spec, {"sn_pos": p, "sn_logbase": lb})
         pe = sinusoidal([p], d, base)[0]
         got = calculated(rows_layer, rows_of(fig, "rows"), params)
         assert [r["i"] for r in got] == list(pairs)
@@ -88,7 +98,7 @@ def test_the_dials_angles_and_waves_are_the_formulas(d, lb):
             deg = (90 - r["deg"]) * math.pi / 180  # the hand's angle, back to radians counter-clockwise
             assert math.cos(deg) == pytest.approx(pe[2 * i + 1], abs=1e-9)
             assert math.sin(deg) == pytest.approx(pe[2 * i], abs=1e-9)
-    waves = calculated(wave_layer, rows_of(fig, "wave")[::37], {"sn_logbase": lb})
+    waves = calculated(wave_layer, rows_of(fig, "wave")[::37], signals(fig.spec, {"sn_logbase": lb}))
     for r in waves:
         assert r["y"] - r["cy"] == pytest.approx(sinusoidal([r["x"]], d, base)[0][2 * r["i"]], abs=1e-9)
 
@@ -117,6 +127,28 @@ def test_the_shifted_hands_and_the_dot_product_readout(d, k):
         assert closed == pytest.approx(float(np.sum(np.cos(k * w))), abs=1e-9)
         readings.append(dot)
     assert max(readings) - min(readings) < 1e-9  # the readout stands still while p plays
+
+
+def test_a_frame_computes_one_expression_a_wave_sample():
+    """Vega interprets every expression (Streamlit ships no compiled ones): what does not change with a frame is
+    shipped (e = −2i/d) or a signal (the base), so a wave sample runs one calculate, and no sample depends on p."""
+    fig = sc.dials(64, sc.dial_pairs(64), position=7, base=10000.0)
+    wave = layer_with(fig.spec, "wave", "y")
+    calcs = [t for t in wave["transform"] if "calculate" in t]
+    assert len(calcs) == 1 and "sn_base" in calcs[0]["calculate"] and "sn_pos" not in calcs[0]["calculate"]
+    assert {"name": "sn_base", "expr": sc.EXPR_BASE.format(prefix="sn")} in fig.spec["params"]
+
+
+def test_the_similarity_outline_redraws_only_its_diagonal():
+    """The heat map's n² cells do not depend on the picked gap; only the outline layer (its cells filtered by
+    the gap) does."""
+    S = np.add.outer(np.arange(6.0), np.arange(6.0))
+    fig = sc.similarity(S)
+    heat, outline = [layer for layer in layers(fig.spec) if layer.get("data", {}).get("name") == "S"]
+    assert "sn_gap" not in json.dumps(heat)
+    assert outline["transform"] == [{"filter": "datum['gap q − p'] === sn_gap"}]
+    rows = rows_of(fig, "S")
+    assert [r["q"] - r["p"] for r in rows if r["gap q − p"] == 2] == [2] * 4  # the diagonal's cells, and only them
 
 
 def test_the_params_are_named_for_the_address_and_start_where_the_page_says():

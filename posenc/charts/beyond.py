@@ -251,17 +251,44 @@ def _bound_layout(height: int) -> alt.Chart:
 
 
 # The decay chart in the chart: the score's closed forms in ρ (``posenc.beyond.ScoreCurves``) over the shipped
-# gaps; ``by_rho`` is the in-chart correlation (``EXPR_DECAY``; tests/test_chart_expressions.py).
+# gaps; ``by_rho`` is the in-chart correlation (tests/test_chart_expressions.py). What does not depend on ρ is
+# shipped (cm, cq, a, b, 1/d per gap; the summary's sums); what depends on ρ alone is a signal, computed once a
+# frame (``EXPR_DECAY_SIGNALS``); per gap and frame only ``EXPR_DECAY`` runs (Vega interprets each expression).
+EXPR_DECAY_SIGNALS: dict[str, str] = {
+    "by_rho2": "by_rho * by_rho",
+    "by_rhoc": "sqrt(max(0, 1 - by_rho * by_rho))",
+}
 EXPR_DECAY: dict[str, str] = {
     "mean": "by_rho * datum.cm",
-    "sd": "sqrt(by_rho * by_rho * datum.cq + (1 - by_rho * by_rho) / datum.d)",
+    "sd": "sqrt(by_rho2 * datum.cq + (1 - by_rho2) * datum.dinv)",
     "lo": "datum.mean - 1.645 * datum.sd",
     "hi": "datum.mean + 1.645 * datum.sd",
-    "one": "by_rho * datum.a + sqrt(max(0, 1 - by_rho * by_rho)) * datum.b",
-    "m0": "datum.x == 0 ? datum.mean : 0",
-    "ml": "datum.late * datum.mean",
+    "one": "by_rho * datum.a + by_rhoc * datum.b",
 }
+#: the summary line, from the one-row "ends" data: the mean at Δ = 0 is ρ·cm(0), far away ρ·(mean of cm)
+EXPR_DECAY_SUMMARY = ("'ρ = ' + format(by_rho, '.2f') + ': mean ' + format(by_rho * datum.cm0, '.2f') + "
+                      "' at Δ = 0, ' + format(by_rho * datum.cml, '.2f') + ' far away'")
+DRAWN_GAPS = 260  # at most this many gaps drawn: each is re-encoded in three marks on every frame of the ρ slider
 SCORE_NAMES = ("━ mean over all (q, k)", "╍ one random (q, k)", "▒ middle 90 % (mean ± 1.645 sd)")
+
+
+def drawn_gaps(n: int) -> np.ndarray:
+    """The indices of the gaps the decay chart draws out of ``n``: every k-th, so at most ``DRAWN_GAPS``, the
+    first and the last kept."""
+    stride = max(1, -(-(n - 1) // (DRAWN_GAPS - 1)))
+    return np.unique(np.append(np.arange(0, n, stride), n - 1))
+
+
+RHO_STEP = 0.05  # the in-chart ρ slider's step
+
+
+def _score_span(sc, drawn: np.ndarray) -> dict:
+    """The y axis' ends: the lowest and highest of the band, the one draw and 0 over every ρ the slider reaches,
+    so the axis holds still while ρ drags (and the browser never re-lays it out)."""
+    rhos = np.linspace(0.0, 1.0, round(1 / RHO_STEP) + 1)
+    ys = np.concatenate([np.concatenate([sc.mean(r)[drawn] + k * 1.645 * sc.sd(r)[drawn] for k in (-1, 1)]
+                                        + [sc.one(r)[drawn]]) for r in rhos] + [[0.0]])
+    return {"ylo": [float(ys.min())], "yhi": [float(ys.max())]}
 
 
 def score_figure(sc, rho0: float = 1.0, height: int = 170) -> Figure:
@@ -269,10 +296,11 @@ def score_figure(sc, rho0: float = 1.0, height: int = 170) -> Figure:
     middle 90 %), and one random (q, k). ``sc``: ``posenc.beyond.ScoreCurves``; ``rho0`` words the description."""
     n = sc.deltas.size
     tail = max(1, n // 10)
-    late = np.zeros(n)
-    late[-tail:] = 1.0
-    data = {"gaps": spec.columns(x=sc.deltas, cm=sc.cos_mean, cq=sc.cos_sq, a=sc.a, b=sc.b, d=np.full(n, sc.d),
-                                 late=late, nl=np.full(n, float(tail))),
+    drawn = drawn_gaps(n)
+    data = {"gaps": spec.columns(x=sc.deltas[drawn], cm=sc.cos_mean[drawn], cq=sc.cos_sq[drawn], a=sc.a[drawn],
+                                 b=sc.b[drawn], dinv=np.full(drawn.size, 1.0 / sc.d)),
+            "ends": spec.columns(cm0=[float(sc.cos_mean[0])], cml=[float(np.mean(sc.cos_mean[-tail:]))],
+                                 xmax=[float(sc.deltas[-1])], **_score_span(sc, drawn)),
             "zero": spec.columns(y=[0.0]), "names": spec.columns(k=[0, 1, 2], t=list(SCORE_NAMES))}
     m = sc.mean(rho0)
     return spec.figure(_score_layout(height), data,
@@ -284,14 +312,20 @@ def score_figure(sc, rho0: float = 1.0, height: int = 170) -> Figure:
 
 @layout
 def _score_layout(height: int) -> alt.LayerChart:
-    rho = alt.param(name="by_rho", value=1.0, bind=alt.binding_range(min=0, max=1, step=0.05,
+    rho = alt.param(name="by_rho", value=1.0, bind=alt.binding_range(min=0, max=1, step=RHO_STEP,
                                                                      name="how well q matches k, ρ "))
+    signals = [alt.param(name=name, expr=expr) for name, expr in EXPR_DECAY_SIGNALS.items()]
     src = alt.Chart(spec.named("gaps"))
     for name, expr in EXPR_DECAY.items():
         src = src.transform_calculate(**{name: expr})
-    x = alt.X("x:Q", title=GAP_AXIS)
+    # both axes' ends are data no frame changes (the gaps, the band's reach over every ρ): a drag never re-runs a
+    # scale, so the axes hold still and nothing that hangs on them is redrawn
+    ends = "data('ends')"
+    x = alt.X("x:Q", title=GAP_AXIS,
+              scale=alt.Scale(domain=alt.expr(f"length({ends}) ? [0, {ends}[0].xmax] : [0, 1]"), nice=False))
+    span = alt.Scale(domain=alt.expr(f"length({ends}) ? [{ends}[0].ylo, {ends}[0].yhi] : [-1, 1]"), nice=True)
     band = src.mark_area(aria=False, opacity=0.2, color=SERIES[0]).encode(
-        x=x, y=alt.Y("lo:Q", title="score ÷ d"), y2=alt.Y2("hi:Q")).add_params(rho)
+        x=x, y=alt.Y("lo:Q", title="score ÷ d", scale=span), y2=alt.Y2("hi:Q"))
     zero = alt.Chart(spec.named("zero")).mark_rule(aria=False, color=REFERENCE, strokeWidth=0.8).encode(y=alt.Y("y:Q"))
     one = src.mark_line(aria=False, color=SERIES[1], strokeWidth=1, strokeDash=[4, 2]).encode(x=x, y=alt.Y("one:Q"))
     mean = src.mark_line(aria=False, color=SERIES[0], strokeWidth=2.4).encode(
@@ -303,12 +337,11 @@ def _score_layout(height: int) -> alt.LayerChart:
         aria=False, align="right", baseline="top", dx=-4, fontWeight="bold", color=colour).encode(
         x=alt.value("width"), y=alt.value(4 + 16 * k), text=alt.Text("t:N"))
         for k, colour in enumerate((SERIES[0], SERIES[1], SERIES[0]))]
-    summary = src.transform_aggregate(m0="sum(m0)", ml="sum(ml)", nl="max(nl)").transform_calculate(
-        text="'ρ = ' + format(by_rho, '.2f') + ': mean ' + format(datum.m0, '.2f') + ' at Δ = 0, ' + "
-             "format(datum.ml / datum.nl, '.2f') + ' far away'").mark_text(
+    summary = alt.Chart(spec.named("ends")).transform_calculate(text=EXPR_DECAY_SUMMARY).mark_text(
         aria=False, align="left", baseline="bottom", dx=4, dy=-6, color=FOCUS, fontWeight="bold").encode(
         x=alt.value(0), y=alt.value(0), text=alt.Text("text:N"))
-    return alt.layer(band, zero, one, mean, *names, summary, title="The actual score ÷ d", height=height)
+    return alt.layer(band, zero, one, mean, *names, summary, title="The actual score ÷ d",
+                     height=height).add_params(rho, *signals)
 
 
 # ---------------------------------------------------------------------------------------------- precision

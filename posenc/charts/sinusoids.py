@@ -307,19 +307,20 @@ def _similarity_layout(n: int, positive: bool) -> alt.LayerChart:
     colour = alt.Color("PE(p)·PE(q):Q", scale=scale)
     pick = alt.param(name="sn_gap", value=int(np.clip(FIRST_GAP, -(n - 1), n - 1)),
                      bind=alt.binding_range(min=-(n - 1), max=n - 1, step=1, name="outline the gap q − p = "))
-    on = "datum['gap q − p'] === sn_gap"
-    heat = alt.Chart(spec.named("S")).mark_rect().encode(
-        x=alt.X("q:O", title="position q", axis=alt.Axis(values=ticks, labelAngle=0)),
-        y=alt.Y("p:O", title="position p", axis=alt.Axis(values=ticks)),
-        color=colour,
-        stroke=alt.condition(on, alt.value(spec.FOCUS), alt.value(None)),
-        strokeWidth=alt.condition(on, alt.value(2), alt.value(0)),
-        tooltip=[alt.Tooltip("p:O", title="position p"), alt.Tooltip("q:O", title="position q"),
-                 alt.Tooltip("gap q − p:Q"), alt.Tooltip("PE(p)·PE(q):Q", format=".6f")],
-    ).add_params(pick)
+    # both axes' positions fixed here: the outline's rows never move a scale (and so never redraw the heat map)
+    at = alt.Scale(domain=list(range(1, n + 1)))
+    enc = dict(x=alt.X("q:O", title="position q", scale=at, axis=alt.Axis(values=ticks, labelAngle=0)),
+               y=alt.Y("p:O", title="position p", scale=at, axis=alt.Axis(values=ticks)),
+               tooltip=[alt.Tooltip("p:O", title="position p"), alt.Tooltip("q:O", title="position q"),
+                        alt.Tooltip("gap q − p:Q"), alt.Tooltip("PE(p)·PE(q):Q", format=".6f")])
+    # the heat map does not depend on the gap (a drag redraws none of its n² cells); the outline is its own
+    # layer over the cells of the picked diagonal only
+    heat = alt.Chart(spec.named("S")).mark_rect().encode(**enc, color=colour).add_params(pick)
+    outline = alt.Chart(spec.named("S")).transform_filter("datum['gap q − p'] === sn_gap").mark_rect(
+        fill=None, stroke=spec.FOCUS, strokeWidth=2).encode(**enc)
     # the colour range, as data: an invisible rect under the heat map (a point would turn the legend into symbols)
     ends = alt.Chart(spec.named("range")).mark_rect(opacity=0).encode(color=colour)
-    return alt.layer(ends, heat).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300)
+    return alt.layer(ends, heat, outline).properties(title=f"PE(p)·PE(q) for positions 1 … {n}", height=300)
 
 
 def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[int, float]]) -> spec.Figure:
@@ -363,15 +364,17 @@ DIAL_ROW = 3.0  # vertical distance between two pairs' rows (each wave spans −
 HAND_PATH = ("M -0.035 0 L -0.035 -0.86 L 0.035 -0.86 L 0.035 0 Z "
              "M -0.12 -0.88 A 0.12 0.12 0 1 0 0.12 -0.88 A 0.12 0.12 0 1 0 -0.12 -0.88 Z")
 HAND_SCALE = 1.25  # a custom symbol scales with √size: at this factor the hand reaches the ring
-DIAL_SAMPLES = 4  # wave samples per position (≥ 25 per fastest wavelength 2π)
+DIAL_SAMPLES = 2  # wave samples per position (12.6 per fastest wavelength 2π, drawn as a smooth curve;
+#                  each sample is re-encoded on every frame of the base slider)
 MAX_SHIFT_IN_CHART = 30  # the in-chart shift k: 0 … 30
 LOG_BASE_RANGE = (0.3, 6.0)  # the in-chart base runs over 10^0.3 ≈ 2 … 10^6, on a log scale
 
-#: ω_i of the pair in the row, from its i, the model's d and the chart's base (``{base}`` is filled in: the bound
-#: base param, or the paper's base as a number).
-EXPR_OMEGA = "pow({base}, -2 * datum.i / datum.d)"
+#: ω_i of the pair in the row, from its exponent e = −2i/d (shipped) and the chart's base (``{base}`` is filled in:
+#: the signal ``{prefix}_base`` = 10^``{prefix}_logbase``, computed once a frame, or the paper's base as a number).
+EXPR_OMEGA = "pow({base}, datum.e)"
+EXPR_BASE = "pow(10, {prefix}_logbase)"  # the in-chart base, from its slider (log10 of the base)
 EXPR_THETA = "{pos} * datum.omega"  # the pair's angle p·ω_i (radians)
-EXPR_WAVE = "datum.cy + sin(datum.x * datum.omega)"  # the wave sin(x·ω_i) on its row
+EXPR_WAVE = "datum.cy + sin(datum.x * {omega})"  # the wave sin(x·ω_i) on its row: one expression a sample
 EXPR_TIP = "datum.cy + sin(datum.theta)"  # where the hand's tip sits on the row: sin(p·ω_i), the wave at p
 EXPR_LAMBDA = "2 * PI / datum.omega"  # the wavelength
 EXPR_GAP_DEG = "(({k} * datum.omega) * 180 / PI) % 360"  # the angle between the hands at p and p + k, degrees
@@ -385,6 +388,11 @@ def dial_pairs(d: int) -> tuple[int, ...]:
     return tuple(sorted({0, min(1, half - 1), half // 4, half - 1}))
 
 
+def exponent(pairs, d: int) -> np.ndarray:
+    """e_i = −2i/d for the pairs i: ω_i = base^e_i (shipped, so the browser computes one power a row)."""
+    return -2 * np.asarray(pairs, dtype=np.float64) / d
+
+
 def dial_rows(d: int, pairs: tuple[int, ...]) -> dict:
     """The dial chart's data for the shown ``pairs`` (i, 0-based) of a d-dimensional table: their rows, the
     wave grid over positions 0 … DIAL_SPAN, and every pair (the dot product sums them all)."""
@@ -394,12 +402,11 @@ def dial_rows(d: int, pairs: tuple[int, ...]) -> dict:
     x = np.linspace(0.0, float(DIAL_SPAN), DIAL_SAMPLES * DIAL_SPAN + 1)
     return {
         "rows": spec.columns(slot=slot.astype(np.int8), i=np.asarray(pairs, dtype=np.int32),
-                             d=np.full(n, d, dtype=np.int32), cy=cy),
+                             d=np.full(n, d, dtype=np.int32), e=exponent(pairs, d), cy=cy),
         "wave": spec.columns(slot=np.repeat(slot, x.size).astype(np.int8),
                              i=np.repeat(np.asarray(pairs, dtype=np.int32), x.size),
-                             d=np.full(n * x.size, d, dtype=np.int32), cy=np.repeat(cy, x.size),
-                             x=np.tile(x, n)),
-        "all": spec.columns(i=np.arange(d // 2, dtype=np.int32), d=np.full(d // 2, d, dtype=np.int32)),
+                             e=np.repeat(exponent(pairs, d), x.size), cy=np.repeat(cy, x.size), x=np.tile(x, n)),
+        "all": spec.columns(i=np.arange(d // 2, dtype=np.int32), e=exponent(range(d // 2), d)),
     }
 
 
@@ -450,8 +457,8 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
         lb = alt.param(name=f"{prefix}_logbase", value=4,
                        bind=alt.binding_range(min=LOG_BASE_RANGE[0], max=LOG_BASE_RANGE[1], step=0.1,
                                               name="base = 10^"))
-        params.append(lb)
-        base = f"pow(10, {prefix}_logbase)"
+        base = f"{prefix}_base"
+        params += [lb, alt.param(name=base, expr=EXPR_BASE.format(prefix=prefix))]
     k_name = f"{prefix}_k"
     if shifted:
         params.append(alt.param(name=k_name, value=chapter.SHIFT,
@@ -494,8 +501,8 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
             x=dial_x, y=y, angle=alt.Angle(f"{deg}:Q", scale=None))
 
     hand = hand_of("deg", spec.SERIES[0])
-    wave = alt.Chart(spec.named("wave")).transform_calculate(omega=omega).transform_calculate(
-        y=EXPR_WAVE).mark_line(color=spec.SERIES[0], strokeWidth=1.5).encode(x=x, y=y, detail="slot:N")
+    wave = alt.Chart(spec.named("wave")).transform_calculate(y=EXPR_WAVE.format(omega=omega)).mark_line(
+        color=spec.SERIES[0], strokeWidth=1.5, interpolate="monotone").encode(x=x, y=y, detail="slot:N")
     now = rows.mark_rule(strokeDash=[2, 3], color=spec.REFERENCE).encode(
         x=alt.X("x0:Q"), x2=alt.X2("x:Q"), y=yf("tip"))
     tip = rows.mark_point(filled=True, size=70, color=spec.SERIES[0], opacity=1).encode(x=x, y=yf("tip"))
@@ -503,7 +510,7 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
     label = rows.mark_text(align="left", baseline="bottom", dx=2, fontWeight="bold", color=spec.TEXT).encode(
         x=alt.X("x0:Q"), y=yf("ty"), text="text:N")
     head = (f"'p = ' + format({p}, 'd')"
-            + ("" if fixed else f" + '   ·   base = ' + format(pow(10, {prefix}_logbase), ',.3~r')")
+            + ("" if fixed else f" + '   ·   base = ' + format({base}, ',.3~r')")
             + (f" + '   ·   k = ' + format({k_name}, 'd')" if shifted else ""))
     layers = [ring, wave, now, cursor, hand, tip, label]
     if shifted:

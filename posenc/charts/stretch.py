@@ -87,7 +87,9 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
         floor="min(datum.rmin, 1) / 2", kind=f"datum.r >= 1 ? '{ROT_KINDS[0]}' : '{ROT_KINDS[1]}'",
         tk=f"datum.past ? '{TICK_KINDS[0]}' : '{TICK_KINDS[1]}'")
     step = max(1, n // 16)
-    x = alt.X("i:O", title=PAIR_AXIS, axis=alt.Axis(labelAngle=0, values=list(range(0, n, step))))
+    # the pairs fixed here: a frame's new rows never re-run the x scale (nor redraw what hangs on it)
+    x = alt.X("i:O", title=PAIR_AXIS, scale=alt.Scale(domain=list(range(n))),
+              axis=alt.Axis(labelAngle=0, values=list(range(0, n, step))))
     tip = [alt.Tooltip("i:O", title="pair i (0-based)"), alt.Tooltip("th:Q", title="θ_i (rad per token)", format=".4g"),
            alt.Tooltip("r:Q", title="turns within L_train", format=",.3g"),
            alt.Tooltip("th_new:Q", title="θ'_i under the method", format=".4g"),
