@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from conftest import layout_of
 from posenc.beyond import (
     DECAY_DROP,
+    MAX_BF16_SPAN,
     METHODS,
     alibi_attention,
     bf16_bands,
@@ -195,6 +196,17 @@ def test_bf16_positions_by_hand():
     assert info.max_error == 1.0
     assert bf16_positions(257, 257).stored.tolist() == [256.0]
     assert bf16_positions(0, 256).distinct == 257
+
+
+def test_bf16_inputs_are_checked_before_any_array_is_built():
+    with pytest.raises(ValueError, match=f"^At most {MAX_BF16_SPAN:,} positions at a time; got {MAX_BF16_SPAN + 1:,}."):
+        bf16_positions(0, MAX_BF16_SPAN)
+    with pytest.raises(ValueError, match="The last position must be between 5 and"):
+        bf16_positions(5, 4)
+    with pytest.raises(ValueError, match=f"The context length must be between 1 and {MAX_BF16_SPAN:,}"):
+        bf16_context(MAX_BF16_SPAN + 1)
+    with pytest.raises(ValueError, match="The first position must be a whole number; got 1.5"):
+        bf16_positions(1.5, 4)
 
 
 def test_bf16_bands():

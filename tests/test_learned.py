@@ -197,7 +197,7 @@ def test_log2_bins():
     assert sums.tolist() == [1, 2 + 3, 4 + 5 + 6 + 7, 8 + 9 + 10]
 
 
-# ---------------------------------------------------------------- the edge of the table (issue #9)
+# ---------------------------------------------------------------- the edge of the table
 def test_edge_at_the_chapters_table_finds_row_n_max_and_not_the_next():
     e = edge(chapter.N_MAX, 64, 0, chapter.N_MAX + 1)
     assert e.n_max == chapter.N_MAX and e.last_found and not e.found
@@ -222,7 +222,7 @@ def test_edge_inside_and_far_past_the_table():
         edge(8, 4, 1, 3.0)
 
 
-# ---------------------------------------------------------------- a pattern, not a magnitude (issue #11)
+# ---------------------------------------------------------------- a pattern, not a magnitude
 def test_pattern_terms_by_hand():
     """The position part of a score is the score with x = E + P minus the score with E alone; the raw index's
     part is p_i p_j / √d. Recomputed here directly for one start."""
@@ -286,7 +286,7 @@ def _learned_figures():
 
 
 def test_every_figure_is_valid_named_small_and_fills_its_column():
-    """Issue: charts spilled out of their columns at 1024 px (fixed step widths). Every figure now has no width of
+    """A chart with fixed step widths would spill out of its column at 1024 px: every figure has no width of
     its own and fits its container's width."""
     from posenc.charts.spec import validate
 

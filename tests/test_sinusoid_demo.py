@@ -15,6 +15,7 @@ from posenc.core import block_average, embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, frequencies, shift_matrix, sinusoidal
 from posenc.sinusoid_demo import (
     COLOUR_STOPS,
+    MAX_LENGTH,
     additive_scores,
     angle_tolerance,
     any_position,
@@ -93,10 +94,25 @@ def test_big_table_is_downsampled():
     assert t.rows_per_pixel * t.image.shape[0] >= 2000 and t.cols_per_pixel * t.image.shape[1] >= 512
 
 
-@pytest.mark.parametrize("args", [(63, 10000, 100), (64, 1.0, 100), (64, 10000, 1), (64, 10000, 2001)])
-def test_table_rejects(args):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("args, says", [
+    ((63, 10000, 100), "The model width d = 63 is odd"),
+    ((64, 1.0, 100), "The base .* must be a number greater than 1"),
+    ((64, 10000, 1), f"The number of positions shown must be between 2 and {MAX_LENGTH:,}; got 1"),
+    ((64, 10000, MAX_LENGTH + 1), f"The number of positions shown must be between 2 and {MAX_LENGTH:,}"),
+    ((64, 10000, 100.0), "The number of positions shown must be a whole number"),
+])
+def test_table_rejects(args, says):
+    with pytest.raises(ValueError, match=says):
         table(*args)
+
+
+@pytest.mark.parametrize("kwargs, says", [
+    ({"k": -1}, "The shift k must be between 0 and"), ({"k": 2.0}, "The shift k must be a whole number"),
+    ({"length": 0}, "The number of positions checked must be between 1 and"),
+])
+def test_shift_rule_rejects(kwargs, says):
+    with pytest.raises(ValueError, match=says):
+        shift_rule(**{"k": 3, "d": 8, **kwargs})
 
 
 def test_wave_pairs_small_d():

@@ -362,7 +362,7 @@ def test_decay_identity_holds_for_the_apps_rotation(d, seed, m, n, base):
 
 
 def test_the_other_sign_of_delta_is_wrong_for_the_apps_rotation():
-    # the numbers: with Δ of the wrong sign the identity fails (it is not symmetric in Δ)
+    # with Δ of the wrong sign (at m = 10, n = 3) the identity fails (it is not symmetric in Δ)
     rng = np.random.default_rng(3)
     q, k = rng.standard_normal(64), rng.standard_normal(64)
     right = rope_score(q, k, 10, 3)
