@@ -666,6 +666,7 @@ def _evaluate(scheme: str, s: Settings, seed: int, params: dict[str, np.ndarray]
     """A trained run, evaluated at every test length (the same fixed test sequences for every run)."""
     acc, past = [], []
     by_position: tuple = ()
+    n4 = 4 * s.L_train
     for length in s.test_lengths:
         if scheme == "learned" and length > s.n_max:
             acc.append(None)  # no row to look up: not zero, not drawn
@@ -675,10 +676,8 @@ def _evaluate(scheme: str, s: Settings, seed: int, params: dict[str, np.ndarray]
         h = hits(params, tokens, targets, scheme, heads=s.heads)
         acc.append(_share(h))
         past.append(_mean_or_none(h[:, s.L_train:]) if length > s.L_train else None)
-    n4 = 4 * s.L_train
-    if not (scheme == "learned" and n4 > s.n_max):
+    if not (scheme == "learned" and n4 > s.n_max):  # h: the hits at n4, the longest test length
         tokens, targets = test_set(s, n4)
-        h = hits(params, tokens, targets, scheme, heads=s.heads)
         by_position = tuple(None if np.isnan(col).all() else float(np.nanmean(col)) for col in h.T)
         g = hits(params, tokens, targets, scheme, heads=s.heads, max_gap=s.L_train - 1)
         seen = (_share(g), _mean_or_none(g[:, s.L_train:]))

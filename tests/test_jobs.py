@@ -115,3 +115,18 @@ def test_a_bad_estimate_is_refused_and_words_read_right():
     assert [jobs.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == [
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
     assert jobs.seconds(0.2) == "about 1 s" and jobs.seconds(125) == "about 2 min 5 s"
+
+
+def test_a_job_keeps_the_live_dict_its_work_fills_for_every_page_that_follows_it():
+    q = jobs.Queue()
+    log: list = []
+    g = Gate(log, "live")
+    board: dict = {}
+    job = q.submit("k", g, estimate=1, live=board)
+    wait_until(g.running.is_set)
+    board["loss"] = [2.3]  # the work writes as it goes; a second visitor's submit finds the same job and dict
+    other = q.submit("k", lambda report: None, estimate=1, live={})
+    assert other is job and other.live is board and other.live["loss"] == [2.3]
+    g.open.set()
+    wait_until(lambda: job.state == jobs.DONE)
+    assert q.submit("fresh", lambda report: None, estimate=1).live == {}
