@@ -70,8 +70,8 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             f"Press **Play**: pair 0 goes round every 2π ≈ 6.3 positions, each pair below more slowly; {slow} over a "
             "hundred positions. Fast pairs tell neighbours apart, slow ones far-apart positions. Nothing is stored: "
             f"any position's vector, {chapter.HUGE_POSITION:,} too, comes from the formula.")
-        frame.formula(r"PE(p,\,2i) = \sin(p\,\omega_i), \quad PE(p,\,2i+1) = \cos(p\,\omega_i), \quad "
-                      r"\omega_i = \mathrm{base}^{-2i/d}")
+        frame.formula(r"{PE(p,\,2i) = \sin(p\,\omega_i)}, \quad\allowbreak {PE(p,\,2i+1) = \cos(p\,\omega_i)}, "
+                      r"\quad\allowbreak {\omega_i = \mathrm{base}^{-2i/d}}")  # a phone breaks between them only
 
     # ------------------------------------------------------------ idea 2: a shift is a rotation
     @frame.section("Moving k steps is a rotation")
