@@ -32,15 +32,6 @@ def evaluate(expr: str, datum: dict, params: dict) -> float:
     return eval(python(expr), {"__builtins__": {}}, {**FUNCTIONS, **params, "datum": datum})  # noqa: S307
 
 
-def signals(spec: dict, params: dict) -> dict:
-    """The params with the chart's derived signals (top-level params with an ``expr``) evaluated, in order."""
-    out = dict(params)
-    for p in spec.get("params", []):
-        if "expr" in p:
-            out[p["name"]] = evaluate(p["expr"], {}, out)
-    return out
-
-
 def layers(spec: dict) -> list[dict]:
     return spec.get("layer", [spec])
 
@@ -86,7 +77,7 @@ def test_the_dials_angles_and_waves_are_the_formulas(d, lb):
     rows_layer = layer_with(fig.spec, "rows", "tip")
     wave_layer = layer_with(fig.spec, "wave", "y")
     for p in POSITIONS:
-        params = signals(fig.spec, {"sn_pos": p, "sn_logbase": lb})
+        params = {"sn_pos": p, "sn_logbase": lb}
         pe = sinusoidal([p], d, base)[0]
         got = calculated(rows_layer, rows_of(fig, "rows"), params)
         assert [r["i"] for r in got] == list(pairs)
@@ -98,7 +89,7 @@ def test_the_dials_angles_and_waves_are_the_formulas(d, lb):
             deg = (90 - r["deg"]) * math.pi / 180  # the hand's angle, back to radians counter-clockwise
             assert math.cos(deg) == pytest.approx(pe[2 * i + 1], abs=1e-9)
             assert math.sin(deg) == pytest.approx(pe[2 * i], abs=1e-9)
-    waves = calculated(wave_layer, rows_of(fig, "wave")[::37], signals(fig.spec, {"sn_logbase": lb}))
+    waves = calculated(wave_layer, rows_of(fig, "wave")[::37], {"sn_logbase": lb})
     for r in waves:
         assert r["y"] - r["cy"] == pytest.approx(sinusoidal([r["x"]], d, base)[0][2 * r["i"]], abs=1e-9)
 
@@ -131,12 +122,12 @@ def test_the_shifted_hands_and_the_dot_product_readout(d, k):
 
 def test_a_frame_computes_one_expression_a_wave_sample():
     """Vega interprets every expression (Streamlit ships no compiled ones): what does not change with a frame is
-    shipped (e = −2i/d) or a signal (the base), so a wave sample runs one calculate, and no sample depends on p."""
-    fig = sc.dials(64, sc.dial_pairs(64), position=7, base=10000.0)
+    shipped (e = −2i/d), so a wave sample runs one calculate, and no sample depends on p."""
+    fig = sc.dials(64, sc.dial_pairs(64), position=7, base=chapter.BASE)
     wave = layer_with(fig.spec, "wave", "y")
     calcs = [t for t in wave["transform"] if "calculate" in t]
-    assert len(calcs) == 1 and "sn_base" in calcs[0]["calculate"] and "sn_pos" not in calcs[0]["calculate"]
-    assert {"name": "sn_base", "expr": sc.EXPR_BASE.format(prefix="sn")} in fig.spec["params"]
+    assert len(calcs) == 1 and sc.EXPR_BASE.format(prefix="sn") in calcs[0]["calculate"]
+    assert "sn_pos" not in calcs[0]["calculate"] and "datum.e" in calcs[0]["calculate"]
 
 
 def test_the_similarity_outline_redraws_only_its_diagonal():
@@ -152,7 +143,7 @@ def test_the_similarity_outline_redraws_only_its_diagonal():
 
 
 def test_the_params_are_named_for_the_address_and_start_where_the_page_says():
-    fig = sc.dials(64, sc.dial_pairs(64), position=7, base=10000.0)
+    fig = sc.dials(64, sc.dial_pairs(64), position=7, base=chapter.BASE)
     params = {p["name"]: p for p in fig.spec["params"]}
     assert params["sn_pos"]["value"] == 7 and params["sn_pos"]["bind"]["max"] == sc.DIAL_SPAN
     assert params["sn_logbase"]["value"] == 4
@@ -164,7 +155,7 @@ def test_the_params_are_named_for_the_address_and_start_where_the_page_says():
 
 
 def test_no_mark_is_exposed_one_by_one():
-    for fig in (sc.dials(64, sc.dial_pairs(64), position=7, base=10000.0),
+    for fig in (sc.dials(64, sc.dial_pairs(64), position=7, base=chapter.BASE),
                 sc.dials(8, sc.dial_pairs(8), position=0, shift=3, prefix="sn_s")):
         marks = [layer["mark"] for layer in layers(fig.spec)]
         assert marks and all(isinstance(m, dict) and m.get("aria") is False for m in marks)

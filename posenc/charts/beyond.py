@@ -27,8 +27,8 @@ DTYPES = ("float64", "float32", "bfloat16")
 DTYPE_COLOURS = spec.series_colours(DTYPES)
 
 
-def _tip(field: str, title: str, type_: str = "quantitative", fmt: str | None = None) -> alt.Tooltip:
-    return alt.Tooltip(field=field, type=type_, title=title, **({"format": fmt} if fmt else {}))
+def _tip(field: str, title: str, type_: str = "Q", fmt: str | None = None) -> alt.Tooltip:
+    return alt.Tooltip(f"{field}:{type_}", title=title, **({"format": fmt} if fmt else {}))
 
 
 def direct_labels(xs: np.ndarray, values: dict[str, np.ndarray], *, log: bool = True,
@@ -86,7 +86,7 @@ def _label_layers(x: alt.X, y: alt.Y, field: str, names: Sequence[str], colours:
         extra = {}
         if dim:
             base = base.transform_calculate(op=dim)
-            extra["opacity"] = alt.Opacity(field="op", type="quantitative", scale=None)
+            extra["opacity"] = alt.Opacity("op:Q", scale=None)
         # above (dy < 0) or below its point, on a white halo: a noisy line never strikes its own name through
         look = dict(aria=False, align=align, dx=dx, dy=dy, baseline="bottom" if dy < 0 else "top", fontWeight="bold")
         out.append(base.mark_text(**look, stroke="#ffffff", strokeWidth=4, strokeJoin="round").encode(
@@ -129,21 +129,11 @@ def _slopes_layout(H: int, base_heads: int, height: int) -> alt.LayerChart:
         y2=alt.Y2("floor"), color=colour, stroke=alt.Stroke("src:N", scale=spec.series_scale(used), legend=None),
         fillOpacity=alt.FillOpacity("src:N", scale=alt.Scale(domain=used, range=[0.9, 0.35][: len(used)]),
                                     legend=None),
-        tooltip=[_tip("h", "head", "ordinal"), _tip("m", "slope m_h", fmt=".6g"), _tip("l2", "m_h = 2^…", fmt=".3g"),
-                 _tip("src", "from", "nominal")])
+        tooltip=[_tip("h", "head", "O"), _tip("m", "slope m_h", fmt=".6g"), _tip("l2", "m_h = 2^…", fmt=".3g"),
+                 _tip("src", "from", "N")])
     text = alt.Chart(spec.named("slopes")).mark_text(aria=False, dy=-7).encode(
         x=x, y=alt.Y("m:Q"), text=alt.Text("m:Q", format=".3g"))
     return alt.layer(bars, text, title=f"ALiBi slopes for {H} heads", height=height)
-
-
-def alibi_heads_to_show(n_heads: int, n_tokens: int, budget: int = spec.MAX_MARKS) -> list[int]:
-    """Which heads (0-based) fit in one chart with the “no ALiBi” panel: all of them, or evenly spaced ones
-    (first and last kept), so that cells × (heads + 1) ≤ ``budget``."""
-    cells = n_tokens * (n_tokens + 1) // 2
-    k = max(1, min(n_heads, budget // max(cells, 1) - 1))
-    if k >= n_heads:
-        return list(range(n_heads))
-    return sorted(set(np.round(np.linspace(0, n_heads - 1, k)).astype(int).tolist()))
 
 
 # ALiBi in the chart: the raw scores travel as data, the head's slope, the bias and the softmax are closed forms
@@ -252,18 +242,13 @@ def _bound_layout(height: int) -> alt.Chart:
 
 # The decay chart in the chart: the score's closed forms in ρ (``posenc.beyond.ScoreCurves``) over the shipped
 # gaps; ``by_rho`` is the in-chart correlation (tests/test_chart_expressions.py). What does not depend on ρ is
-# shipped (cm, cq, a, b, 1/d per gap; the summary's sums); what depends on ρ alone is a signal, computed once a
-# frame (``EXPR_DECAY_SIGNALS``); per gap and frame only ``EXPR_DECAY`` runs (Vega interprets each expression).
-EXPR_DECAY_SIGNALS: dict[str, str] = {
-    "by_rho2": "by_rho * by_rho",
-    "by_rhoc": "sqrt(max(0, 1 - by_rho * by_rho))",
-}
+# shipped (cm, cq, a, b, 1/d per gap; the summary's sums); per gap and frame only ``EXPR_DECAY`` runs.
 EXPR_DECAY: dict[str, str] = {
     "mean": "by_rho * datum.cm",
-    "sd": "sqrt(by_rho2 * datum.cq + (1 - by_rho2) * datum.dinv)",
+    "sd": "sqrt(by_rho * by_rho * datum.cq + (1 - by_rho * by_rho) * datum.dinv)",
     "lo": "datum.mean - 1.645 * datum.sd",
     "hi": "datum.mean + 1.645 * datum.sd",
-    "one": "by_rho * datum.a + by_rhoc * datum.b",
+    "one": "by_rho * datum.a + sqrt(max(0, 1 - by_rho * by_rho)) * datum.b",
 }
 #: the summary line, from the one-row "ends" data: the mean at Δ = 0 is ρ·cm(0), far away ρ·(mean of cm)
 EXPR_DECAY_SUMMARY = ("'ρ = ' + format(by_rho, '.2f') + ': mean ' + format(by_rho * datum.cm0, '.2f') + "
@@ -314,7 +299,6 @@ def score_figure(sc, rho0: float = 1.0, height: int = 170) -> Figure:
 def _score_layout(height: int) -> alt.LayerChart:
     rho = alt.param(name="by_rho", value=1.0, bind=alt.binding_range(min=0, max=1, step=RHO_STEP,
                                                                      name="how well q matches k, ρ "))
-    signals = [alt.param(name=name, expr=expr) for name, expr in EXPR_DECAY_SIGNALS.items()]
     src = alt.Chart(spec.named("gaps"))
     for name, expr in EXPR_DECAY.items():
         src = src.transform_calculate(**{name: expr})
@@ -341,7 +325,7 @@ def _score_layout(height: int) -> alt.LayerChart:
         aria=False, align="left", baseline="bottom", dx=4, dy=-6, color=FOCUS, fontWeight="bold").encode(
         x=alt.value(0), y=alt.value(0), text=alt.Text("text:N"))
     return alt.layer(band, zero, one, mean, *names, summary, title="The actual score ÷ d",
-                     height=height).add_params(rho, *signals)
+                     height=height).add_params(rho)
 
 
 # ---------------------------------------------------------------------------------------------- precision
@@ -353,7 +337,7 @@ def _probe_layers(bottom: int | None = None) -> list:
     """A FOCUS rule at the probed position (dataset "probe", from ``_probe_data``), labelled at the top of the
     plot (or at ``bottom``, the plot height)."""
     rule = alt.Chart(spec.named("probe")).mark_rule(aria=False, color=FOCUS, strokeDash=[4, 3]).encode(
-        x=alt.X("x:Q"), tooltip=[_tip("label", "line", "nominal")])
+        x=alt.X("x:Q"), tooltip=[_tip("label", "line", "N")])
     text = alt.Chart(spec.named("probe")).mark_text(aria=False,
         align="right", baseline="top" if bottom is None else "bottom", dx=-4, dy=4 if bottom is None else -4,
         color=FOCUS).encode(x=alt.X("x:Q"), y=alt.value(0 if bottom is None else bottom),
@@ -448,7 +432,7 @@ def _offset_layout(names: Sequence[str], gap: int, height: int) -> alt.LayerChar
     y = alt.Y("e:Q", title="|score(m, m+g) − score(0, g)|", scale=alt.Scale(type="log"), axis=alt.Axis(format="~e"))
     lines = alt.Chart(spec.named("drift")).mark_line(aria=False, point=alt.OverlayMarkDef(size=14, filled=True)).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], shape=enc["shape"],
-        tooltip=[_tip("f", "format", "nominal"), _tip("m", "start m", fmt=","), _tip("e", "score drift", fmt=".3g")])
+        tooltip=[_tip("f", "format", "N"), _tip("m", "start m", fmt=","), _tip("e", "score drift", fmt=".3g")])
     text = _label_layers(alt.X("m:Q"), alt.Y("e:Q"), "f", names, [DTYPE_COLOURS[t] for t in names], -10)
     return alt.layer(lines, *text, *_probe_layers(bottom=height),
                      title=f"Same gap g = {gap}, moved to m: score drift", height=height)
@@ -483,5 +467,5 @@ def _bf16_layout(first: float, last: float, height: int) -> alt.LayerChart:
                      axis=alt.Axis(tickMinStep=1, format="d")),
         color=enc["color"], shape=enc["shape"],
         tooltip=[_tip("p", "exact position", fmt="d"), _tip("s", "stored in bf16", fmt="d"),
-                 _tip("off", "off by", fmt="+d"), _tip("kept", "kept?", "nominal")])
+                 _tip("off", "off by", fmt="+d"), _tip("kept", "kept?", "N")])
     return alt.layer(diag, pts, title="Positions stored in bfloat16", height=height)

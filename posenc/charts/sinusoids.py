@@ -370,7 +370,7 @@ MAX_SHIFT_IN_CHART = 30  # the in-chart shift k: 0 … 30
 LOG_BASE_RANGE = (0.3, 6.0)  # the in-chart base runs over 10^0.3 ≈ 2 … 10^6, on a log scale
 
 #: ω_i of the pair in the row, from its exponent e = −2i/d (shipped) and the chart's base (``{base}`` is filled in:
-#: the signal ``{prefix}_base`` = 10^``{prefix}_logbase``, computed once a frame, or the paper's base as a number).
+#: ``EXPR_BASE``, the bound base slider, or the paper's base as a number).
 EXPR_OMEGA = "pow({base}, datum.e)"
 EXPR_BASE = "pow(10, {prefix}_logbase)"  # the in-chart base, from its slider (log10 of the base)
 EXPR_THETA = "{pos} * datum.omega"  # the pair's angle p·ω_i (radians)
@@ -457,8 +457,8 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
         lb = alt.param(name=f"{prefix}_logbase", value=4,
                        bind=alt.binding_range(min=LOG_BASE_RANGE[0], max=LOG_BASE_RANGE[1], step=0.1,
                                               name="base = 10^"))
-        base = f"{prefix}_base"
-        params += [lb, alt.param(name=base, expr=EXPR_BASE.format(prefix=prefix))]
+        params.append(lb)
+        base = EXPR_BASE.format(prefix=prefix)
     k_name = f"{prefix}_k"
     if shifted:
         params.append(alt.param(name=k_name, value=chapter.SHIFT,
