@@ -173,8 +173,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                            "moved." if mv.same_angle else "."))
             st.markdown(f"The score measures **volume, not meaning**. {said} A late word shouts; an early one "
                         "whispers.")
-            frame.formula(r"x'_p = p\,x_p,\qquad s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d},\qquad "
-                          r"\cos(q'_i, k'_j) = \cos(q_i, k_j)")
+            frame.formula(r"{x'_p = p\,x_p},\qquad\allowbreak {s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d}},"
+                          r"\qquad\allowbreak {\cos(q'_i, k'_j) = \cos(q_i, k_j)}")  # a phone breaks between them
             with frame.deeper("every query's score and cosine, at position 1 and at m", key="fx_deep_multiply"):
                 frame.table(mv.table)
 
