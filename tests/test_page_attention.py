@@ -145,16 +145,17 @@ def test_the_chart_is_one_spec_with_linked_views_and_quiet_marks(default_page):
 
 
 def test_glossary_has_an_anchor_for_every_term(default_page):
+    """The Glossary section defines every word; the page's term links point at those definitions (no second
+    "Words on this page" list)."""
     at = default_page
     headers = {h.value: h.proto.anchor for h in at.header}
     assert headers.get("Glossary") == "glossary"
-    subs = {h.value: h.proto.anchor for h in at.subheader}
+    drawn = " ".join(str(node.proto) for node in elements(at) if kind(node) == "html")
+    assert drawn.count("pe-terms") == 1 and "Words on this page" not in drawn
     for word in frame.GLOSSARY:
-        assert subs.get(word) == f"glossary-{word}"
-    # every term link on the page points at one of those anchors
-    links = re.findall(r"\]\(attention#(glossary-[a-z]+) ", "\n".join(m.value for m in at.markdown))
-    assert {f"glossary-{w}" for w in ("query", "key", "value", "score", "softmax", "d")} <= set(links)
-    assert set(links) <= set(subs.values())
+        assert f'id=\\"term-{word}\\"' in drawn or f'id="term-{word}"' in drawn, word
+    links = re.findall(r"\]\(#term-([a-z]+) ", "\n".join(m.value for m in at.markdown))
+    assert {"query", "key", "value", "score", "softmax", "d"} <= set(links) <= set(frame.GLOSSARY)
 
 
 def test_bridge_leads_to_the_scramble(default_page):
@@ -210,9 +211,9 @@ def test_extreme_widths(d):
     assert all(line.startswith(HOLDS) for line in verdict_lines(at))
 
 
-def test_a_glossary_link_opens_its_anchor_in_the_browser():
-    """In real Chromium: a frame.term() link on the scramble page opens the attention page at its glossary entry
-    (the heading with that id exists and is scrolled into view)."""
+def test_a_glossary_link_opens_its_definition_on_the_same_page_in_the_browser():
+    """In real Chromium: a frame.term() link on the scramble page shows the word's definition among that page's
+    last lines ("Words on this page"): same tab, same page, the hover text still there."""
     from playwright.sync_api import sync_playwright
 
     from bench.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
@@ -224,19 +225,17 @@ def test_a_glossary_link_opens_its_anchor_in_the_browser():
         page.goto(f"{base}/scramble")
         page.wait_for_selector(DONE, timeout=60000)
         link = page.locator("[data-testid=stMain] a", has_text="softmax").first
-        assert link.get_attribute("href") == "attention#glossary-softmax"
+        assert link.get_attribute("href") == "#term-softmax"
         assert link.get_attribute("title") == frame.GLOSSARY["softmax"].replace('"', "'")  # the hover text
         link.scroll_into_view_if_needed()
-        with ctx.expect_page(timeout=15000) as opened:
-            link.click()
-        glossary = opened.value
-        glossary.wait_for_selector(DONE, timeout=60000)
-        assert glossary.url.endswith("/attention#glossary-softmax")
-        heading = glossary.locator("#glossary-softmax")
-        heading.wait_for(timeout=15000)
-        assert heading.inner_text().strip() == "softmax"
-        glossary.wait_for_function(
-            "() => { const r = document.querySelector('#glossary-softmax').getBoundingClientRect();"
+        link.click()
+        page.wait_for_timeout(800)
+        assert len(ctx.pages) == 1 and page.url.endswith("/scramble#term-softmax"), page.url
+        entry = page.locator("#term-softmax")
+        assert entry.inner_text().strip().endswith("softmax")
+        assert entry.evaluate("dt => dt.nextElementSibling.textContent") == frame.GLOSSARY["softmax"]
+        page.wait_for_function(
+            "() => { const r = document.querySelector('#term-softmax').getBoundingClientRect();"
             " return r.top >= 0 && r.bottom <= window.innerHeight; }", timeout=15000)
         browser.close()
 
