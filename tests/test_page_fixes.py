@@ -250,16 +250,6 @@ def test_two_words_odd_d_and_long_sentences():
     assert all(sum(ds.data.data.__len__() for ds in c.proto.datasets) < 400_000 for c in charts_of(at))
 
 
-def test_student_text_is_never_markdown():
-    evil = "![x](http://a/b.png) $x^2$ the cat chased the mouse"
-    at = open_page(PAGE, sentence=evil)
-    page_text(assert_ok(at))
-    for e in at.markdown:
-        assert "![x]" not in e.value and "http://a/b.png" not in e.value
-    for e in list(at.caption) + list(at.info) + list(at.warning) + list(at.success):
-        assert "http://a/b.png" not in str(e.value)
-
-
 @pytest.mark.parametrize("control,values", [("fx_start", ("501", "1999")), ("fx_len", ("11", "777")),
                                             ("fx_mpos", ("51", "1000"))])
 def test_a_position_or_length_changes_data_not_layouts(control, values):

@@ -176,9 +176,3 @@ def test_garbage_links_are_clamped_with_a_notice(query):
 def test_bad_sentences_give_a_message(sentence, expect):
     at = open_page(PAGE, sentence=sentence)
     assert expect in page_text(assert_ok(at))
-
-
-def test_student_text_is_never_markdown():
-    at = open_page(PAGE, sentence="the ![x](http://a/b.png) cat $x$")
-    page_text(assert_ok(at))
-    assert not any("http://a/b.png" in m.value for m in at.markdown)
