@@ -16,8 +16,6 @@ The d test leaves out the range of an in-chart slider (``bind.min`` / ``bind.max
 of q and k (the RoPE page) is structure that must follow d, as a word list follows the sentence. The layout of
 that chart is still rebuilt once per d.
 
-Pages whose d-dependence another task is removing (sinusoids, fixes) may fail the d test until that lands.
-
 The same holds for every number input and slider in a page's main area (a position, a window's start, a shift k):
 a value a title or an axis names travels in the data (``spec.text_from``, a label field, ticks read from the
 scale's domain), so a press reuses the layout. Each such control is pressed twice, one step at a time (as a

@@ -53,28 +53,28 @@ def _copy_weights_layout(names: Sequence[str], n: int, copy_names: Sequence[str]
     (``query`` at first), on a weight axis up to ``top``; the picked query written in the corner."""
     pick = alt.param(name=QUERY, value=query,
                      bind=alt.binding_range(min=1, max=n, step=1, name="query word (its position) "))
-    x = alt.X(field="scheme", type="nominal", sort=names, title="positions given to attention",
+    x = alt.X("scheme:N", sort=names, title="positions given to attention",
               axis=alt.Axis(labelAngle=0, labelLimit=160))
-    y = alt.Y(field="weight", type="quantitative", title="attention weight", scale=alt.Scale(domain=[0, top]))
-    off = alt.XOffset(field="copy", type="nominal", sort=copy_names)
-    tips = [alt.Tooltip(field="scheme", type="nominal", title="positions"),
-            alt.Tooltip(field="query", type="quantitative", title="query word's position"),
-            alt.Tooltip(field="copy", type="nominal", title="copy at position"),
-            alt.Tooltip(field="weight", type="quantitative", format=".6f")]
+    y = alt.Y("weight:Q", title="attention weight", scale=alt.Scale(domain=[0, top]))
+    off = alt.XOffset("copy:N", sort=copy_names)
+    tips = [alt.Tooltip("scheme:N", title="positions"),
+            alt.Tooltip("query:Q", title="query word's position"),
+            alt.Tooltip("copy:N", title="copy at position"),
+            alt.Tooltip("weight:Q", format=".6f")]
     chosen = alt.datum.query == pick
     bars = (alt.Chart(spec.named("main")).mark_bar(color=spec.FOCUS, aria=False)
-            .encode(x=x, xOffset=off, y=y, opacity=alt.Opacity(field="copy", type="nominal", sort=copy_names,
+            .encode(x=x, xOffset=off, y=y, opacity=alt.Opacity("copy:N", sort=copy_names,
                                                                legend=None,
                                                                scale=alt.Scale(range=[1.0, 0.55])),
                     tooltip=tips)
             .add_params(pick).transform_filter(chosen))
     text = (alt.Chart(spec.named("main"))
             .mark_text(baseline="bottom", dy=-16, lineBreak="\n", aria=False)
-            .encode(x=x, xOffset=off, y=y, text=alt.Text(field="label", type="nominal"))
+            .encode(x=x, xOffset=off, y=y, text=alt.Text("label:N"))
             .transform_filter(chosen))
     who = (alt.Chart(spec.named("queries")).mark_text(align="left", baseline="top", fontWeight="bold",
                                                      color=spec.TEXT, aria=False)
-           .encode(x=alt.value(4), y=alt.value(4), text=alt.Text(field="text", type="nominal"))
+           .encode(x=alt.value(4), y=alt.value(4), text=alt.Text("text:N"))
            .transform_filter(chosen))
     return alt.layer(bars, text, who).properties(height=HEIGHT, title=alt.TitleParams(
         f"Weights on the copies of {word}, by their positions"))
@@ -123,21 +123,21 @@ def _scramble_weights_layout(names: Sequence[str], labels: Sequence[str], query_
     return (
         alt.Chart(spec.named("main")).mark_bar(aria=False)
         .encode(
-            x=alt.X(field="key", type="nominal", sort=labels, title="key word (its position in X)",
+            x=alt.X("key:N", sort=labels, title="key word (its position in X)",
                     axis=alt.Axis(labelAngle=-40 if n > 8 else 0)),
-            xOffset=alt.XOffset(field="sentence", type="nominal", sort=list(SENTENCES)),
-            y=alt.Y(field="weight", type="quantitative", title="attention weight"),
+            xOffset=alt.XOffset("sentence:N", sort=list(SENTENCES)),
+            y=alt.Y("weight:Q", title="attention weight"),
             color=enc["color"],
-            opacity=alt.Opacity(field="sentence", type="nominal", sort=list(SENTENCES), legend=None,
+            opacity=alt.Opacity("sentence:N", sort=list(SENTENCES), legend=None,
                                 scale=alt.Scale(range=[1.0, 0.8])),
-            stroke=alt.Stroke(field="sentence", type="nominal", legend=None,
+            stroke=alt.Stroke("sentence:N", legend=None,
                               scale=alt.Scale(domain=list(SENTENCES), range=[spec.SERIES[0], spec.TEXT])),
-            strokeWidth=alt.StrokeWidth(field="sentence", type="nominal", legend=None,
+            strokeWidth=alt.StrokeWidth("sentence:N", legend=None,
                                         scale=alt.Scale(domain=list(SENTENCES), range=[0, 1.5])),
-            tooltip=[alt.Tooltip(field="scheme", type="nominal", title="positions"),
-                     alt.Tooltip(field="sentence", type="nominal"), alt.Tooltip(field="key", type="nominal"),
-                     alt.Tooltip(field="slot", type="quantitative", title="its position in this sentence"),
-                     alt.Tooltip(field="weight", type="quantitative", format=".6f")],
+            tooltip=[alt.Tooltip("scheme:N", title="positions"),
+                     alt.Tooltip("sentence:N"), alt.Tooltip("key:N"),
+                     alt.Tooltip("slot:Q", title="its position in this sentence"),
+                     alt.Tooltip("weight:Q", format=".6f")],
         )
         .add_params(pick).transform_filter(alt.datum.scheme == pick)
         .properties(height=HEIGHT, title=alt.TitleParams(

@@ -13,7 +13,6 @@ from . import spec
 
 SCHEMES = ("RoPE", "adding sinusoids")  # the window heatmap's two score matrices, picked in the chart
 SCHEME = "rp_scheme"  # that pick's param (frame.live keeps it in the address)
-VECTORS = ("q", "k")
 WINDOW_HEIGHT = 280  # the plot itself (autosize fit-x: title, axes and legend come on top of it)
 CIRCLE_HEIGHT = 320
 LENGTH_HEIGHT = 260
@@ -77,17 +76,17 @@ def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
         alt.Chart(spec.named("main"))
         .mark_rect(aria=False)
         .encode(
-            x=alt.X(field="n", type="ordinal", title="key position n", axis=axis_n),
-            y=alt.Y(field="m", type="ordinal", title="query position m", axis=axis_m),
-            color=alt.Color(field="score", type="quantitative", title="score",
+            x=alt.X("n:O", title="key position n", axis=axis_n),
+            y=alt.Y("m:O", title="query position m", axis=axis_m),
+            color=alt.Color("score:Q", title="score",
                             scale=alt.Scale(scheme=spec.DIVERGING, domain=[-top, top]),
                             legend=alt.Legend(orient="right", direction="vertical",
                                               gradientLength=WINDOW_HEIGHT - 60)),
-            tooltip=[alt.Tooltip(field="scheme", type="nominal"),
-                     alt.Tooltip(field="m", type="quantitative", title="query position m", format=",d"),
-                     alt.Tooltip(field="n", type="quantitative", title="key position n", format=",d"),
-                     alt.Tooltip(field="gap", type="quantitative", title="gap n − m", format=",d"),
-                     alt.Tooltip(field="score", type="quantitative", format=".6f")],
+            tooltip=[alt.Tooltip("scheme:N"),
+                     alt.Tooltip("m:Q", title="query position m", format=",d"),
+                     alt.Tooltip("n:Q", title="key position n", format=",d"),
+                     alt.Tooltip("gap:Q", title="gap n − m", format=",d"),
+                     alt.Tooltip("score:Q", format=".6f")],
         )
         .add_params(pick)
         .transform_filter(alt.datum.scheme == pick)
@@ -199,10 +198,10 @@ def _circles_layout(R: float) -> alt.LayerChart:
     blue, orange = spec.SERIES[0], spec.SERIES[1]
 
     def X(f: str, title=None) -> alt.X:
-        return alt.X(field=f, type="quantitative", scale=xs, title=title)
+        return alt.X(f"{f}:Q", scale=xs, title=title)
 
     def Y(f: str, title=None) -> alt.Y:
-        return alt.Y(field=f, type="quantitative", scale=ys, title=title)
+        return alt.Y(f"{f}:Q", scale=ys, title=title)
 
     unit = (alt.Chart(spec.named("unit"))
             .transform_calculate(pair=PAIR_PICK)
@@ -211,19 +210,19 @@ def _circles_layout(R: float) -> alt.LayerChart:
     q_circle = unit.transform_calculate(cx="datum.qlen * cos(datum.t)", cy="datum.qlen * sin(datum.t)").mark_line(
         strokeWidth=1.5, color=blue, aria=False).encode(
         x=X("cx", "first coordinate of the pair (x₂ᵢ)"), y=Y("cy", "second (x₂ᵢ₊₁)"),
-        order=alt.Order(field="order", type="quantitative"))
+        order=alt.Order("order:Q"))
     k_circle = unit.transform_calculate(cx="datum.klen * cos(datum.t)", cy="datum.klen * sin(datum.t)").mark_line(
         strokeWidth=1.5, color=orange, strokeDash=list(spec.DASHES[1]), aria=False).encode(
-        x=X("cx"), y=Y("cy"), order=alt.Order(field="order", type="quantitative"))
+        x=X("cx"), y=Y("cy"), order=alt.Order("order:Q"))
     base = alt.Chart()  # the turned pair's marks share one data flow (the parent layer's, below)
-    tips = [alt.Tooltip(field="pair", type="quantitative", title="pair i (0-based)"),
-            alt.Tooltip(field="theta", type="quantitative", title="θ_i (rad per position)", format=".6g"),
-            alt.Tooltip(field="angle", type="quantitative", title="angle q → k (rad)", format=".4f"),
-            alt.Tooltip(field="score", type="quantitative", title="score (all pairs)", format=".6f")]
+    tips = [alt.Tooltip("pair:Q", title="pair i (0-based)"),
+            alt.Tooltip("theta:Q", title="θ_i (rad per position)", format=".6g"),
+            alt.Tooltip("angle:Q", title="angle q → k (rad)", format=".4f"),
+            alt.Tooltip("score:Q", title="score (all pairs)", format=".6f")]
     spoke_q = base.mark_rule(strokeWidth=2, color=blue, aria=False).encode(
-        x=X("zero"), y=Y("zero"), x2=alt.X2(field="qx"), y2=alt.Y2(field="qy"))
+        x=X("zero"), y=Y("zero"), x2=alt.X2("qx"), y2=alt.Y2("qy"))
     spoke_k = base.mark_rule(strokeWidth=2, color=orange, strokeDash=list(spec.DASHES[1]), aria=False).encode(
-        x=X("zero"), y=Y("zero"), x2=alt.X2(field="kx"), y2=alt.Y2(field="ky"))
+        x=X("zero"), y=Y("zero"), x2=alt.X2("kx"), y2=alt.Y2("ky"))
     before_q = base.mark_point(size=80, strokeWidth=2, filled=False, color=blue, shape="circle",
                                aria=False).encode(x=X("qa"), y=Y("qb"), tooltip=tips)
     before_k = base.mark_point(size=80, strokeWidth=2, filled=False, color=orange, shape="square",
@@ -239,13 +238,13 @@ def _circles_layout(R: float) -> alt.LayerChart:
             text=text, lx=f"datum.{v}x * (1 + {out!r} / max(datum.{v}len, 1e-9))",
             ly=f"datum.{v}y * (1 + {out!r} / max(datum.{v}len, 1e-9))").mark_text(
             align="center", baseline="middle", fontWeight="bold", color=colour, aria=False).encode(
-            x=X("lx"), y=Y("ly"), text=alt.Text(field="text", type="nominal"))
+            x=X("lx"), y=Y("ly"), text=alt.Text("text:N"))
 
     label_q = label("q", "'q at m = ' + format(datum.m, ',d')", blue)
     label_k = label("k", f"'k at n = ' + format({KEY_POSITION}, ',d')", orange)
     readouts = [base.transform_calculate(text=text).mark_text(
         align="left", baseline="top", fontWeight="bold", color=spec.TEXT, aria=False).encode(
-        x=alt.value(4), y=alt.value(y), text=alt.Text(field="text", type="nominal"))
+        x=alt.value(4), y=alt.value(y), text=alt.Text("text:N"))
         for y, text in ((4, READOUT_PAIR), (24, READOUT_ANGLE), (44, READOUT_SCORE))]
     turned = (alt.layer(spoke_q, spoke_k, before_q, before_k, after_q, after_k, label_q, label_k, *readouts,
                         data=spec.named("pairs"))
@@ -286,28 +285,28 @@ def _lengths_layout(last: int) -> alt.LayerChart:
     names = LENGTH_SERIES
     xs = alt.Scale(type="log", domain=[1, last], nice=False)
     ys = alt.Scale(type="log")
-    x = alt.X(field="position", type="quantitative", scale=xs, title="position p (log scale)",
+    x = alt.X("position:Q", scale=xs, title="position p (log scale)",
               axis=alt.Axis(format="~s", labelOverlap=True))
-    y = alt.Y(field="length", type="quantitative", scale=ys, title="length (log scale)",
+    y = alt.Y("length:Q", scale=ys, title="length (log scale)",
               axis=alt.Axis(format="~s", labelOverlap=True, values=[1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]))
-    tips = [alt.Tooltip(field="scheme", type="nominal"),
-            alt.Tooltip(field="position", type="quantitative", format=",d"),
-            alt.Tooltip(field="length", type="quantitative", format=",.12g")]
+    tips = [alt.Tooltip("scheme:N"),
+            alt.Tooltip("position:Q", format=",d"),
+            alt.Tooltip("length:Q", format=",.12g")]
     enc = spec.series("scheme", names, title=None, legend=False)
     ends = alt.Chart(spec.named("main")).transform_filter(f"datum.position == {last}").mark_text(
         align="right", baseline="bottom", dy=-6, fontWeight="bold", aria=False).encode(
-        x=x, y=y, text=alt.Text(field="scheme", type="nominal"), color=alt.Color(
-            field="scheme", type="nominal", legend=None, scale=spec.series_scale(names)))
+        x=x, y=y, text=alt.Text("scheme:N"), color=alt.Color(
+            "scheme:N", legend=None, scale=spec.series_scale(names)))
     lines = alt.Chart(spec.named("main")).mark_line(strokeWidth=2.5, aria=False).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], tooltip=tips)
     focus = alt.Chart(spec.named("marks")).mark_rule(color=spec.FOCUS, strokeWidth=1.5, aria=False).encode(
-        x=alt.X(field="position", type="quantitative", scale=xs))
+        x=alt.X("position:Q", scale=xs))
     dots = alt.Chart(spec.named("marks")).mark_point(filled=True, size=90, opacity=1, aria=False).encode(
         x=x, y=y, color=enc["color"], shape=enc["shape"], tooltip=tips)
     labels = alt.Chart(spec.named("marks")).mark_text(align="left", dx=8, dy=-8, fontWeight="bold",
                                                       color=spec.FOCUS, aria=False).encode(
-        x=x, y=y, text=alt.Text(field="text", type="nominal"))
+        x=x, y=y, text=alt.Text("text:N"))
     subtitle = alt.Chart(spec.named("note")).mark_text(align="left", baseline="bottom", x=0, y=-9, aria=False).encode(
-        text=alt.Text(field="text", type="nominal"))
+        text=alt.Text("text:N"))
     return alt.layer(lines, ends, focus, dots, labels, subtitle).properties(
         height=LENGTH_HEIGHT, title=alt.TitleParams(f"Lengths, positions 1 to {last:,}", frame="group", offset=3))

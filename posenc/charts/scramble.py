@@ -14,9 +14,8 @@ import numpy as np
 from .primer import TEXT_SIZE
 from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, layout, named, nice_bound
 
-MAX_HEIGHT = 420  # key charts stay within one screen
-ROW_STEP = 22  # pixels per row (room for presentation mode's 18 px labels), down to what MAX_HEIGHT allows
-MAX_PLOT_HEIGHT = 300  # the cells' area; with the title, axes and legend the chart stays under MAX_HEIGHT
+ROW_STEP = 22  # pixels per row (room for presentation mode's 18 px labels), down to what MAX_PLOT_HEIGHT allows
+MAX_PLOT_HEIGHT = 300  # the cells' area; with the title, axes and legend a key chart stays within one screen (~420 px)
 VALUE_LABELS_MAX = 12  # bars carry their weight as text up to this many words
 
 

@@ -335,11 +335,11 @@ def series(field_: str, names: Sequence[str] | int, *, title: str | None = None,
         raise ValueError(f"at most {len(colours)} series on one chart; got {n}")
     leg = alt.Legend(title=title) if legend else None
     return {
-        "color": alt.Color(field=field_, type="nominal", sort=sort, legend=leg,
+        "color": alt.Color(f"{field_}:N", sort=sort, legend=leg,
                            scale=alt.Scale(domain=domain, range=list(colours[:n]))),
-        "strokeDash": alt.StrokeDash(field=field_, type="nominal", sort=sort, legend=leg,
+        "strokeDash": alt.StrokeDash(f"{field_}:N", sort=sort, legend=leg,
                                      scale=alt.Scale(domain=domain, range=[list(d) for d in DASHES[:n]])),
-        "shape": alt.Shape(field=field_, type="nominal", sort=sort, legend=leg,
+        "shape": alt.Shape(f"{field_}:N", sort=sort, legend=leg,
                            scale=alt.Scale(domain=domain, range=list(SHAPES[:n]))),
     }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import altair as alt
 import numpy as np
 
+from posenc import chapter
 from posenc.beyond import METHODS, StretchDemo
 from posenc.core import count
 
@@ -22,9 +23,8 @@ from .spec import FOCUS, REFERENCE, SERIES, Figure, layout
 PAIR_AXIS = "pair i (0-based: fastest → slowest)"
 KEY_METHODS = ("RoPE as trained", "PI", "NTK-aware", "YaRN")  # the key chart's method picker
 S_MAX = 64
-BASES = (100, 1_000, 10_000, 100_000, 500_000, 1_000_000, 10_000_000)  # the base picker (10,000: RoPE; 500,000: Llama 3)
-METHOD_COLOURS = spec.series_colours(METHODS)
-ALL = "all methods"
+ROPE_BASE = int(chapter.BASE)
+BASES = (100, 1_000, ROPE_BASE, 100_000, 500_000, 1_000_000, 10_000_000)  # the base picker (RoPE's; 500,000: Llama 3)
 
 # The key chart's closed forms, in the order they run (each may use the ones before it). Params: st_s, st_base.
 EXPR: dict[str, str] = {
@@ -79,7 +79,7 @@ def turns_figure(d: int, L_train: int, res: StretchDemo) -> Figure:
 @layout
 def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
     s = alt.param(name="st_s", value=16, bind=alt.binding_range(min=1, max=S_MAX, step=1, name="stretch factor s "))
-    base = alt.param(name="st_base", value=10_000,
+    base = alt.param(name="st_base", value=ROPE_BASE,
                      bind=alt.binding_select(options=list(BASES), labels=[f"{b:,}" for b in BASES], name="base "))
     method = alt.param(name="st_method", value=KEY_METHODS[0],
                        bind=alt.binding_radio(options=list(KEY_METHODS), name="method "))
