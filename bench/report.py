@@ -98,8 +98,8 @@ def checks(res: dict) -> list[tuple[str, str, Any, Any, str]]:
             shown=sec(c.get("teacher_complete_s")))
         add("class_vote_p95", prefix + "vote p95", c.get("vote_p95_ms"))
         if c["fault"]:
-            add("fault_kept", f"{c['stored']} stored ≥ {c['acked']} acknowledged ({c['acked_before_kill']} before "
-                f"the kill)", c["stored"] >= c["acked"])
+            add("fault_kept", f"{c['stored']} stored for {c['sessions']} students, one each ({c['acked']} acknowledged, "
+                f"{c['acked_before_kill']} before the kill)", c["stored"] == c["sessions"])
             add("fault_revote", f"{c['revoted']} of {c['dropped']} dropped voted again", c["revoted"] == c["dropped"])
         else:
             add("class_cpu", "app processes", c.get("cpu_cores"), shown=f"{c['cpu_cores']:.2f}"
