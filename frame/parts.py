@@ -147,8 +147,11 @@ def term(word: str, shown: str | None = None) -> str:
 
 def glossary_html(words: Iterable[str], heading: str | None) -> str:
     """The definitions of ``words`` as one HTML list (our own text, never a student's), each under the anchor
-    ``term`` links to."""
+    ``term`` links to. With a ``heading``: folded under it (one line on the page), and the browser unfolds it
+    when a link points inside (a fragment inside ``<details>`` opens it)."""
     items = "".join(f'<dt id="{TERM_ANCHOR}{w}">{html.escape(w)}</dt><dd>{html.escape(GLOSSARY[w])}</dd>'
                     for w in words)
-    head = f"<h2>{html.escape(heading)}</h2>" if heading else ""
-    return f'<section class="pe-terms">{head}<dl>{items}</dl></section>'
+    if heading:
+        return f'<details class="pe-terms"><summary>{html.escape(heading)}</summary><dl>{items}</dl></details>'
+    return f'<section class="pe-terms"><dl>{items}</dl></section>'
+

@@ -36,6 +36,7 @@ a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visib
 /* Words on this page (frame.term's definitions): a word, its definition; the one a link pointed to is marked. */
 .pe-terms dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1rem; margin: 0.5rem 0 1rem; }
 .pe-terms dt { font-weight: 600; }
+.pe-terms > summary { cursor: pointer; font-weight: 600; min-height: 24px; padding: 0.2rem 0; }
 .pe-terms dd { margin: 0; }
 .pe-terms dt, .pe-terms dd { scroll-margin-top: 5rem; padding: 0.1rem 0.3rem; border-radius: 0.3rem; }
 .pe-terms dt:target, .pe-terms dt:target + dd { background: #fff1b8; }

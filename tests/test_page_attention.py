@@ -213,7 +213,8 @@ def test_extreme_widths(d):
 
 def test_a_glossary_link_opens_its_definition_on_the_same_page_in_the_browser():
     """In real Chromium: a frame.term() link on the scramble page shows the word's definition among that page's
-    last lines ("Words on this page"): same tab, same page, the hover text still there."""
+    last lines ("Words on this page", folded to one line and unfolded by the link): same tab, same page, the
+    hover text still there."""
     from playwright.sync_api import sync_playwright
 
     from bench.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
@@ -227,10 +228,14 @@ def test_a_glossary_link_opens_its_definition_on_the_same_page_in_the_browser():
         link = page.locator("[data-testid=stMain] a", has_text="softmax").first
         assert link.get_attribute("href") == "#term-softmax"
         assert link.get_attribute("title") == frame.GLOSSARY["softmax"].replace('"', "'")  # the hover text
+        folded = page.locator("[data-testid=stMain] details.pe-terms")
+        folded.first.wait_for(state="attached", timeout=15000)
+        assert folded.count() == 1 and folded.get_attribute("open") is None  # one line until a link points in
         link.scroll_into_view_if_needed()
         link.click()
         page.wait_for_timeout(800)
         assert len(ctx.pages) == 1 and page.url.endswith("/scramble#term-softmax"), page.url
+        assert folded.get_attribute("open") is not None, "the definitions did not unfold"
         entry = page.locator("#term-softmax")
         assert entry.inner_text().strip().endswith("softmax")
         assert entry.evaluate("dt => dt.nextElementSibling.textContent") == frame.GLOSSARY["softmax"]
