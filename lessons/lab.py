@@ -141,7 +141,7 @@ with frame.page(PATH, "Trained on short sequences, tested on four times longer o
 
     @frame.section(None, fragment=False)
     def experiment_section():
-        left, right = st.columns([1, 3], gap="medium")
+        right, left = st.columns([3, 1], gap="medium")  # question and chart first: on a phone the settings follow
         with left:
             task = frame.select("Task", "lab_task", list(lab.TASKS), DEFAULT.task, kind="selectbox",
                                 help="copy: the token k places back. first: the first token. induction: the token "
