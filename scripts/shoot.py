@@ -18,7 +18,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server, wait_charts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,6 +72,7 @@ def shoot(base: str, paths: list[str], sizes: list[tuple[int, int]], out: Path, 
                 page.wait_for_timeout(1500)
                 name = (path.split("?")[0].strip("/") or "home").replace("/", "_")
                 if play:
+                    wait_charts(page)  # a Play button is drawn with its chart (a cold server's first page is slow)
                     play_strips(page, name, width, play, out)
                     continue
                 full = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
