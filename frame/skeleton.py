@@ -83,7 +83,9 @@ class Page:
             self._summary = st.empty()
             from .urlstate import expander
 
-            self._checks = expander(CHECKS_LABEL, CHECKS_KEY, icon=":material/fact_check:")
+            self._checks_holder = st.empty()  # emptied at the end when the page checked nothing (home, teach)
+            with self._checks_holder.container():
+                self._checks = expander(CHECKS_LABEL, CHECKS_KEY, icon=":material/fact_check:")
         self._page_slot = _Slot(self, self._checks.container(), "_page")
         self._body.__enter__()
         self._token = _PAGE.set(self)
@@ -94,6 +96,8 @@ class Page:
         if self._token is not None:
             _PAGE.reset(self._token)
         self.summarise()
+        if not any(st.session_state["_frame_checks"][self.info.path].values()):
+            self._checks_holder.empty()  # nothing was checked: no empty Checks block
         return None
 
     def new_slot(self, name: str) -> _Slot:
