@@ -1,5 +1,5 @@
 """How a page writes numbers in its prose, so that a sentence reads true at every setting: two different numbers
-never rounded to one, thousands commas that KaTeX does not space out, counts with the right noun."""
+never rounded to one, thousands commas that KaTeX does not space out, shares in words (a count and its noun: posenc.core.count)."""
 
 from __future__ import annotations
 
@@ -24,11 +24,6 @@ def apart(a: float, b: float) -> tuple[str, str]:
 def times(x: float) -> str:
     """A ratio in words: whole thousands-separated from 100 up (27,459), three significant digits below (0.72)."""
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
-
-
-def count(n: int, noun: str, one: str | None = None) -> str:
-    """“one pair”, “3 pairs” (``one``: the singular's own wording, e.g. "a single pair")."""
-    return (one or f"one {noun}") if n == 1 else f"{n:,} {noun}s"
 
 
 def share(k: int, n: int, plural: str) -> str:

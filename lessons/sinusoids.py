@@ -5,9 +5,10 @@ import numpy as np
 import streamlit as st
 
 import frame
-from frame.wording import apart, count, tex_num
+from frame.wording import apart, tex_num
 from posenc import chapter
 from posenc.charts import sinusoids as sc
+from posenc.core import count
 from posenc.encodings import MAX_POSITION
 from posenc.sections import sinusoids as sections
 from posenc.sinusoid_demo import (
@@ -88,7 +89,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             f"Both hands turn at ω_i, so the angle between them is k·ω_i — k alone, whatever p. Moving k steps is "
             f"one rotation per pair, the matrix M_k built from k alone: the same at word 7, 37 or 3997. So "
             f"PE(p)·PE(p + k) = Σᵢ cos(k·ω_i) = **{closed:.4f}** at k = {k} and d = {d}, at every p: the readout "
-            f"at the top right sums all {count(d // 2, 'pair')} and stands still while p plays. M_k is under *Deeper*.")
+            f"at the top right sums {'its one pair' if d == 2 else 'all ' + count(d // 2, 'pair')} and stands still while p plays. M_k is under *Deeper*.")
 
     # ------------------------------------------------------------ the catch
     @frame.section("The catch: the score sees more than the gap")
