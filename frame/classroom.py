@@ -135,19 +135,16 @@ class Room:
         st.session_state[_KEYS] = (page, keys)
         return state
 
-    def on_pick(self) -> Callable[..., None] | None:
-        return None if self.teacher else _record
-
-    def drawn(self, key: str, options: list[str], correct: int, state: class_store.QuestionState | None) -> None:
-        """Under the question: the teacher's live counts and controls, or the student's one-line status."""
-        if state is None:
-            return
+    def ask(self, key: str, options: list[str], correct: int, state: class_store.QuestionState,
+            radio: Callable[..., None]) -> None:
+        """The question's radio (``radio(on_change, args)`` draws it) and, under it, the teacher's live counts
+        and controls, or the student's ballot: the radio and one line on their vote, in a fragment of their own,
+        so a vote reruns that line only (never the section's charts: a hall votes at once)."""
         if self.teacher:
+            radio()
             _teacher_panel(self, key, list(options), correct)
         else:
-            said = st.session_state.get(f"_pe_said_{key}")
-            if said:
-                st.caption(said)
+            st.fragment(_ballot)(key, self.code, self.qid(key), list(options), self.student, state.round, radio)
 
     def answer(self, key: str, draw: Callable[[], None]) -> None:
         """The answer (``draw``) only once the teacher revealed it. A student's page polls (one poll for all its
@@ -164,19 +161,26 @@ class Room:
         if state.revealed:
             draw()
         else:
-            mine = st.session_state.get(f"_pe_mine_{key}")
-            if mine is None or mine[0] != state.round:
-                st.caption(f"Class vote (round {state.round}): pick an answer above. It counts anonymously; the "
-                           "answer shows here when your teacher reveals it.")
-            else:
-                st.info(f"Your vote in round {state.round}: “{state.options[mine[1]]}” (anonymous; you can change "
-                        "it while the round is open). The answer shows here when your teacher reveals it.",
-                        icon=":material/how_to_vote:")
+            st.caption(f"Class vote (round {state.round}): the answer shows here when your teacher reveals it.")
         page, keys = st.session_state.get(_KEYS, ("", []))
         if keys and keys[0] == key:  # the page's first question holds the page's one poll
             now = store().phases(self.code, page)
             open_ = any(is_open for _r, is_open, _v in now.values())
             st.fragment(_poll, run_every=STUDENT_POLL if open_ else None)(self.code, page, now)
+
+
+def _ballot(key: str, code: str, qid: str, options: list[str], student: str, round_: int,
+            radio: Callable[..., None]) -> None:
+    """A student's radio and the line under it: their vote in this round, or why it was not recorded."""
+    radio(_record, (key, code, qid, options, student))
+    said, mine = st.session_state.get(f"_pe_said_{key}"), st.session_state.get(f"_pe_mine_{key}")
+    if said:
+        st.caption(said)
+    elif mine is not None and mine[0] == round_:
+        st.info(f"Your vote in round {round_}: “{options[mine[1]]}” (anonymous; you can change it while the round is "
+                "open). The answer shows under the chart when your teacher reveals it.", icon=":material/how_to_vote:")
+    else:
+        st.caption(f"Class vote (round {round_}): pick an answer above. It counts anonymously.")
 
 
 def _record(key: str, code: str, qid: str, options: list[str], student: str) -> None:

@@ -81,14 +81,17 @@ def predict(question: str, options: list[str], correct: int, explanation: str | 
     state = room.before_radio(key, question, list(options)) if room is not None else None
     if state is None:
         room = None  # not a live class (or the question could not be registered): the page works as usual
-    record = room.on_pick() if room is not None else None
-    args = (key, room.code, room.qid(key), list(options), room.student) if record is not None else None
-    st.radio(f"**{PREDICT_LABEL}.** {question}", options, index=None, key=f"{key}_guess", horizontal=True,
-             on_change=record, args=args)
+
+    def radio(on_change: Any = None, args: tuple | None = None) -> None:
+        st.radio(f"**{PREDICT_LABEL}.** {question}", options, index=None, key=f"{key}_guess", horizontal=True,
+                 on_change=on_change, args=args)
+
     q = Question(key, list(options), correct, room)
     if room is not None:
-        room.drawn(key, list(options), correct, state)
-    elif q.choice is not None:
+        room.ask(key, list(options), correct, state, radio)
+    else:
+        radio()
+    if room is None and q.choice is not None:
         st.html('<p class="pe-feedback" role="status" aria-live="polite">Your prediction is in: the answer is under '
                 "the chart.</p>")
     if explanation is not None:
