@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -260,11 +261,13 @@ def _check_params(params: dict[str, np.ndarray], scheme: str) -> tuple[int, int,
 # ----------------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=64)
 def _score_bias(n: int, scheme: str, causal: bool, heads: int = 1, max_gap: int | None = None,
-                keep_first: bool = False) -> np.ndarray:
+                keep_first: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """The part of the scores that does not depend on content, shape (heads, n, n):
     −m_h|i − j| for ``alibi`` (else 0), −∞ where j > i when ``causal``, and −∞ where i − j > ``max_gap``
-    (a test-time restriction to the gaps seen in training; ``keep_first`` leaves the start token readable)."""
+    (a test-time restriction to the gaps seen in training; ``keep_first`` leaves the start token readable);
+    and the (n, n) cells it allows (None: all). Computed once per argument set (read-only arrays)."""
     if scheme == "alibi":
         bias = np.stack([alibi_bias(n, m) for m in alibi_head_slopes(heads)])
     else:
@@ -276,7 +279,26 @@ def _score_bias(n: int, scheme: str, causal: bool, heads: int = 1, max_gap: int 
         if keep_first:
             near[:, 0] = True
         allowed = allowed & near
-    return np.where(allowed, bias, -np.inf)
+    bias = np.where(allowed, bias, -np.inf)
+    cells = None if allowed.all() else allowed
+    for a in (bias, cells):
+        if a is not None:
+            a.setflags(write=False)
+    return bias, cells
+
+
+def _attend(s: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
+    """core.softmax over the last axis, exactly (the same numbers, bit for bit), computed in place in ``s``
+    and with exp evaluated only on the ``allowed`` cells: the others hold −∞, whose weight is 0 (every row
+    allows its diagonal, so no row is empty). exp is most of the lab's time, and a causal mask allows only about
+    half of the cells; a fresh array of this size costs as much again in page faults."""
+    if allowed is None:
+        return softmax(s, axis=-1)
+    s -= s.max(axis=-1, keepdims=True)
+    np.exp(s, out=s, where=allowed)
+    np.copyto(s, 0.0, where=~allowed)
+    s /= s.sum(axis=-1, keepdims=True)
+    return s
 
 
 def _embed(params, full: np.ndarray, scheme: str) -> np.ndarray:
@@ -300,8 +322,8 @@ def _embed(params, full: np.ndarray, scheme: str) -> np.ndarray:
 
 
 def _split(x: np.ndarray, heads: int) -> np.ndarray:
-    """(…, n, d) → (…, H, n, d/H)."""
-    return x.reshape(*x.shape[:-1], heads, x.shape[-1] // heads).swapaxes(-2, -3)
+    """(…, n, d) → (…, H, n, d/H), C-contiguous (numpy's strided loops over the swapped view are ~4 × slower)."""
+    return np.ascontiguousarray(x.reshape(*x.shape[:-1], heads, x.shape[-1] // heads).swapaxes(-2, -3))
 
 
 def _merge(x: np.ndarray) -> np.ndarray:
@@ -335,14 +357,16 @@ def _run(stack, full: np.ndarray, scheme: str, causal: bool, H: int, bos: int, m
     n = full.shape[-1]
     dh = stack["W_q.0"].shape[-1] // H
     pos = np.arange(n)
-    bias = _score_bias(n, scheme, causal, H, max_gap, keep_first=bool(bos))
+    bias, allowed = _score_bias(n, scheme, bool(causal), H, max_gap, keep_first=bool(bos))
     h = _embed(stack, full, scheme)
     cache, kept = [], []
     for layer in range(n_layers_of(stack)):
         q, k, v = (_split(h @ stack[f"{w}.{layer}"][:, None], H) for w in ("W_q", "W_k", "W_v"))
         qr, kr = (rope(q, pos, BASE), rope(k, pos, BASE)) if scheme == "rope" else (q, k)
-        s = qr @ kr.swapaxes(-1, -2) / math.sqrt(dh) + bias  # s_ij = q_i·k_j/√(d/H) + bias_ij, per head
-        a = softmax(s, axis=-1)
+        s = qr @ kr.swapaxes(-1, -2)  # s_ij = q_i·k_j/√(d/H) + bias_ij, per head (in place: no temporaries)
+        s /= math.sqrt(dh)
+        s += bias
+        a = _attend(s, allowed)
         h_in = h
         h = h + _merge(a @ v)  # residual: h ← h + Σ_j a_ij v_j, heads side by side
         mlp = None
@@ -401,7 +425,10 @@ def _backward(stack, full: np.ndarray, targets: np.ndarray, scheme: str, causal:
         g_o = _split(g, H)
         g_a = g_o @ v.swapaxes(-1, -2)
         g_v = a.swapaxes(-1, -2) @ g_o
-        g_s = a * (g_a - (g_a * a).sum(axis=-1, keepdims=True)) / math.sqrt(dh)
+        g_s = g_a  # ∂s = a ⊙ (∂a − Σ_j a ∂a) / √(d/H), in place (the same numbers, no fresh arrays)
+        g_s -= (g_a * a).sum(axis=-1, keepdims=True)
+        g_s *= a
+        g_s /= math.sqrt(dh)
         g_q, g_k = g_s @ kr, g_s.swapaxes(-1, -2) @ qr
         if scheme == "rope":
             g_q, g_k = rope(g_q, -pos, BASE), rope(g_k, -pos, BASE)
@@ -410,9 +437,10 @@ def _backward(stack, full: np.ndarray, targets: np.ndarray, scheme: str, causal:
             grads[f"{name}.{layer}"] = outer(h, gw)
         g = g + g_q @ _t(stack[f"W_q.{layer}"]) + g_k @ _t(stack[f"W_k.{layer}"]) + g_v @ _t(stack[f"W_v.{layer}"])
     E = stack["E"]
-    grads["E"] = np.zeros_like(E)
     rows = (full + E.shape[1] * np.arange(S)[:, None, None]).ravel()  # seed i's rows of E sit at i·V' + token
-    np.add.at(grads["E"].reshape(-1, d), rows, g.reshape(-1, d))
+    # Σ of g over the places each row was read, in order (np.add.at's sums, bit for bit, by bincount's faster loop)
+    cells = (rows[:, None] * d + np.arange(d)).ravel()
+    grads["E"] = np.bincount(cells, weights=g.reshape(-1), minlength=E.size).reshape(E.shape)
     if scheme == "learned":
         grads["P"] = np.zeros_like(stack["P"])
         grads["P"][:, : full.shape[-1]] = g.sum(axis=1)

@@ -193,7 +193,7 @@ def test_the_options_default_to_the_original_model(scheme, n_layers):
 def test_alibi_heads_get_the_steepest_geometric_slopes():
     assert lab.alibi_head_slopes(1).tolist() == [lab.ALIBI_SLOPE]
     assert lab.alibi_head_slopes(4).tolist() == [1 / 2, 1 / 4, 1 / 8, 1 / 16]
-    bias = lab._score_bias(5, "alibi", True, heads=2)
+    bias, _ = lab._score_bias(5, "alibi", True, heads=2)
     assert bias[1, 4, 0] == -4 / 4 and bias[0, 4, 1] == -3 / 2 and bias[0, 0, 1] == -np.inf
 
 
@@ -220,7 +220,7 @@ def test_keys_limited_to_the_gaps_seen_in_training():
     free, _ = lab.forward(params, tokens, "rope")
     same, _ = lab.forward(params, tokens, "rope", max_gap=6)
     assert np.array_equal(free, same)
-    bias = lab._score_bias(4, "rope", True, max_gap=1)[0]
+    bias = lab._score_bias(4, "rope", True, max_gap=1)[0][0]
     assert np.isfinite(bias).tolist() == [[True, False, False, False], [True, True, False, False],
                                           [False, True, True, False], [False, False, True, True]]
 
