@@ -1,5 +1,3 @@
-import sys
-
 from bench.run import main
 
-sys.exit(main())
+raise SystemExit(main())

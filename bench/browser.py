@@ -6,18 +6,17 @@ benchmark's probe (bench/probe.js) with the cold start. Nothing here skips: a mi
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-HELLO = Path(__file__).resolve().parent / "hello_app.py"
+from bench import ROOT
+from deploy.serve import _healthy, _stop, free_ports
+
 CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -26,12 +25,6 @@ ARTIFACTS = ROOT / "artifacts" / "screenshots"
 SLOW = 240_000  # ms: a generous bound for a run on a loaded shared machine (no test asserts a time)
 PROBE = (Path(__file__).resolve().parent / "probe.js").read_text()
 VIEWPORT = {"width": 1400, "height": 900}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server(str):
@@ -44,7 +37,7 @@ class Server(str):
 def streamlit_server(script: str = "app.py", extra_args: tuple[str, ...] = (),
                      timeout: float = 60.0) -> Iterator[Server]:
     """Start ``streamlit run <script>`` on a free loopback port; yield its base URL (with ``.pid``); stop it after."""
-    port = free_port()
+    port = free_ports(1)
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
            "--browser.gatherUsageStats", "false", *extra_args]
@@ -54,30 +47,15 @@ def streamlit_server(script: str = "app.py", extra_args: tuple[str, ...] = (),
     base.pid = proc.pid
     try:
         deadline = time.monotonic() + timeout
-        while True:
+        while not _healthy(base):
             if proc.poll() is not None:
                 raise RuntimeError(f"streamlit exited with code {proc.returncode}")
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
             if time.monotonic() > deadline:
                 raise RuntimeError("streamlit did not become healthy in time")
             time.sleep(0.2)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
-def hello_server(timeout: float = 60.0):
-    """`streamlit run bench/hello_app.py` on a free loopback port."""
-    return streamlit_server(script=str(HELLO), timeout=timeout)
+        _stop([proc])
 
 
 def launch(playwright):
@@ -87,10 +65,10 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-def wait_done(page, timeout: float = 240_000) -> None:
-    """Wait until the script run has finished and nothing is still loading."""
-    page.wait_for_selector("[data-testid=stApp]", timeout=timeout)
-    page.wait_for_timeout(300)
+def wait_done(page, timeout: float = 240_000, first: str = "[data-testid=stApp]", settle: int = 300) -> None:
+    """Wait until ``first`` shows, the script run has finished and nothing is still loading."""
+    page.wait_for_selector(first, timeout=timeout)
+    page.wait_for_timeout(settle)
     page.wait_for_selector(DONE, timeout=timeout)
     page.wait_for_function("() => !document.querySelector('[data-testid=stSkeleton]')", timeout=timeout)
 
@@ -98,11 +76,8 @@ def wait_done(page, timeout: float = 240_000) -> None:
 def full_screenshot(page, name: str) -> Path:
     """Screenshot the whole page (Streamlit scrolls inside stMain, so grow the viewport first)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    size = page.viewport_size
-    height = page.evaluate("() => document.querySelector('[data-testid=stMain]')?.scrollHeight || 900")
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height) + 40, 12000))})
-    page.wait_for_timeout(500)
-    out = ARTIFACTS / f"{name}.png"
+    size, out = page.viewport_size, ARTIFACTS / f"{name}.png"
+    grow_to_content(page, cap=12000, settle=500)
     page.screenshot(path=str(out), full_page=True)
     page.set_viewport_size(size)
     return out
@@ -131,13 +106,13 @@ def open_app(page, url: str) -> None:
     wait_charts(page)
 
 
-def grow_to_content(page) -> None:
+def grow_to_content(page, cap: int = 16000, settle: int = 300) -> None:
     """Grow the viewport to stMain's scrollHeight so every element is laid out on one screen (widths stay)."""
     size = page.viewport_size
     height = page.evaluate("() => document.querySelector('[data-testid=stMain]')?.scrollHeight || 0")
     if height > size["height"]:
-        page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 16000)})
-        page.wait_for_timeout(300)
+        page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, cap)})
+        page.wait_for_timeout(settle)
         wait_charts(page)
 
 
@@ -262,16 +237,8 @@ class Frames:
         from streamlit.proto.BackMsg_pb2 import BackMsg
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-        def decode(kind, into):
-            def on(payload):
-                if isinstance(payload, bytes):
-                    msg = kind()
-                    msg.ParseFromString(payload)
-                    into.append(msg)
-            return on
-
-        ws.on("framesent", decode(BackMsg, self.sent))
-        ws.on("framereceived", decode(ForwardMsg, self.received))
+        for event, kind, into in (("framesent", BackMsg, self.sent), ("framereceived", ForwardMsg, self.received)):
+            ws.on(event, lambda p, kind=kind, into=into: isinstance(p, bytes) and into.append(kind.FromString(p)))
 
     def mark(self) -> tuple[int, int]:
         return len(self.sent), len(self.received)
@@ -293,11 +260,9 @@ def new_context(browser: Any) -> Any:
     return ctx
 
 
-def wait_rendered(page: Any, timeout: float = 60_000) -> None:
+def wait_rendered(page: Any) -> None:
     """The first script run finished: an h1 is visible, the app is notRunning, and nothing is loading."""
-    page.wait_for_selector("h1", state="visible", timeout=timeout)
-    page.wait_for_selector(DONE, timeout=timeout)
-    page.wait_for_function("() => !document.querySelector('[data-testid=stSkeleton]')", timeout=timeout)
+    wait_done(page, 60_000, first="h1", settle=0)
 
 
 def wait_quiet(page: Any, quiet_ms: int = 500, cap_ms: int = 10_000) -> None:
@@ -308,9 +273,8 @@ def wait_quiet(page: Any, quiet_ms: int = 500, cap_ms: int = 10_000) -> None:
         arg=[quiet_ms, cap_ms, page.evaluate("performance.now()")], polling=50, timeout=cap_ms + 5_000)
 
 
-def cold_start_once(browser: Any, keep: Any = None) -> float:
-    """Seconds from launching `streamlit run app.py` to the home page rendered in a fresh browser context;
-    ``keep(base)``, if given, is then called with the still-running server (to reuse it)."""
+def cold_start_once(browser: Any) -> float:
+    """Seconds from launching `streamlit run app.py` to the home page rendered in a fresh browser context."""
     ctx = new_context(browser)
     page = ctx.new_page()
     t0 = time.perf_counter()
@@ -319,6 +283,4 @@ def cold_start_once(browser: Any, keep: Any = None) -> float:
         wait_rendered(page)
         seconds = time.perf_counter() - t0
         ctx.close()
-        if keep is not None:
-            keep(base)
     return seconds

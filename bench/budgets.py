@@ -1,8 +1,7 @@
-"""Every budget of the benchmark, one row each: what is measured, the limit, and what it is compared with.
-
-``unit`` "×" multiplies a ``floor`` measured in the same run (the hello-world page, or the same scenario without
-the load under test), so a busy machine moves the floor with the numbers; "yes" is a check that must hold.
-The renderer (bench/report.py) reads only this table; no budget is written anywhere else.
+"""Every budget of the benchmark, one row each: what is measured, the limit, and what it is compared with. The
+renderer (bench/report.py) reads only this table. ``unit`` "×" multiplies a ``floor`` measured in the same run (the
+hello-world page, or the same scenario without the load under test), so a busy machine moves the floor too; "yes"
+is a check that must hold.
 """
 
 from __future__ import annotations
@@ -33,11 +32,10 @@ class Budget:
         """Within the budget? None when there is nothing to judge (no number, or no floor for a ratio)."""
         if self.unit == "yes":
             return None if x is None else bool(x)
-        if not number(x):
+        ratio = self.unit == "×"
+        if not number(x) or ratio and not (number(floor) and floor > 0):
             return None
-        if self.unit == "×":
-            return None if not number(floor) or floor <= 0 else x <= self.limit * floor
-        return x <= self.limit
+        return x <= self.limit * (floor if ratio else 1)
 
 
 def number(x: Any) -> bool:
@@ -51,8 +49,7 @@ BUDGETS = [
     Budget("chart_bytes", "chart data per rerun at defaults", 300 * 1024, "KB"),
     Budget("slider", "first Streamlit slider of the main area: key press → charts redrawn (median)", 300, "ms"),
     Budget("cold_start", "`streamlit run` → home page rendered (median)", 5, "s"),
-    Budget("control_server", "Streamlit control: rerun request → script_finished (median)", 4, "×",
-           "hello server"),
+    Budget("control_server", "Streamlit control: rerun request → script_finished (median)", 4, "×", "hello server"),
     Budget("control_bytes", "Streamlit control: bytes received per press (median)", 50 * 1024, "KB"),
     Budget("control_browser", "Streamlit control: press → run finished and charts redrawn (median)", 2, "×",
            "hello browser"),
@@ -69,8 +66,7 @@ BUDGETS = [
     Budget("class_lecture", "class: lecture-hall p95 while the class votes", 1.25, "×",
            "lecture p95 without the class"),
     Budget("fault_kept", "class, one process killed mid-vote: no acknowledged vote lost", 0, "yes"),
-    Budget("fault_revote", "class, one process killed mid-vote: every dropped student reconnected and voted", 0,
-           "yes"),
+    Budget("fault_revote", "class, one process killed mid-vote: every dropped student reconnected and voted", 0, "yes"),
     Budget("caches", "every shared cache bounded (max_entries)", 0, "yes"),
 ]
 BY_KEY = {b.key: b for b in BUDGETS}

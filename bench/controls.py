@@ -2,10 +2,8 @@
 
 Server (bench/wsclient.py): each widget moved ``presses`` times one step on, then put back untimed; per press the
 rerun request → ``script_finished``, the bytes received, and whether only its fragment ran. Browser (Chromium,
-bench/probe.js): each visible control pressed as a student does (arrow key, click, Enter) and timed from the
-keydown/pointerdown to the run finished and the charts redrawn; in-chart controls (``.vega-bind`` inputs) per
-frame as a drag of input events, each to the chart redrawn; a play button (``button.pe-play``) left playing
-``PLAY_MS`` with frame.live's own record of each frame.
+bench/probe.js): each visible control pressed as a student does, timed from the keydown/pointerdown to the run
+finished and the charts redrawn; in-chart controls per frame; a play button left playing ``PLAY_MS``.
 """
 
 from __future__ import annotations
@@ -14,10 +12,12 @@ import asyncio
 import json
 import statistics
 import time
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bench.browser import wait_quiet, wait_rendered
+from bench.load import pct
 from bench.wsclient import MAIN, SIDEBAR, Session, SessionError
 from posenc.charts.spec import walk_dicts
 
@@ -25,17 +25,10 @@ from posenc.charts.spec import walk_dicts
 QUICK_KINDS = {"slider", "number", "vega range", "vega select", "vega radio", "vega checkbox", "play"}
 PLAY_MS = 1500  # how long a play button is left playing
 NOOP_LABEL = "Rerun, nothing changed (R key)"
-DETAILS = ("sent", "run_start", "run_end", "finished", "dom_end", "paint_first", "paint_last", "paints",
-           "messages", "bytes", "status")
 
 
 def median(xs: list) -> float:
     return statistics.median(xs) if xs else float("nan")
-
-
-def p95(xs: list) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))] if xs else float("nan")
 
 
 @dataclass
@@ -50,13 +43,12 @@ class ControlRow:
     bytes: list[int] = field(default_factory=list)
     fragment_runs: int = 0
     browser_ms: list[float] = field(default_factory=list)  # per press, or per frame (in-chart, play)
-    browser_details: list[dict] = field(default_factory=list)
     browser_fragment_runs: int = 0
     notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {**asdict(self), "server_median": median(self.server_ms), "bytes_median": median(self.bytes),
-                "browser_median": median(self.browser_ms), "browser_p95": p95(self.browser_ms)}
+                "browser_median": median(self.browser_ms), "browser_p95": pct(self.browser_ms, 0.95)}
 
 
 def _norm(label: str) -> str:
@@ -125,9 +117,10 @@ async def _measure_page_ws(base: str, url_path: str, presses: int, sidebar: bool
     return rows
 
 
-def measure_server(base: str, url_paths: list[str], presses: int, sidebar: str = "all",
-                   timeout: float = 60.0, log=None) -> dict[str, list[ControlRow]]:
-    """{url path: rows} for every page, over the websocket of the running server at ``base``."""
+def measure_server(base: str, url_paths: list[str], presses: int, sidebar: str = "all", log=None,
+                   timeout: float = 60.0) -> dict[str, list[ControlRow]]:
+    """{url path: rows} for every page, over the websocket of the running server at ``base``; ``sidebar``: its
+    controls on every page ("all"), on the first only ("home") or on none ("none")."""
     out: dict[str, list[ControlRow]] = {}
     for i, path in enumerate(url_paths):
         t = time.monotonic()
@@ -154,8 +147,7 @@ _FIND = r"""
   for (const [where, root] of roots) {
     if (!root) continue;
     for (const [tid, kind] of kinds) {
-      const all = [...root.querySelectorAll(`[data-testid=${tid}]`)];
-      all.forEach((w, index) => {
+      root.querySelectorAll(`[data-testid=${tid}]`).forEach((w, index) => {
         if (vis(w)) out.push({where, kind, tid, index, label: text(w.querySelector('[data-testid=stWidgetLabel]'))});
       });
     }
@@ -238,15 +230,19 @@ def _widget(page: Any, item: dict) -> Any:
 
 
 def _press_widget(page: Any, item: dict, quiet: int, cap: int, back: bool = False) -> dict | None:
-    """Do what a student does to the widget; return the probe's timing (None: nothing to do)."""
+    """Do what a student does to the widget (``key r``, the floor: Streamlit's R shortcut, the whole page rerun with
+    nothing moved); return the probe's timing (None: nothing to do)."""
     if item["where"] == "sidebar":  # unfold a folded sidebar (presentation mode folds it), as a student would
         expand = page.locator("[data-testid=stExpandSidebarButton], [data-testid=stSidebarCollapsedControl] button")
         if expand.count() and expand.first.is_visible():
             expand.first.click(timeout=5000)
             expand.first.wait_for(state="hidden", timeout=5000)
-    w, kind = _widget(page, item), item["kind"]
-    reset = "window.__bench.reset()"
-    if kind == "slider":
+    kind, keys, reset = item["kind"], [], "window.__bench.reset()"
+    w = None if kind == "key r" else _widget(page, item)
+    if kind == "key r":
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        keys = ["r"]
+    elif kind == "slider":
         thumb = w.locator("input[type=range], [role=slider]").first
         if thumb.evaluate("e => e.tagName") == "INPUT":
             now, hi = thumb.input_value(), thumb.get_attribute("max")
@@ -254,12 +250,10 @@ def _press_widget(page: Any, item: dict, quiet: int, cap: int, back: bool = Fals
             now, hi = thumb.get_attribute("aria-valuenow"), thumb.get_attribute("aria-valuemax")
         at_max = now is not None and hi is not None and float(now) >= float(hi)
         thumb.focus()
-        page.evaluate(reset)
-        page.keyboard.press("ArrowLeft" if at_max != back else "ArrowRight")
+        keys = ["ArrowLeft" if at_max != back else "ArrowRight"]
     elif kind == "number":
         w.locator("input").first.focus()
-        page.evaluate(reset)
-        page.keyboard.press("ArrowDown" if back else "ArrowUp")
+        keys = ["ArrowDown" if back else "ArrowUp"]
     elif kind == "radio":
         options = w.locator("label:has(input[type=radio])")
         checked = w.evaluate("w => [...w.querySelectorAll('input[type=radio]')].findIndex(i => i.checked)")
@@ -273,32 +267,27 @@ def _press_widget(page: Any, item: dict, quiet: int, cap: int, back: bool = Fals
     elif kind == "text":
         w.locator("input").first.focus()
         page.keyboard.press("End")
-        if back:
-            for _ in " again":
-                page.keyboard.press("Backspace")
-        else:
-            page.keyboard.type(" again")
-        page.evaluate(reset)
-        page.keyboard.press("Enter")
+        for key in ["Backspace"] * len(" again") if back else []:
+            page.keyboard.press(key)
+        page.keyboard.type("" if back else " again")
+        keys = ["Enter"]
     elif kind == "selectbox":
         w.locator("input, [role=combobox]").first.click(timeout=5000)
         page.wait_for_timeout(150)
-        page.evaluate(reset)
-        page.keyboard.press("ArrowUp" if back else "ArrowDown")
-        page.keyboard.press("Enter")
+        keys = ["ArrowUp" if back else "ArrowDown", "Enter"]
     else:
         return None
+    if keys:
+        page.evaluate(reset)
+        for key in keys:
+            page.keyboard.press(key)
     return page.evaluate("([q, c, g]) => window.__bench.waitDone('rerun', q, c, g)", [quiet, cap, quiet + 300])
 
 
 def _press(page: Any, row: ControlRow, item: dict, presses: int, quiet: int, cap: int) -> None:
     """Press a Streamlit control ``presses`` times, timing each; put a switch, choice or text back after."""
     for _ in range(presses):
-        out = _press_widget(page, item, quiet, cap) if item else None
-        if not item:  # the page's floor: Streamlit's R shortcut, the whole page rerun with nothing moved
-            page.evaluate("document.activeElement && document.activeElement.blur(); window.__bench.reset()")
-            page.keyboard.press("r")
-            out = page.evaluate("([q, c, g]) => window.__bench.waitDone('rerun', q, c, g)", [quiet, cap, quiet + 300])
+        out = _press_widget(page, item, quiet, cap)
         if out is None:
             row.notes.append("nothing to press")
             return
@@ -309,15 +298,12 @@ def _press(page: Any, row: ControlRow, item: dict, presses: int, quiet: int, cap
             row.notes.append(f"no run seen within {cap / 1000:.0f} s")
             continue
         row.browser_ms.append(float(out["total"]))
-        row.browser_details.append({k: out.get(k) for k in DETAILS})
         row.browser_fragment_runs += out.get("status") == 3
         wait_quiet(page, quiet_ms=quiet)
-    if item and row.browser_ms and item["kind"] not in ("slider", "number"):
-        try:
+    if row.browser_ms and item["kind"] not in ("slider", "number", "key r"):
+        with suppress(Exception):  # untimed
             _press_widget(page, item, quiet, cap, back=True)
             wait_quiet(page, quiet_ms=quiet)
-        except Exception:  # noqa: BLE001 - untimed
-            pass
 
 
 def _frames(page: Any, row: ControlRow, item: dict, steps: int) -> None:
@@ -352,7 +338,7 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
                                    ".some(c => c.querySelector('svg.marks, canvas.marks'))", timeout=60_000)
         wait_quiet(page, quiet_ms=quiet + 100)
         floor = ControlRow(url_path, NOOP_LABEL, "key r", "page", "floor")
-        _press(page, floor, {}, presses, quiet, cap)
+        _press(page, floor, {"where": "page", "kind": "key r"}, presses, quiet, cap)
         rows = [floor]
         tabs = page.locator("[data-testid=stMain] [data-baseweb=tab], [data-testid=stMain] [role=tab]")
         for tab in range(max(1, tabs.count())):
@@ -364,10 +350,8 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
                     continue
             for det in page.locator("[data-testid=stMain] [data-testid=stExpander] details:not([open]) > summary"
                                     ).filter(visible=True).all():
-                try:
+                with suppress(Exception):
                     det.click(timeout=2000)
-                except Exception:  # noqa: BLE001
-                    pass
             for item in page.evaluate(_FIND, sidebar):
                 key = (item["where"], item["kind"], item.get("param") or (item["label"], item.get("index")))
                 if key in done or (one_per_kind and ((item["where"], item["kind"]) in done
@@ -405,8 +389,7 @@ def merge(server: list[ControlRow], browser: list[ControlRow], quick: bool = Fal
             b.notes.append("seen in the browser only")
             out.append(b)
             continue
-        match.browser_ms, match.browser_details = b.browser_ms, b.browser_details
-        match.browser_fragment_runs = b.browser_fragment_runs
+        match.browser_ms, match.browser_fragment_runs = b.browser_ms, b.browser_fragment_runs
         match.notes = sorted(set(match.notes + [f"browser: {n}" for n in b.notes]))
     why = ("browser: quick mode presses the first control of each kind only" if quick else
            "browser: not reached (hidden, or a kind the browser part does not press)")

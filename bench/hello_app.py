@@ -1,8 +1,5 @@
-"""The hello-world page the benchmark compares every page with: a title, a slider and a tiny Altair chart.
-
-AppTest runs it for the rerun-time baseline; `streamlit run bench/hello_app.py` serves it for the browser's
-slider → chart baseline (Streamlit's own floor on the machine).
-"""
+"""The hello-world page, Streamlit's own floor on this machine: every page's reruns and presses are compared
+with its title, slider and tiny Altair chart, measured the same way in the same run."""
 
 import altair as alt
 import pandas as pd

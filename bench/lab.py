@@ -18,6 +18,8 @@ from posenc import lab
 
 PAGE = ROOT / "lessons" / "lab.py"
 NAMES = ("LIVE_STEPS", "LIVE_BUDGET_S", "SHARED", "per_step_s", "estimate_s")
+KEYS = ("lab_task", "lab_k", "lab_layers", "lab_L", "lab_steps", "lab_heads", "lab_bos", "lab_mlp")
+FIELDS = ("task", "k", "n_layers", "L_train", "steps", "heads", "bos", "mlp")  # lab.Settings' field of each key
 
 
 def page_rules() -> tuple[dict[str, list], dict]:
@@ -25,33 +27,31 @@ def page_rules() -> tuple[dict[str, list], dict]:
     tree = ast.parse(PAGE.read_text())
     rules: dict = {"lab": lab, "DEFAULT": lab.Settings()}
     for node in tree.body:
-        if isinstance(node, (ast.Assign, ast.FunctionDef)) and (
-                getattr(node, "name", None) in NAMES or any(getattr(t, "id", None) in NAMES
-                                                            for t in getattr(node, "targets", []))):
+        names = [getattr(node, "name", None), *(getattr(t, "id", None) for t in getattr(node, "targets", []))]
+        if isinstance(node, (ast.Assign, ast.FunctionDef)) and set(names) & set(NAMES):
             exec(compile(ast.Module([node], []), str(PAGE), "exec"), rules)  # noqa: S102 - the page's own code
     rules.update({n: getattr(lab, n) for n in NAMES if n not in rules and hasattr(lab, n)})
     options: dict[str, list] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                isinstance(node.func.value, ast.Name) and node.func.value.id == "frame" and len(node.args) >= 2 \
-                and isinstance(node.args[1], ast.Constant) and str(node.args[1].value).startswith("lab_"):
-            key = node.args[1].value
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and getattr(
+                node.func.value, "id", None) == "frame" and len(node.args) >= 2 and isinstance(
+                node.args[1], ast.Constant) and str(node.args[1].value).startswith("lab_"):
             if node.func.attr == "select":
-                options[key] = list(eval(compile(ast.Expression(node.args[2]), str(PAGE), "eval"), rules))  # noqa: S307
+                expr = ast.Expression(node.args[2])
+                options[node.args[1].value] = list(eval(compile(expr, str(PAGE), "eval"), rules))  # noqa: S307
             elif node.func.attr == "toggle":
-                options[key] = [False, True]
+                options[node.args[1].value] = [False, True]
     return options, rules
 
 
 def live_settings() -> list[tuple[float, lab.Settings]]:
     """(quoted seconds, settings) of every setting the page trains live, slowest first."""
     options, rules = page_rules()
-    default = rules["DEFAULT"]
-    keys = ["lab_task", "lab_k", "lab_layers", "lab_L", "lab_steps", "lab_heads", "lab_bos", "lab_mlp"]
     found = {}
-    for task, k, n_layers, L, steps, heads, bos, mlp in itertools.product(*(options[key] for key in keys)):
-        s = lab.Settings(task=task, k=int(k) if task == "copy" else default.k, n_layers=int(n_layers),
-                         L_train=int(L), steps=int(steps), heads=int(heads), bos=bool(bos), mlp=bool(mlp))
+    for values in itertools.product(*(options[key] for key in KEYS)):
+        v = dict(zip(FIELDS, values))
+        s = lab.Settings(task=v["task"], k=int(v["k"]) if v["task"] == "copy" else rules["DEFAULT"].k,
+                         **{f: type(getattr(rules["DEFAULT"], f))(v[f]) for f in FIELDS[2:]})
         quoted = rules["estimate_s"](s)
         if s.steps in rules["LIVE_STEPS"] and quoted <= rules["LIVE_BUDGET_S"]:
             found[s] = quoted
@@ -60,8 +60,7 @@ def live_settings() -> list[tuple[float, lab.Settings]]:
 
 def slowest_training(tries: int = 3) -> dict:
     """Time the ``tries`` settings quoted slowest (quotes tie), each exactly as the page trains it; the slowest."""
-    found = live_settings()
-    timed = []
+    found, timed, default = live_settings(), [], lab.Settings()
     for quoted, s in found[:tries]:
         q, live = jobs.Queue(), {}
         t0 = time.perf_counter()
@@ -71,12 +70,7 @@ def slowest_training(tries: int = 3) -> dict:
         job.done_event.wait()
         if job.state != jobs.DONE:
             raise RuntimeError(f"the training of {s} failed: {job.error}")
-        timed.append({"seconds": time.perf_counter() - t0, "quoted_s": quoted, "settings": _short(s)})
+        timed.append({"seconds": time.perf_counter() - t0, "quoted_s": quoted, "settings": ", ".join(
+            f"{f}={getattr(s, f)}" for f in FIELDS if f in ("task", "steps") or getattr(s, f) != getattr(default, f))})
     return {**max(timed, key=lambda t: t["seconds"]), "timed": timed, "candidates": len(found),
             "runs": len(lab.SCHEMES) * len(lab.LIVE_SEEDS)}
-
-
-def _short(s: lab.Settings) -> str:
-    d = lab.Settings()
-    return ", ".join(f"{f}={getattr(s, f)}" for f in ("task", "k", "n_layers", "L_train", "steps", "heads", "bos",
-                                                       "mlp") if f in ("task", "steps") or getattr(s, f) != getattr(d, f))

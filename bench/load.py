@@ -1,14 +1,12 @@
-"""Load scenarios: many Streamlit sessions over the websocket (bench/wsclient.py) against one process, N processes
-behind HAProxy (deploy/serve.py), the hello-world page (the floor) or a running deployment given by URL.
+"""Load scenarios (``SCENARIOS``, each put in words by ``Scenario.describe``): many Streamlit sessions over the
+websocket (bench/wsclient.py) against one process, N processes behind HAProxy (deploy/serve.py), the hello-world
+page (the floor) or a running deployment given by URL (loopback only). *lecture* presses random controls of each
+session's page at a student's pace; *burst* presses the page's first slider (or the sidebar's Seed) with no pause,
+in waves: memory after each wave's sessions closed shows whether the caches are bounded.
 
-- ``lecture``: 100 sessions round robin over the pages, opened over 10 s; each presses a random control of its
-  page (one step up or down) every uniform(1.5, 4.5) s for 60 s.
-- ``burst``: two waves of 30 sessions × 10 presses of the page's first slider (or the sidebar's Seed), no pause;
-  memory after each wave's sessions closed shows whether the caches are bounded.
-
-Latency: rerun request → ``script_finished``. CPU: the app processes' user + system time over a wave (/proc).
-Memory: their VmRSS, summed. Errors: a page not open within 90 s, a press not finished within 30 s, an
-exception on the page, a dropped connection. Everything is bounded; only loopback addresses are loaded.
+Latency: rerun request → ``script_finished``. CPU: the app processes' user + system time over a wave (/proc);
+memory: their VmRSS, summed. Errors: a page not open or a press not finished in time (``OPEN_TIMEOUT_S``,
+``STEP_TIMEOUT_S``), an exception on the page, a dropped connection.
 """
 
 from __future__ import annotations
@@ -21,9 +19,11 @@ import socket
 import time
 import urllib.parse
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import frame
 from bench import HELLO
@@ -59,12 +59,10 @@ SCENARIOS = {"lecture": Scenario("lecture", 100, duration_s=60.0, pause_s=(1.5, 
              "burst": Scenario("burst", 30, waves=2, interactions=10)}
 
 
-def scaled(s: Scenario, sessions: int | None = None, duration_s: float | None = None,
-           interactions: int | None = None, waves: int | None = None) -> Scenario:
-    """The scenario with some numbers changed (small runs that prove the machinery)."""
+def scaled(s: Scenario, sessions: int | None = None, duration_s: float | None = None) -> Scenario:
+    """The scenario with fewer sessions or a shorter stay (small runs that prove the machinery)."""
     paced = duration_s is not None and s.duration_s
     return replace(s, sessions=sessions or s.sessions, duration_s=duration_s if paced else s.duration_s,
-                   interactions=interactions or s.interactions, waves=waves or s.waves,
                    ramp_s=min(s.ramp_s, duration_s) if paced else s.ramp_s)
 
 
@@ -103,26 +101,19 @@ def cpu_seconds(pids: list[int]) -> float | None:
         return None
 
 
-def rss_kb(pids: list[int], field: str = "VmRSS") -> int:
+def rss_kb(pids: list[int]) -> int:
+    """The processes' resident memory (VmRSS), summed; a process gone counts 0."""
     total = 0
     for pid in pids:
-        try:
+        with suppress(OSError):
             total += sum(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                         if line.startswith(field + ":"))
-        except OSError:
-            pass
+                         if line.startswith("VmRSS:"))
     return total
 
 
-@contextmanager
-def env(values: dict[str, str]) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+def env(values: dict[str, str]) -> Any:
+    """These environment variables set while in the ``with`` block, put back after."""
+    return mock.patch.dict(os.environ, values)
 
 
 @contextmanager
@@ -158,9 +149,6 @@ async def _session(base: str, page: str, k: int, sc: Scenario, w: dict, t0: floa
     except Exception as err:  # noqa: BLE001 - every failure is an error to count
         w["errors"].append(f"{name}: opening the page: {first_line(err)}")
         return
-    finally:
-        if s.server_header:
-            w["servers"][s.server_header] = w["servers"].get(s.server_header, 0) + 1
     end = time.monotonic() + sc.duration_s
     for i in range(10 ** 6 if sc.duration_s else sc.interactions):
         if sc.duration_s:
@@ -181,7 +169,6 @@ async def _session(base: str, page: str, k: int, sc: Scenario, w: dict, t0: floa
             w["sent_at"].append(sent)
             w["last_done"] = max(w["last_done"], time.monotonic())
             w["first_press"] = min(w["first_press"], sent)
-            w["fragment_runs"] += s.last.fragment
         except Exception as err:  # noqa: BLE001 - a timeout or a dropped connection ends the session
             w["errors"].append(f"{name} press {i + 1}: {first_line(err)}")
             return
@@ -190,8 +177,8 @@ async def _session(base: str, page: str, k: int, sc: Scenario, w: dict, t0: floa
 
 async def wave(base: str, pids: list[int], pages: list[str], sc: Scenario, deadline_s: float) -> dict:
     """One wave of the scenario's sessions; its measurements as plain data."""
-    w = {"sessions": sc.sessions, "latencies": [], "sent_at": [], "open": [], "errors": [], "servers": {},
-         "completed": 0, "fragment_runs": 0, "all_open": 0.0, "first_press": float("inf"), "last_done": 0.0}
+    w = {"sessions": sc.sessions, "latencies": [], "sent_at": [], "open": [], "errors": [],
+         "completed": 0, "all_open": 0.0, "first_press": float("inf"), "last_done": 0.0}
     closers: list = []
     t0, cpu0 = time.monotonic(), cpu_seconds(pids)
     tasks = [asyncio.create_task(_session(base, pages[k % len(pages)], k, sc, w, t0, closers))
@@ -206,10 +193,8 @@ async def wave(base: str, pids: list[int], pages: list[str], sc: Scenario, deadl
     w["cpu_s"] = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
     w["rss_after_kb"] = rss_kb(pids)
     for close in closers:
-        try:
+        with suppress(Exception):  # closing is best effort
             await asyncio.wait_for(close(), 10)
-        except Exception:  # noqa: BLE001 - closing is best effort
-            pass
     if pids:
         await asyncio.sleep(SESSION_TTL_S + 5)  # the server drops closed sessions after the TTL
     w["rss_closed_kb"] = rss_kb(pids)
@@ -217,7 +202,7 @@ async def wave(base: str, pids: list[int], pages: list[str], sc: Scenario, deadl
     runs = len(w["latencies"]) + len(w["open"])
     all_open = w.pop("all_open")
     settled = [ms for ms, t in zip(w["latencies"], w.pop("sent_at")) if t >= all_open]
-    w.update(p50=pct(w["latencies"], 0.5), p95=pct(w["latencies"], 0.95), max=max(w["latencies"], default=None),
+    w.update(p50=pct(w["latencies"], 0.5), p95=pct(w["latencies"], 0.95),
              settled_p95=pct(settled, 0.95), reruns_per_s=len(w["latencies"]) / active if active > 0 else None,
              cpu_ms_per_run=w["cpu_s"] * 1000 / runs if w["cpu_s"] is not None and runs else None,
              busy=w["cpu_s"] / w["seconds"] if w["cpu_s"] is not None else None)
@@ -236,8 +221,7 @@ def run_scenario(sc: Scenario, processes: int = 1, url: str | None = None, deadl
     with target(processes, url, floor) as (base, pids, what):
         before = rss_kb(pids)
         ws = asyncio.run(waves(base, pids, sc, deadline_s, floor))
-        peak = rss_kb(pids, "VmHWM")
     lat = [x for w in ws for x in w["latencies"]]
     return {"scenario": sc.name, "describe": sc.describe(), "target": what, "url": base, "floor": floor,
             "processes": 0 if url else max(1, processes), "errors": sum(len(w["errors"]) for w in ws),
-            "p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "rss_before_kb": before, "rss_peak_kb": peak, "waves": ws}
+            "p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "rss_before_kb": before, "waves": ws}

@@ -10,16 +10,13 @@ from bench.budgets import BUDGETS, BY_KEY, PRESENTATION_LABEL, number
 OK, MISS = "✓", "✗"
 
 
-def ms(x: Any) -> str:
-    return f"{x:.0f} ms" if number(x) else "—"
+def formatter(form: str, scale: float = 1.0):
+    """A formatter: the number in ``form`` (after dividing by ``scale``), or "—" when there is none."""
+    return lambda x: form.format(x / scale) if number(x) else "—"
 
 
-def kb(x: Any) -> str:
-    return f"{x / 1024:.1f} KB" if number(x) else "—"
-
-
-def sec(x: Any) -> str:
-    return f"{x:.1f} s" if number(x) else "—"
+ms, kb, sec, cores = (formatter("{:.0f} ms"), formatter("{:.1f} KB", 1024), formatter("{:.1f} s"),
+                     formatter("{:.2f}"))
 
 
 def table(head: list[str], rows: list[list[Any]]) -> list[str]:
@@ -47,8 +44,9 @@ def hello(res: dict) -> tuple[Any, Any]:
 def checks(res: dict) -> list[tuple[str, str, Any, Any, str]]:
     """Every judged number: (budget key, what it is, value, floor, value as shown)."""
     out: list[tuple[str, str, Any, Any, str]] = []
+    show = {"ms": ms, "×": ms, "KB": kb, "s": sec, "cores": cores}  # a value as shown, by its budget's unit
     add = lambda key, subject, x, floor=None, shown=None: out.append(
-        (key, subject, x, floor, shown or (ms(x) if BY_KEY[key].unit in ("ms", "×") else str(x))))
+        (key, subject, x, floor, shown or show.get(BY_KEY[key].unit, str)(x)))
     hs, hb = hello(res)
     for p in res.get("pages") or []:
         for part, key in (("defaults", "rerun_default"), ("largest", "rerun_largest")):
@@ -60,8 +58,7 @@ def checks(res: dict) -> list[tuple[str, str, Any, Any, str]]:
             errors = (t.get("errors") or []) + [f"sidebar setting not taken: {k}" for k in t.get("not_applied") or []]
             add("page_errors", f"{name(p)} at {part}", not errors, shown="; ".join(errors)[:300] or "none")
         if number((p.get("defaults") or {}).get("bytes")):
-            add("chart_bytes", f"{name(p)}: chart data at defaults", p["defaults"]["bytes"],
-                shown=kb(p["defaults"]["bytes"]))
+            add("chart_bytes", f"{name(p)}: chart data at defaults", p["defaults"]["bytes"])
         rows = p.get("controls") or []
         first = next((r for r in rows if r["where"] == "main" and r["widget"] in ("slider", "select_slider")
                       and r["browser_ms"]), None)
@@ -74,7 +71,7 @@ def checks(res: dict) -> list[tuple[str, str, Any, Any, str]]:
                     shown=f"{ms(r.get('browser_median'))} (p95 {ms(r.get('browser_p95'))})")
             elif r["kind"] != "floor":
                 add("control_server", what + " server", r.get("server_median"), hs)
-                add("control_bytes", what + " received", r.get("bytes_median"), shown=kb(r.get("bytes_median")))
+                add("control_bytes", what + " received", r.get("bytes_median"))
                 if r["label"] == PRESENTATION_LABEL:
                     add("presentation", what, r.get("browser_median"))
                 else:
@@ -82,9 +79,9 @@ def checks(res: dict) -> list[tuple[str, str, Any, Any, str]]:
             if r["widget"] == "error" or any("exception" in n for n in r.get("notes", [])):
                 add("page_errors", what, False, shown="; ".join(r["notes"])[:300])
     cs = res.get("cold_start") or {}
-    add("cold_start", "cold start", cs.get("median"), shown=sec(cs.get("median")))
+    add("cold_start", "cold start", cs.get("median"))
     train = (res.get("lab") or {}).get("training") or {}
-    add("lab_training", f"lab: {train.get('settings', 'not run')}", train.get("seconds"), shown=sec(train.get("seconds")))
+    add("lab_training", f"lab: {train.get('settings', 'not run')}", train.get("seconds"))
     for run in (res.get("load") or {}).get("runs", []):
         what = f"{run['scenario']} on {run['target']}"
         add("load_errors", what, run.get("errors") == 0 and not run.get("error"),
@@ -94,16 +91,14 @@ def checks(res: dict) -> list[tuple[str, str, Any, Any, str]]:
     for c in (res.get("class") or {}).values():
         prefix = "fault run: " if c["fault"] else ""
         add("class_counted", f"{prefix}{c['stored']} stored / {c['acked']} acknowledged", c["every_vote_counted"])
-        add("class_teacher", prefix + "teacher complete", c.get("teacher_complete_s"),
-            shown=sec(c.get("teacher_complete_s")))
+        add("class_teacher", prefix + "teacher complete", c.get("teacher_complete_s"))
         add("class_vote_p95", prefix + "vote p95", c.get("vote_p95_ms"))
         if c["fault"]:
             add("fault_kept", f"{c['stored']} stored for {c['sessions']} students, one each ({c['acked']} acknowledged, "
                 f"{c['acked_before_kill']} before the kill)", c["stored"] == c["sessions"])
             add("fault_revote", f"{c['revoted']} of {c['dropped']} dropped voted again", c["revoted"] == c["dropped"])
         else:
-            add("class_cpu", "app processes", c.get("cpu_cores"), shown=f"{c['cpu_cores']:.2f}"
-                if number(c.get("cpu_cores")) else "—")
+            add("class_cpu", "app processes", c.get("cpu_cores"))
             alone, during = (c.get("lecture_alone") or {}).get("p95"), (c.get("lecture") or {}).get("p95")
             if during is not None:
                 add("class_lecture", f"lecture p95 {ms(during)} with the class, {ms(alone)} without", during, alone)
@@ -122,11 +117,9 @@ def misses(res: dict) -> list[str]:
 
 
 def budget_section(res: dict) -> list[str]:
-    found = verdicts(res)
-    rows = []
+    found, rows = verdicts(res), []
     for b in BUDGETS:
-        mine = [v for v in found if v[0] == b.key]
-        judged = [v for v in mine if v[5] is not None]
+        judged = [v for v in found if v[0] == b.key and v[5] is not None]
         worst = max(judged, key=lambda v: (not v[5], v[2] / v[3] if b.unit == "×" else v[2] if number(v[2])
                                           else 0), default=None)
         bad = sum(1 for v in judged if not v[5])
@@ -201,8 +194,7 @@ def class_section(res: dict) -> list[str]:
     runs = list((res.get("class") or {}).values())
     rows = [["fault: one process killed" if c["fault"] else "normal", c["target"], f"{c['sessions']} on /{c['page']}",
              f"{c['acked']} / {c['stored']}", ms(c["vote_p50_ms"]), ms(c["vote_p95_ms"]), sec(c["teacher_complete_s"]),
-             (f"{c['cpu_cores']:.2f}" if number(c.get("cpu_cores")) else "—") + (f" ({c['cpu_cores_total']:.2f})" if
-                                                                             c.get("lecture_alone") else ""),
+             cores(c.get("cpu_cores")) + (f" ({cores(c['cpu_cores_total'])})" if c.get("lecture_alone") else ""),
              ms(c.get("poll_p95_ms")),
              f"{c['dropped']} / {c['revoted']}", ms((c.get("lecture_alone") or {}).get("p95")),
              ms((c.get("lecture") or {}).get("p95")), "; ".join(c["first_errors"])[:300]] for c in runs]

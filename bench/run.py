@@ -29,15 +29,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench import REPORT, ROOT, caches, report
+from bench import HELLO, ROOT, caches, report
+
+REPORT = ROOT / "BENCHMARKS.md"
 
 
-def _read(path: str, key: str, fmt) -> str:
-    try:
-        return next(fmt(line.split(":", 1)[1]) for line in Path(path).read_text().splitlines()
-                    if line.startswith(key))
-    except (OSError, StopIteration):
-        return "?"
+def _read(path: str, key: str) -> str:
+    lines = Path(path).read_text().splitlines() if Path(path).exists() else []
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith(key)), "?")
 
 
 def _sources() -> dict[str, int]:
@@ -50,9 +49,10 @@ def meta(command: str) -> dict:
     import altair
     import streamlit
 
+    memory = _read("/proc/meminfo", "MemTotal")
     return {"command": command, "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "cpu": _read("/proc/cpuinfo", "model name", str.strip), "cores": os.cpu_count(),
-            "memory": _read("/proc/meminfo", "MemTotal", lambda v: f"{int(v.split()[0]) / 2 ** 20:.0f} GB RAM"),
+            "cpu": _read("/proc/cpuinfo", "model name"), "cores": os.cpu_count(),
+            "memory": f"{int(memory.split()[0]) / 2 ** 20:.0f} GB RAM" if memory != "?" else "?",
             "os": f"{platform.system()} {platform.release()}", "python": platform.python_version(),
             "streamlit": streamlit.__version__, "altair": altair.__version__,
             "load_start": f"{os.getloadavg()[0]:.1f}", "load_end": "?", "seconds": 0.0}
@@ -63,72 +63,62 @@ def server_part(pages: list, warm: int, cold: int, log) -> tuple[dict, list[dict
     after (both halves count, so a machine that got busier moves the floor too)."""
     from streamlit.testing.v1.util import patch_config_options
 
-    from bench import rerun
+    from bench.rerun import measure
 
     with patch_config_options({"client.showErrorDetails": "full"}):
-        rerun.warm_up_imports()
-        a = rerun.measure_hello(warm, cold)
-        rows = []
+        measure("lessons/home.py", False, 0, 0)  # the imports, paid once (a server has them)
+        a, rows = measure(None, False, warm, cold), []
         for info in pages:
             t = time.monotonic()
             rows.append({"path": info.path, "url_path": info.url_path, "title": info.title,
-                         "defaults": rerun.measure_page(info.path, False, warm, cold),
-                         "largest": rerun.measure_page(info.path, True, warm, cold)})
+                         "defaults": measure(info.path, False, warm, cold),
+                         "largest": measure(info.path, True, warm, cold)})
             log(f"  rerun: {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
-        b = rerun.measure_hello(warm, cold)
-    both = lambda k: a[k + "_ms"] + b[k + "_ms"]
-    return {**a, "warm": statistics.median(both("warm")), "cold": statistics.median(both("cold") or [float("nan")])}, rows
+        b = measure(None, False, warm, cold)
+    both = {k: statistics.median(a[k + "_ms"] + b[k + "_ms"] or [float("nan")]) for k in ("warm", "cold")}
+    return a | both, rows
 
 
-def controls_part(base: str, hello_base: str, chromium: Any, pages: list, presses: int, sidebar: str, quick: bool,
+def controls_part(base: str, chromium: Any, pages: list, presses: int, sidebar: str, quick: bool,
                   log) -> tuple[dict[str, list[dict]], list[dict]]:
     """Every control of every page over the websocket and in Chromium; the hello-world page the same way, before
-    and after. Returns ({page path: control rows}, hello-world rows)."""
+    and after (both halves count). Returns ({page path: control rows}, hello-world rows)."""
     from bench import browser, controls
 
-    n_hello, quiet = max(3, presses * 2), 300 if quick else 400
-    with ThreadPoolExecutor(1) as ex:  # websocket sessions run their own event loop (Playwright's holds this one)
-        hello = [ex.submit(controls.measure_server, hello_base, [""], n_hello, "none").result()[""]]
-        server = ex.submit(controls.measure_server, base, [p.url_path for p in pages], presses, sidebar, 60.0,
-                           log).result()
-        hello.append(ex.submit(controls.measure_server, hello_base, [""], n_hello, "none").result()[""])
-    ctx = browser.new_context(chromium)
-    out = {}
-    try:
-        hb = controls.measure_browser_page(ctx, hello_base, "", n_hello, False, quiet=quiet)
-        for i, info in enumerate(pages):
-            t = time.monotonic()
-            try:
-                rows = controls.measure_browser_page(ctx, base, info.url_path, presses, sidebar == "all" or (
-                    sidebar == "home" and i == 0), quiet=quiet, one_per_kind=quick)
-            except Exception as err:  # noqa: BLE001 - note it on the page, go on
-                rows = [controls.ControlRow(info.url_path, "—", "error", "main", notes=[f"browser: {err}"[:200]])]
-            out[info.path] = [r.as_dict() for r in controls.merge(server.get(info.url_path, []), rows, quick)]
-            log(f"  controls (browser): {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
-        hb2 = controls.measure_browser_page(ctx, hello_base, "", n_hello, False, quiet=quiet)
-    finally:
-        ctx.close()
-    for a, b in zip(*hello):
-        a.server_ms += b.server_ms
-        a.bytes += b.bytes
-    for a, b in zip(hb, hb2):
-        a.browser_ms += b.browser_ms
-    return out, [r.as_dict() for r in controls.merge(hello[0], hb)]
+    n_hello, quiet, out = max(3, presses * 2), 300 if quick else 400, {}
+    with browser.streamlit_server(str(HELLO)) as hello_base, ThreadPoolExecutor(1) as ex:
+        # websocket sessions run their own event loop (Playwright's holds this one)
+        server = lambda *a: ex.submit(controls.measure_server, *a).result()
+        hello = server(hello_base, [""], n_hello, "none")[""]
+        found = server(base, [p.url_path for p in pages], presses, sidebar, log)
+        for a, b in zip(hello, server(hello_base, [""], n_hello, "none")[""]):
+            a.server_ms, a.bytes = a.server_ms + b.server_ms, a.bytes + b.bytes
+        ctx = browser.new_context(chromium)
+        try:
+            hb = controls.measure_browser_page(ctx, hello_base, "", n_hello, False, quiet)
+            for i, info in enumerate(pages):
+                t = time.monotonic()
+                try:
+                    rows = controls.measure_browser_page(ctx, base, info.url_path, presses, sidebar == "all" or (
+                        sidebar == "home" and i == 0), quiet, one_per_kind=quick)
+                except Exception as err:  # noqa: BLE001 - note it on the page, go on
+                    rows = [controls.ControlRow(info.url_path, "—", "error", "main", notes=[f"browser: {err}"[:200]])]
+                out[info.path] = [r.as_dict() for r in controls.merge(found.get(info.url_path, []), rows, quick)]
+                log(f"  controls (browser): {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
+            for a, b in zip(hb, controls.measure_browser_page(ctx, hello_base, "", n_hello, False, quiet)):
+                a.browser_ms += b.browser_ms
+        finally:
+            ctx.close()
+    return out, [r.as_dict() for r in controls.merge(hello, hb)]
 
 
 def browser_part(pages: list, cold_runs: int, presses: int, sidebar: str, quick: bool, log) -> tuple[dict, dict, list]:
-    """Cold starts; then, on the last cold-started server, every control. (cold start, controls, hello rows)."""
+    """Cold starts; then, on a fresh server, every control. (cold start, controls, hello rows)."""
     from playwright.sync_api import sync_playwright
 
     from bench import browser
 
     cold: dict = {"runs": [], "median": None, "error": None}
-    found: list = [{}, []]
-
-    def measure(base: str) -> None:
-        with browser.hello_server() as hello_base:
-            found[:] = controls_part(base, hello_base, chromium, pages, presses, sidebar, quick, log)
-
     with sync_playwright() as p:
         chromium = browser.launch(p)
         try:
@@ -136,29 +126,26 @@ def browser_part(pages: list, cold_runs: int, presses: int, sidebar: str, quick:
             for i in range(cold_runs):
                 log(f"  cold start {i + 1}/{cold_runs}")
                 try:
-                    cold["runs"].append(browser.cold_start_once(chromium, keep=measure if i == cold_runs - 1
-                                                                else None))
+                    cold["runs"].append(browser.cold_start_once(chromium))
                 except Exception as err:  # noqa: BLE001
                     cold["error"] = f"{type(err).__name__}: {err}"[:300]
-            if not found[0]:
-                with browser.streamlit_server() as base:
-                    measure(base)
+            with browser.streamlit_server() as base:
+                found = controls_part(base, chromium, pages, presses, sidebar, quick, log)
         finally:
             chromium.close()
     cold["median"] = statistics.median(cold["runs"]) if cold["runs"] else None
-    return cold, found[0], found[1]
+    return cold, *found
 
 
 def load_part(args: argparse.Namespace, log) -> dict:
-    """The load scenarios against one process (or --url, or --processes N), and with --compare against two
-    processes behind HAProxy too; the lecture's floor (the hello-world page) after the one-process run."""
+    """The load scenarios against one process (or --url), and with --compare against two processes behind HAProxy
+    too; the lecture's floor (the hello-world page) after the one-process run."""
     from bench import load
 
     names = [x.strip() for x in (args.scenario or "lecture,burst").split(",") if x.strip()]
     if unknown := [n for n in names if n not in load.SCENARIOS]:
         raise SystemExit(f"unknown scenario(s) {unknown}; known: {', '.join(load.SCENARIOS)}")
-    targets = [(0, args.url)] if args.url else [(1, None), (args.processes or 2, None)] if args.compare else [
-        (args.processes or 1, None)]
+    targets = [(0, args.url)] if args.url else [(1, None), (2, None)] if args.compare else [(1, None)]
     runs = []
     for name in names:
         sc = load.scaled(load.SCENARIOS[name], sessions=args.sessions, duration_s=args.duration)
@@ -175,29 +162,27 @@ def load_part(args: argparse.Namespace, log) -> dict:
     return {"runs": runs}
 
 
-def class_part(args: argparse.Namespace, log, normal: bool = True, fault: bool = True) -> dict:
+def class_part(args: argparse.Namespace, log, keys: tuple[str, ...]) -> dict:
     """The class scenario with a lecture hall beside it (and alone first, on the same deployment), then the fault
     run. --sessions and --duration scale it down (students, the stay after voting; the hall is a third)."""
     from bench import classvote, load
 
     n, stay = args.sessions or 300, args.duration or 60.0
-    ramp = min(30.0, max(5.0, n / 10))
     hall = load.scaled(load.SCENARIOS["lecture"], sessions=max(3, n // 3), duration_s=stay)
     out = {}
-    for key, on in (("normal", normal), ("fault", fault)):
-        if on:
-            log(f"  class: {n} students, stay {stay:.0f} s{', one process killed mid-vote' if key == 'fault' else ''}")
-            out[key] = classvote.run(n, 2, ramp=ramp, stay=stay, fault=key == "fault",
-                                     lecture=None if key == "fault" else hall, baseline=True)
-            log(f"    {out[key]['acked']} acknowledged, {out[key]['stored']} stored, {out[key]['errors']} errors")
+    for key in keys:
+        log(f"  class: {n} students, stay {stay:.0f} s{', one process killed mid-vote' if key == 'fault' else ''}")
+        out[key] = classvote.run(n, 2, ramp=min(30.0, max(5.0, n / 10)), stay=stay, fault=key == "fault",
+                                 lecture=None if key == "fault" else hall, baseline=True)
+        log(f"    {out[key]['acked']} acknowledged, {out[key]['stored']} stored, {out[key]['errors']} errors")
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="minimal repetitions; no lab training, load or class")
-    for flag, what in (("--load", "only the load scenarios"), ("--controls", "only the per-control part"),
+    for flag, what in (("--quick", "minimal repetitions; no lab training, load or class"),
+                       ("--load", "only the load scenarios"), ("--controls", "only the per-control part"),
                        ("--class", "only the class scenario"), ("--lab", "only the lab's slowest live training"),
                        ("--fault", "with --class: the run with one app process killed mid-vote"),
                        ("--compare", "load: one process, then two behind HAProxy (always on in full mode)")):
@@ -206,12 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="where to save the results as JSON")
     ap.add_argument("--url", help="with --load: drive this running deployment (loopback only; nothing started)")
     ap.add_argument("--scenario", help="load scenarios, comma-separated: lecture, burst (default both)")
-    ap.add_argument("--processes", type=int, help="load: app processes behind HAProxy")
     ap.add_argument("--sessions", type=int, help="load or class: sessions instead of the scenario's own number")
     ap.add_argument("--duration", type=float, help="load: seconds of pressing; class: seconds of staying")
-    ap.add_argument("--presses", type=int, help="per-control presses (full 3, quick 1)")
-    ap.add_argument("--sidebar", choices=("all", "home", "none"), help="measure the sidebar's controls on every "
-                                                                       "page (full), on home only (quick), or never")
     ap.add_argument("--pages", help="comma-separated url paths (home = home); default all")
     ap.add_argument("--render", type=Path, metavar="JSON", help="measure nothing: the report from a saved run")
     args = ap.parse_args(argv)
@@ -240,11 +221,11 @@ def main(argv: list[str] | None = None) -> int:
     t0, sources = time.monotonic(), _sources()
     log = lambda msg: print(msg, file=sys.stderr, flush=True)
     only = next((m for m in ("load", "controls", "class", "lab") if getattr(args, m)), None)
-    mode = "quick" if args.quick else f"{only} only" if only else "full"
+    quick, full = args.quick, not args.quick and only is None
+    mode = "quick" if quick else f"{only} only" if only else "full"
     pages = [p for p in frame.existing_pages() if not args.pages or (p.url_path or "home") in args.pages.split(",")]
-    quick = args.quick
-    runs = {"warm": 2 if quick else 15, "cold": 1 if quick else 5, "presses": args.presses or (1 if quick else 3),
-            "cold_start": 1 if quick else 3, "sidebar": args.sidebar or ("home" if quick else "all")}
+    runs = {"warm": 2 if quick else 15, "cold": 1 if quick else 5, "presses": 1 if quick else 3,
+            "cold_start": 1 if quick else 3, "sidebar": "home" if quick else "all"}
     command = "python -m bench" + "".join(" " + a for a in (sys.argv[1:] if argv is None else argv))
     res: dict[str, Any] = {"mode": mode, "runs": runs, "meta": meta(command), "pages": [], "hello": {},
                            "hello_controls": [], "cold_start": None, "load": None, "lab": None, "class": None,
@@ -261,19 +242,20 @@ def main(argv: list[str] | None = None) -> int:
         by_path = {p["path"]: p for p in res["pages"]}
         res["pages"] = [{**by_path.get(p.path, {}), "path": p.path, "url_path": p.url_path, "title": p.title,
                          "controls": found.get(p.path, [])} for p in pages]
-    if only == "lab" or mode == "full":
+    if only == "lab" or full:
         from bench import lab
 
         log("Lab: the slowest live training")
         res["lab"] = {"training": lab.slowest_training()}
-    if only == "load" or mode == "full":
-        args.compare = args.compare or mode == "full"
+    if only == "load" or full:
+        args.compare = args.compare or full
         res["load"] = load_part(args, log)
-    if only == "class" or mode == "full":
-        res["class"] = class_part(args, log, normal=not args.fault or mode == "full", fault=args.fault or mode == "full")
+    if only == "class" or full:
+        res["class"] = class_part(args, log, ("normal", "fault") if full else ("fault",) if args.fault else (
+            "normal",))
     res["meta"].update(load_end=f"{os.getloadavg()[0]:.1f}", seconds=time.monotonic() - t0, changed_during_run=sorted(
         k for k, v in _sources().items() if sources.get(k) != v))
-    out = out or (REPORT if mode == "full" and not args.pages else ROOT / "artifacts" / (
+    out = out or (REPORT if full and not args.pages else ROOT / "artifacts" / (
         f"{only.upper()}.md" if only else f"BENCHMARKS-{mode}.md"))
     raw = raw or ROOT / "artifacts" / f"{out.stem}.json"
     for path in (out, raw):

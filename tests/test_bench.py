@@ -31,8 +31,7 @@ def _row(label, widget, where, kind, server=(), got=(), browser=(), notes=()):
 def _saved_run() -> dict:
     """A small saved run, as bench/run.py writes it: one page, the hello-world page, a cold start."""
     timing = {"warm": 40.0, "cold": 150.0, "warm_ms": [40.0], "cold_ms": [150.0], "bytes": 2048, "charts": 1,
-              "spec_bytes": 1024, "data_bytes": 1024, "images": 0, "image_bytes": 0, "errors": [],
-              "not_applied": [], "sliders": 1, "vega_ranges": 1, "settings": {"p_len": "99"}}
+              "errors": [], "not_applied": [], "settings": {"p_len": "99"}}
     controls = [
         _row("Rerun, nothing changed (R key)", "key r", "page", "floor", browser=[120.0]),
         _row("**Predict.** Which way?", "radio", "main", "fragment", [50.0], [3000], [90.0]),
@@ -44,7 +43,7 @@ def _saved_run() -> dict:
     hello = [_row("k", "slider", "main", "page", [50.0], [2000], [50.0])]
     meta = {"command": "python -m bench --quick", "date": "2026-12-01 20:00 UTC", "cpu": "CPU", "cores": 2,
             "memory": "1 GB RAM", "os": "Linux", "python": "3.11", "streamlit": "1.67.0", "altair": "6.3.0",
-            "pandas": "3", "numpy": "2", "load_start": "0.1", "load_end": "0.2", "seconds": 60.0,
+            "load_start": "0.1", "load_end": "0.2", "seconds": 60.0,
             "chromium": "Chromium 1", "changed_during_run": []}
     return {"mode": "quick", "runs": {"warm": 1, "cold": 1, "presses": 1, "cold_start": 1, "sidebar": "home"},
             "meta": meta, "caches": [], "hello": {"warm": 20.0, "cold": 25.0, "bytes": 500},
