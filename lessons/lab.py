@@ -1,5 +1,3 @@
-import json
-
 import numpy as np
 import streamlit as st
 
@@ -16,10 +14,9 @@ DEFAULT = lab.Settings()
 
 
 # ---------------------------------------------------------------- the data: precomputed, or trained live
-@st.cache_resource
 def precomputed() -> dict:
-    """The precomputed results (scripts/precompute_lab.py), read once per server."""
-    return json.loads(DATA.read_text(encoding="utf-8"))
+    """The precomputed results (scripts/precompute_lab.py), parsed once per server process (posenc.lab)."""
+    return lab.precomputed(DATA)
 
 
 def record_for(key: tuple) -> dict | None:
@@ -46,7 +43,8 @@ def readings(key: tuple) -> dict:
 
 @frame.cached(max_entries=16)
 def leak(key: tuple) -> tuple[float, float]:
-    return lab.mask_leak(lab.Settings.of_key(key))
+    with jobs.one_blas_thread():  # a least-squares fit: erratic on OpenBLAS's threads
+        return lab.mask_leak(lab.Settings.of_key(key))
 
 
 def show_sample(s: lab.Settings) -> None:

@@ -22,10 +22,12 @@ Positions are 0-based in this module (the pages show them 1-based).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -809,6 +811,13 @@ def experiment(settings: Settings = Settings(), seeds=SEEDS,
     }
 
 
+@lru_cache(maxsize=2)
+def precomputed(path) -> dict:
+    """The precomputed results file (data/lab_results.json, scripts/precompute_lab.py), parsed once per process:
+    it is read-only while the app runs, so every caller shares one copy and none may change it."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
 def settings_from(record: dict) -> Settings:
     """The Settings an experiment record was trained with."""
     return Settings(**record["settings"])
@@ -831,14 +840,19 @@ def stored(data: dict, s: Settings) -> dict | None:
 # live training: what a page may train on request, and how long it is quoted to take
 # ----------------------------------------------------------------------------------------------
 
-LIVE_BUDGET_S = 20.0  # a live training (every scheme × LIVE_SEEDS) must take at most this on this machine
+# A live training (every scheme × LIVE_SEEDS) is offered when it is quoted at most this. The promise is 20 s on
+# this machine; quoting up to 18 s leaves room for a busy machine (the slowest allowed setting, quoted 20 s, took
+# 20.6 s in the 2026-12-02 01:27 benchmark, before the speed-up of the training; it is refused now).
+LIVE_BUDGET_S = 18.0
 LIVE_STEPS = (100, 200, 400)  # steps a live training may use; 2,000 are precomputed (defaults and the variant)
 SHARED = 2.0  # the machine is shared (2 cores, several jobs): quiet-machine times doubled before any job ran
 
 
 def per_step_s(s: Settings) -> float:
     """Seconds per training step of one run on a quiet core (measured: 1.5 ms for the default 2 layers at length
-    16; 3.1 ms with the MLP and start token; 4.4 ms with 4 heads as well)."""
+    16; 3.1 ms with the MLP and start token; 4.4 ms with 4 heads as well). Measured before the training's
+    speed-up (in-place softmax, one BLAS thread): a training now takes ~17 % less CPU, so these are upper bounds
+    until the queue's correction (real over quoted time of the last jobs) takes over."""
     return 0.75e-3 * s.n_layers * (s.L_train / 16) ** 0.7 * (1 + 1.0 * s.mlp + 0.3 * (s.heads - 1) + 0.1 * s.bos)
 
 

@@ -42,6 +42,16 @@ MAP_SEEDS_SHOWN = 3  # maps of the first 3 seeds go to the browser (the record k
 VIEWS = ("all positions", "only positions past the training length")
 
 
+# Compact columns (the data a chart ships on every rerun): whole numbers as int16, shares and losses as float32
+# (7 significant digits; the charts show 3), repeated text once per distinct value (spec.categories).
+def _whole(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.int16)
+
+
+def _real(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.float32)
+
+
 def _band(values: list[list[float | None]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean, lowest and highest over seeds (rows), NaN where a seed has no value (learned past n_max)."""
     a = np.array([[np.nan if v is None else v for v in row] for row in values], dtype=float)
@@ -68,45 +78,43 @@ def seed_labels(record: dict) -> list[str]:
 
 def _curves(record: dict, xs_all: np.ndarray, field_of, views: Sequence[str]):
     """Rows (scheme, x, view, seed label, value, lowest, highest) for every view and seed (and the mean), and
-    the direct labels at each curve's end, dodged per (view, seed)."""
+    the direct labels at each curve's end, dodged per (view, seed). Each (view, scheme)'s seeds are read once."""
     labels = seed_labels(record)
     rows = {k: [] for k in ("scheme", "x", "view", "seed", "value", "lowest", "highest")}
-    ends = {k: [] for k in ("scheme", "x", "view", "seed", "value", "label")}
-    for v, view in enumerate(views):
-        for si, label in enumerate(labels):
+    ends = {k: [] for k in ("scheme", "x", "view", "seed", "value")}
+    for v in range(len(views)):
+        per = []  # per scheme: its seeds' values (seeds × x, NaN: none) and their mean, lowest, highest
+        for scheme in NAMES:
+            values = [field_of(run, v) for run in record["runs"][scheme]]
+            per.append((np.array([[np.nan if x is None else x for x in row] for row in values], dtype=float),
+                        *_band(values)))
+        for si in range(len(labels)):
             last_x, last_y = [], []
-            for code, scheme in enumerate(NAMES):
-                values = [field_of(run, v) for run in record["runs"][scheme]]
-                m, lo, hi = _band(values)
+            for code, (each, m, lo, hi) in enumerate(per):
                 if si > 0:
-                    one = np.array([np.nan if x is None else x for x in values[si - 1]], dtype=float)
-                    m, lo, hi = one, one, one
+                    m = lo = hi = each[si - 1]
                 keep = ~np.isnan(m)
                 n = int(keep.sum())
-                rows["scheme"] += [code] * n
-                rows["x"] += list(xs_all[keep])
-                rows["view"] += [view] * n
-                rows["seed"] += [label] * n
-                rows["value"] += list(m[keep])
-                rows["lowest"] += list(lo[keep])
-                rows["highest"] += list(hi[keep])
+                for name, col in (("scheme", np.full(n, code)), ("x", xs_all[keep]), ("view", np.full(n, v)),
+                                  ("seed", np.full(n, si)), ("value", m[keep]), ("lowest", lo[keep]),
+                                  ("highest", hi[keep])):
+                    rows[name].append(col)
                 last_x.append(float(xs_all[keep][-1]) if n else float("nan"))
                 last_y.append(float(m[keep][-1]) if n else float("nan"))
             ys = dodge([0.0 if math.isnan(y) else y for y in last_y], 0.055)
-            for code, scheme in enumerate(NAMES):
+            for code in range(len(NAMES)):
                 if math.isnan(last_x[code]):
                     continue
-                ends["scheme"].append(code)
-                ends["x"].append(last_x[code])
-                ends["view"].append(view)
-                ends["seed"].append(label)
-                ends["value"].append(ys[code])
-                ends["label"].append(scheme)
-    points = columns(scheme=categories(np.array(rows["scheme"], dtype=int), NAMES), x=rows["x"],
-                     view=rows["view"], seed=rows["seed"], value=rows["value"], lowest=rows["lowest"],
-                     highest=rows["highest"])
-    end = columns(scheme=categories(np.array(ends["scheme"], dtype=int), NAMES), x=ends["x"], view=ends["view"],
-                  seed=ends["seed"], value=ends["value"], label=ends["label"])
+                for name, value in (("scheme", code), ("x", last_x[code]), ("view", v), ("seed", si),
+                                    ("value", ys[code])):
+                    ends[name].append(value)
+    rows = {name: np.concatenate(parts) for name, parts in rows.items()}
+    points = columns(scheme=categories(rows["scheme"], NAMES), x=_whole(rows["x"]),
+                     view=categories(rows["view"], views), seed=categories(rows["seed"], labels),
+                     value=_real(rows["value"]), lowest=_real(rows["lowest"]), highest=_real(rows["highest"]))
+    end = columns(scheme=categories(ends["scheme"], NAMES), x=_whole(ends["x"]),
+                  view=categories(ends["view"], views), seed=categories(ends["seed"], labels),
+                  value=_real(ends["value"]), label=categories(ends["scheme"], NAMES))
     return points, end
 
 
@@ -217,19 +225,19 @@ def attention_figure(record: dict) -> Figure:
     for code, scheme in enumerate(NAMES):
         for si in range(n_seeds):
             for layer, cells in enumerate(maps[scheme][si]):
-                kept = [c for c in cells if not (bos and c[0] == 0)]  # not the start token's own row
-                kept = sorted(kept, key=lambda c: -c[2])[:cap]
-                for q, k, w in kept:
-                    cols["scheme"].append(code)
-                    cols["seed"].append(seeds[si])
-                    cols["layer"].append(f"layer {layer + 1}")
-                    cols["query"].append(q - bos + 1)
-                    cols["key"].append(k - bos + 1)  # 0: the start token
-                    cols["weight"].append(w)
-    cells = columns(scheme=categories(np.array(cols["scheme"], dtype=int), NAMES), seed=cols["seed"],
-                    layer=cols["layer"], query=cols["query"], key=cols["key"], weight=cols["weight"])
-    answers = columns(query=[i + 1 for i, _ in ans], key=[j + 1 for _, j in ans])
+                qkw = np.array(cells, dtype=float).reshape(-1, 3)
+                qkw = qkw[qkw[:, 0] != 0] if bos else qkw  # not the start token's own row
+                qkw = qkw[np.argsort(-qkw[:, 2], kind="stable")[:cap]]  # the strongest first (ties: as stored)
+                for name, col in (("scheme", np.full(len(qkw), code)), ("seed", np.full(len(qkw), si)),
+                                  ("layer", np.full(len(qkw), layer)), ("query", qkw[:, 0] - bos + 1),
+                                  ("key", qkw[:, 1] - bos + 1), ("weight", qkw[:, 2])):  # key 0: the start token
+                    cols[name].append(col)
+    cols = {name: np.concatenate(parts) for name, parts in cols.items()}
     layers = [f"layer {i + 1}" for i in range(s.n_layers)]
+    cells = columns(scheme=categories(cols["scheme"], NAMES), seed=categories(cols["seed"], seeds),
+                    layer=categories(cols["layer"], layers), query=_whole(cols["query"]), key=_whole(cols["key"]),
+                    weight=_real(cols["weight"]))
+    answers = columns(query=_whole([i + 1 for i, _ in ans]), key=_whole([j + 1 for _, j in ans]))
     return figure(_attention_layout(n, s.L_train, s.n_max, bool(bos), tuple(seeds), tuple(layers)),
                   {"cells": cells, "answers": answers, "marks": columns(query=[s.L_train + 0.5])}, description=(
         f"Attention weights on one test sequence of {n} tokens (4 × the training length {s.L_train}), one scheme, "
@@ -396,9 +404,8 @@ def _loss(codes, xs, mean, lo, hi, vocab, last_step, description) -> Figure:
     have = [i for i, j in enumerate(ends_i) if j is not None]
     ends = columns(scheme=categories(np.array(have, dtype=int), NAMES), step=[float(xs[ends_i[i]]) for i in have],
                    loss=dodge([mean[ends_i[i]] for i in have], 0.06 * top), label=[NAMES[i] for i in have])
-    data = {"loss": columns(scheme=categories(np.array(codes, dtype=int), NAMES), step=np.asarray(xs, float),
-                            loss=np.asarray(mean, float), lowest=np.asarray(lo, float),
-                            highest=np.asarray(hi, float)),
+    data = {"loss": columns(scheme=categories(np.array(codes, dtype=int), NAMES), step=_whole(xs),
+                            loss=_real(mean), lowest=_real(lo), highest=_real(hi)),
             "ends": ends, "guess": columns(loss=[math.log(vocab)], label=[f"uniform guess: ln {vocab}"])}
     return figure(_loss_layout(float(top), last_step), data, description=description)
 
