@@ -68,3 +68,23 @@ def test_no_mark_is_exposed_one_by_one():
     for fig in (counter(4), counter(MAX_BITS)):
         marks = [layer["mark"] for layer in fig.spec["layer"]]
         assert all(isinstance(m, dict) and m.get("aria") is False for m in marks)
+
+
+@pytest.mark.parametrize("b", (0, 2, 4))
+def test_the_smoothing_slider_draws_posencs_curve_at_every_level(b):
+    """The smoothing chart ships one row per x with a column per level; its calculate (read from the spec) picks
+    the slider's column: at every level the line is ``posenc.binary_codes.smoothing``'s curve of that level."""
+    import numpy as np
+    from test_client_expressions_rope import vega_eval
+
+    from posenc.binary_codes import smoothing
+
+    w = smoothing(b)
+    fig = bc.square_to_sine(w.x, w.curves, w.names, w.whole, w.whole_bits, w.b)
+    [layer] = [lay for lay in fig.spec["layer"] if lay.get("data", {}).get("name") == "curves"]
+    [pick] = [t["calculate"] for t in layer["transform"] if t.get("as") == "value"]
+    rows = rows_of(fig, "curves")
+    assert len(rows) == len(w.x)  # one row per x: a frame moves the line's points, no row comes or goes
+    for level, curve in enumerate(w.curves):
+        drawn = [vega_eval(pick, row, {"bn_smooth": level}) for row in rows]
+        assert np.array_equal(np.array(drawn, dtype=np.float32), np.asarray(curve, dtype=np.float32))

@@ -71,6 +71,12 @@ class _Eval(ast.NodeVisitor):
     def visit_Attribute(self, node):
         return getattr(self.visit(node.value), node.attr)
 
+    def visit_Subscript(self, node):  # datum['a field'], as Vega reads a field whose name is not a name
+        return getattr(self.visit(node.value), self.visit(node.slice))
+
+    def visit_IfExp(self, node):
+        return self.visit(node.body) if self.visit(node.test) else self.visit(node.orelse)
+
     def visit_Call(self, node):
         return FUNCTIONS[node.func.id](*[self.visit(a) for a in node.args])
 
@@ -96,20 +102,41 @@ class _Eval(ast.NodeVisitor):
         raise NotImplementedError(f"the mirror does not evaluate {type(node).__name__}")
 
 
+def _ternary(expr: str) -> str:
+    """``a ? b : c`` (outside parentheses and quotes; right-associative) as Python's ``(b if a else c)``."""
+    depth, quote, q = 0, None, -1
+    for k, c in enumerate(expr):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth == 0 and c == "?" and q < 0:
+            q = k
+        elif depth == 0 and c == ":" and q >= 0:
+            return f"({_ternary(expr[q + 1:k])} if {_ternary(expr[:q])} else {_ternary(expr[k + 1:])})"
+    return expr
+
+
 @functools.lru_cache(maxsize=256)
 def _parse(expr: str) -> ast.Expression:
-    return ast.parse(expr.replace("===", "==").replace("!==", "!="), mode="eval")
+    return ast.parse(_ternary(expr.replace("===", "==").replace("!==", "!=")), mode="eval")
 
 
 def vega_eval(expr: str, datum: dict | None = None, params: dict | None = None):
-    """Evaluate one Vega expression (``==`` and ``!=`` as Vega writes them; no ternaries in these charts)."""
+    """Evaluate one Vega expression (``==`` and ``!=`` as Vega writes them, ``datum['a b']``, ``a ? b : c``
+    outside parentheses)."""
     names = dict(params or {})
     names["datum"] = SimpleNamespace(**(datum or {}))
     return _Eval(names).visit(_parse(expr))
 
 
 def run_transforms(rows: list[dict], transforms: list[dict], params: dict) -> list[dict]:
-    """Vega-Lite's calculate, filter and joinaggregate (sum) over ``rows``, in order, as the browser runs them."""
+    """Vega-Lite's calculate, filter, pivot (one value a cell) and joinaggregate (sum) over ``rows``, in order, as
+    the browser runs them."""
     rows = [dict(r) for r in rows]
     for t in transforms:
         if "calculate" in t:
@@ -117,6 +144,12 @@ def run_transforms(rows: list[dict], transforms: list[dict], params: dict) -> li
                 r[t["as"]] = vega_eval(t["calculate"], r, params)
         elif "filter" in t:
             rows = [r for r in rows if vega_eval(t["filter"], r, params)]
+        elif "pivot" in t:  # one row per group (in order of first appearance), one column per pivot value
+            groups: dict = {}
+            for r in rows:
+                key = tuple(r[g] for g in t["groupby"])
+                groups.setdefault(key, dict(zip(t["groupby"], key)))[r[t["pivot"]]] = r[t["value"]]
+            rows = list(groups.values())
         elif "joinaggregate" in t:
             for agg in t["joinaggregate"]:
                 assert agg["op"] == "sum"

@@ -189,12 +189,13 @@ def _alibi_layout(labels: Sequence[str], H: int) -> alt.LayerChart:
         return chart.transform_lookup(lookup="i", from_=look, as_=["query"]).transform_lookup(
             lookup="j", from_=look, as_=["key"])
 
-    src = alt.Chart(spec.named("cells"))
+    # what no frame changes first (the words looked up, the distance): a frame of the head slider re-runs only
+    # the closed forms below them
+    src = looked(alt.Chart(spec.named("cells"))).transform_calculate(dist="datum.i - datum.j")
     for name, expr in EXPR_ALIBI.items():
         src = src.transform_calculate(**{name: expr})
     src = src.transform_joinaggregate(zmax="max(z)", groupby=["i"]).transform_calculate(**EXPR_SOFTMAX)
-    src = looked(src.transform_joinaggregate(esum="sum(e)", groupby=["i"]).transform_calculate(
-        a="datum.e / datum.esum", dist="datum.i - datum.j"))
+    src = src.transform_joinaggregate(esum="sum(e)", groupby=["i"]).transform_calculate(a="datum.e / datum.esum")
     rect = src.mark_rect(aria=False).encode(
         x=x, y=y, color=alt.Color("a:Q", title="attention weight",
                                   scale=alt.Scale(domain=[0, 1], range=[HEAT_LIGHT, HEAT_DARK], interpolate="rgb"),
@@ -253,7 +254,8 @@ EXPR_DECAY: dict[str, str] = {
 #: the summary line, from the one-row "ends" data: the mean at Δ = 0 is ρ·cm(0), far away ρ·(mean of cm)
 EXPR_DECAY_SUMMARY = ("'ρ = ' + format(by_rho, '.2f') + ': mean ' + format(by_rho * datum.cm0, '.2f') + "
                       "' at Δ = 0, ' + format(by_rho * datum.cml, '.2f') + ' far away'")
-DRAWN_GAPS = 260  # at most this many gaps drawn: each is re-encoded in three marks on every frame of the ρ slider
+DRAWN_GAPS = 130  # at most this many gaps drawn: each is re-encoded in three marks on every frame of the ρ slider
+# (in the browser's expression interpreter: 130 keep a frame within 30 ms, about 5 px a gap at a laptop's width)
 SCORE_NAMES = ("━ mean over all (q, k)", "╍ one random (q, k)", "▒ middle 90 % (mean ± 1.645 sd)")
 
 

@@ -84,8 +84,11 @@ def _bit_table_layout(n_bits: int) -> alt.LayerChart:
     zoom = alt.selection_interval(bind="scales", encodings=["x"])
     p = POSITION
     pos = alt.param(name=p, value=0, bind=alt.binding_range(min=0, max=positions - 1, step=1, name="position p "))
+    # the x domain is the runs' span, written out: unioned over the layers it would take in the counter's column
+    # (x = p), so every frame of the slider would re-run the scale and re-encode every run and axis
     x = alt.X("from:Q", title=f"position p (0 … {positions - 1})",
-              scale=alt.Scale(nice=False, zero=False), axis=alt.Axis(tickMinStep=1, format="d"))
+              scale=alt.Scale(domain=[-0.5, positions - 0.5], nice=False, zero=False),
+              axis=alt.Axis(tickMinStep=1, format="d"))
     runs = alt.Chart(spec.named("runs")).mark_rect(stroke="white").encode(
         x=x, x2="to:Q", y=y,
         strokeWidth=alt.StrokeWidth("border:Q", scale=None, legend=None),
@@ -277,7 +280,7 @@ def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], po
     """A bit as a square wave, smoothed into the sine of the same wavelength by a slider inside the chart.
 
     ``curves[s]`` is the curve at smoothing level s (0 = the bit itself, last = the sine); the slider re-filters
-    the data in the browser (no rerun). The bit and the sine stay as references; dots are the code's values at
+    the data's column (``EXPR_SMOOTH``) in the browser (no rerun). The bit and the sine stay as references; dots are the code's values at
     whole positions.
     """
     levels = len(curves)
@@ -290,14 +293,19 @@ def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], po
         "references": spec.columns(x=np.concatenate([x, x]).astype(np.float32),
                                    value=np.concatenate([curves[0], curves[-1]]).astype(np.float32),
                                    curve=spec.categories(np.repeat([0, 1], len(x)), ref_names)),
-        "curves": spec.columns(x=np.tile(x, levels).astype(np.float32),
-                               value=np.concatenate(curves).astype(np.float32),
-                               level=np.repeat(np.arange(levels, dtype=np.int8), len(x))),
+        # one row per x, one column per level (v0 … v{levels − 1}): the slider picks a column, so a frame moves
+        # the one line's points and no row comes or goes
+        "curves": spec.columns(x=np.asarray(x, dtype=np.float32),
+                               **{f"v{s}": np.asarray(c, dtype=np.float32) for s, c in enumerate(curves)}),
         "whole": spec.columns(position=np.asarray(points_x, dtype=np.int32), bit=np.asarray(points_y, dtype=np.int8)),
     }
     return spec.figure(_square_to_sine_layout(levels, b), data, description=(
         f"Bit {b} as a square wave of wavelength {T}; dropping its sharp harmonics leaves the smooth sine of the "
         "same wavelength, defined and sloped at every x."))
+
+
+#: the smoothing chart's curve at the slider's level: that level's column of the "curves" data
+EXPR_SMOOTH = "datum['v' + bn_smooth]"
 
 
 @spec.layout
@@ -306,14 +314,18 @@ def _square_to_sine_layout(levels: int, b: int) -> alt.LayerChart:
     ref_names = [f"bit {b} (square wave)", "the sine left at the end"]
     smooth = alt.param(name="bn_smooth", value=0, bind=alt.binding_range(
         min=0, max=levels - 1, step=1, name=f"Smooth it: 0 = the bit … {levels - 1} = the sine "))
-    xe = alt.X("x:Q", title="position x", scale=alt.Scale(nice=False))
+    # the x domain read once from the references' x (the curves share it): not unioned over the moving layer,
+    # whose rows change with every frame of the slider
+    xe = alt.X("x:Q", title="position x",
+               scale=alt.Scale(domain=alt.expr("extent(pluck(data('references'), 'x'))"), nice=False))
     ye = alt.Y("value:Q", title="value", scale=alt.Scale(domain=[-0.25, 1.25], nice=False),
                axis=alt.Axis(values=[0, 0.5, 1]))
     refs = alt.Chart(spec.named("references")).mark_line(strokeWidth=1.5).encode(
         x=xe, y=ye, **spec.series("curve", ref_names, colours=(spec.REFERENCE, spec.SERIES[0])),
         tooltip=[alt.Tooltip("curve:N"), alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("value:Q", format=".3f")],
     )
-    moving = alt.Chart(spec.named("curves")).transform_filter("datum.level === bn_smooth").transform_lookup(
+    moving = alt.Chart(spec.named("curves")).transform_calculate(
+        value=EXPR_SMOOTH, level="bn_smooth").transform_lookup(
         lookup="level", from_=alt.LookupData(data=spec.named("names"), key="level", fields=["curve"])
     ).mark_line(color=spec.FOCUS, strokeWidth=3).encode(
         x=xe, y=ye, tooltip=[alt.Tooltip("curve:N"), alt.Tooltip("x:Q", format=".2f"),

@@ -305,16 +305,21 @@ def _multiply_lines_layout(labels: Sequence[str], picked: str) -> alt.LayerChart
     labels = list(labels)
     pick = alt.param(name="fx_query", value=picked,
                      bind=alt.binding_select(options=labels, name="highlighted query: "))
-    x = alt.X("p:Q", title="position p of the key word")
-    y = alt.Y("score:Q", title="score s(p)")
+    # both axes' domains read once from the shipped lines (Vega's extent of the column), not unioned over the
+    # layers: the picked query's layers re-slice per pick, and a unioned domain would re-run the scales and
+    # re-encode every line and axis on each pick
+    x = alt.X("p:Q", title="position p of the key word",
+              scale=alt.Scale(domain=alt.expr("extent(pluck(data('lines'), 'p'))"), zero=True))
+    y = alt.Y("score:Q", title="score s(p)",
+              scale=alt.Scale(domain=alt.expr("extent(pluck(data('lines'), 'score'))"), zero=True))
     tip = [alt.Tooltip("query:N"), alt.Tooltip("p:Q", title="key position p"),
            alt.Tooltip("score:Q", format=".4g")]
     lines = alt.Chart(named("lines")).mark_line(aria=False, strokeWidth=1.2, color=REFERENCE, opacity=0.6).encode(
         x=x, y=y, detail="query:N", tooltip=tip).add_params(pick)
     focus = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).mark_line(aria=False,
         strokeWidth=4, color=FOCUS).encode(x=x, y=y, tooltip=tip)
-    end = (alt.Chart(named("lines")).transform_filter(alt.datum.query == pick)
-           .transform_joinaggregate(last="max(p)").transform_filter(alt.datum.p == alt.datum.last)
+    end = (alt.Chart(named("lines")).transform_joinaggregate(last="max(p)")  # every line ends at the grid's last p
+           .transform_filter(alt.datum.p == alt.datum.last).transform_filter(alt.datum.query == pick)
            .mark_text(aria=False, align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13, fontWeight="bold")
            .encode(x=x, y=y, text="query:N"))
     rule = alt.Chart(named("m")).mark_rule(aria=False, color=REFERENCE, strokeDash=[4, 3]).encode(

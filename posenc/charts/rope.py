@@ -63,6 +63,10 @@ def _diag(S: np.ndarray) -> float:
     return max(float(np.ptp(np.diagonal(S, offset=o))) for o in range(-(S.shape[0] - 1), S.shape[1]))
 
 
+#: the score the window's pick shows, from the pivoted row (one column per scheme)
+WINDOW_PICK = f"{SCHEME} === {SCHEMES[0]!r} ? datum[{SCHEMES[0]!r}] : datum[{SCHEMES[1]!r}]"
+
+
 @spec.layout
 def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
     """The window's heatmap over ``count`` positions (which ones, and the title naming them, come with the data;
@@ -82,14 +86,19 @@ def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
                             scale=alt.Scale(scheme=spec.DIVERGING, domain=[-top, top]),
                             legend=alt.Legend(orient="right", direction="vertical",
                                               gradientLength=WINDOW_HEIGHT - 60)),
-            tooltip=[alt.Tooltip("scheme:N"),
-                     alt.Tooltip("m:Q", title="query position m", format=",d"),
-                     alt.Tooltip("n:Q", title="key position n", format=",d"),
-                     alt.Tooltip("gap:Q", title="gap n − m", format=",d"),
-                     alt.Tooltip("score:Q", format=".6f")],
+            tooltip=[alt.Tooltip("scheme:N"), alt.Tooltip("m_text:N", title="query position m"),
+                     alt.Tooltip("n_text:N", title="key position n"), alt.Tooltip("gap_text:N", title="gap n − m"),
+                     alt.Tooltip("score_text:N", title="score")],
         )
         .add_params(pick)
-        .transform_filter(alt.datum.scheme == pick)
+        # one rect per cell, both schemes' scores on it and the tooltip's texts formatted once (pivoted whatever
+        # the pick); the pick only picks a column: a frame updates the cells' colours, no filter re-slices the
+        # data, no rect comes or goes and no number is formatted again
+        .transform_pivot("scheme", value="score", groupby=["m", "n", "gap"])
+        .transform_calculate(m_text="format(datum.m, ',d')", n_text="format(datum.n, ',d')",
+                             gap_text="format(datum.gap, ',d')", **{
+                                 f"{s} text": f"format(datum[{s!r}], '.6f')" for s in SCHEMES})
+        .transform_calculate(scheme=SCHEME, score=WINDOW_PICK, score_text=WINDOW_PICK.replace("']", " text']"))
         .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(spec.text_from("main", "title")))
     )
 
