@@ -109,15 +109,15 @@ def formula(*latex: str) -> None:
         st.latex(expr)
 
 
-@functools.lru_cache(maxsize=256)
-def _source(fn: Callable[..., Any]) -> str:
-    return inspect.getsource(fn)
+@functools.lru_cache(maxsize=64)
+def _sources(functions: tuple[Callable[..., Any], ...]) -> str:
+    return "\n\n".join(f"# {fn.__module__}.{fn.__qualname__}\n{inspect.getsource(fn).rstrip()}" for fn in functions)
 
 
-def code_block(fn: Callable[..., Any]) -> None:
-    """The source of one ``posenc`` function, under its dotted name."""
-    st.caption(f"{fn.__module__}.{fn.__qualname__}")
-    st.code(_source(fn), language="python")
+def code_block(*functions: Callable[..., Any]) -> None:
+    """The source of ``posenc`` functions as one block, each under a comment with its dotted name (one element
+    on the page, however many functions: every element is a message on every full run)."""
+    st.code(_sources(functions), language="python")
 
 
 # ---------------------------------------------------------------- the glossary

@@ -60,7 +60,12 @@ class _Slot:
     def add(self, line: str, holds: bool) -> None:
         self.lines.append(line)
         self.page.tally[self.name] = self.page.tally.get(self.name, []) + [holds]
-        self.where.markdown(line)
+
+    def draw(self) -> None:
+        """Draw the slot's verdicts once its section ran, one paragraph each: one element, not one per verdict
+        (a rerun of the section alone clears what it drew here before, as Streamlit does for a fragment)."""
+        if self.lines:
+            self.where.markdown("\n\n".join(self.lines))
 
 
 class Page:
@@ -95,6 +100,7 @@ class Page:
         self._body.__exit__(*exc)
         if self._token is not None:
             _PAGE.reset(self._token)
+        self._page_slot.draw()
         self.summarise()
         if not any(st.session_state["_frame_checks"][self.info.path].values()):
             self._checks_holder.empty()  # nothing was checked: no empty Checks block
@@ -161,7 +167,9 @@ def section(title: str | None, *, fragment: bool = True, anchor: str | None = No
             finally:
                 _SLOT.reset(token)
                 if slot is not None:
-                    pg.summarise()
+                    slot.draw()
+                    if _PAGE.get() is not pg:  # a rerun of this section alone: the page's summary is redrawn
+                        pg.summarise()         # here (in a page's run, once at its end)
 
         (st.fragment(body) if fragment else body)()
         return fn
@@ -226,8 +234,7 @@ def show_code(*functions: Callable[..., Any]) -> None:
     from .parts import code_block
 
     with _tail().expander("Show the code", icon=":material/code:"):
-        for fn in functions:
-            code_block(fn)
+        code_block(*functions)
 
 
 def used_term(word: str) -> None:

@@ -10,6 +10,7 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.ipc
@@ -141,8 +142,8 @@ def markdown_values(at: AppTest) -> list[str]:
 
 def check_line(at: AppTest, label: str) -> str:
     """The one verdict line (“Holds” / “Does not hold”) that contains ``label``; fails when there are 0 or 2+."""
-    lines = [m.value for m in at.markdown if label in m.value and ("**Holds**" in m.value or "**Does not" in m.value)]
-    assert len(lines) == 1, (label, [m.value for m in at.markdown])
+    lines = [line for line in verdict_lines(at) if label in line]
+    assert len(lines) == 1, (label, verdict_lines(at))
     return lines[0]
 
 
@@ -154,9 +155,10 @@ VERDICT = re.compile(r"^(?P<mark>:material/check_circle: \*\*Holds\*\*|:material
 OLD_CHECK_MARKS = (":green[✓]", ":red[✗]")
 
 
-def verdict_lines(at: AppTest) -> list[str]:
-    """The Markdown bodies that are verdicts (start with the Holds / Does not hold mark)."""
-    return [m.value for m in at.markdown if m.value.startswith((HOLDS, FAILS))]
+def verdict_lines(at: Any) -> list[str]:
+    """The verdicts among the Markdown of ``at`` (an AppTest or a block of it): the paragraphs that start with the
+    Holds / Does not hold mark (a section's verdicts are one element, a paragraph each)."""
+    return [line for m in at.markdown for line in m.value.split("\n\n") if line.startswith((HOLDS, FAILS))]
 
 
 def verdicts(at: AppTest) -> list[tuple[bool, str, str]]:

@@ -13,6 +13,7 @@ import pytest
 
 import frame
 from conftest import (
+    HOLDS,
     assert_ok,
     charts_of,
     elements,
@@ -22,6 +23,7 @@ from conftest import (
     page_fixture,
     page_text,
     spec_params,
+    verdict_lines,
     walk_dicts,
 )
 from posenc import chapter
@@ -30,12 +32,6 @@ from posenc.core import embed, projections, tokenize
 from posenc.primer import MAX_SHOWN_WORDS
 
 PAGE = "lessons/attention.py"
-HOLDS = ":material/check_circle: **Holds**"
-
-
-def verdict_lines(at) -> list[str]:
-    return [m.value for m in at.markdown if "**Holds**" in m.value or "**Does not hold**" in m.value]
-
 
 def chart_spec(at) -> dict:
     shown = charts_of(at)

@@ -43,6 +43,7 @@ from conftest import (
     markdown_values,
     open_page,
     predict_radios,
+    verdict_lines,
 )
 from posenc import chapter
 from posenc.charts import spec as chart_style
@@ -153,7 +154,7 @@ def test_every_verdict_is_folded_into_the_checks_block(info):
     outside = [str(e.value) for e in main_path(at) if kind(e) == "markdown" and str(e.value).startswith((HOLDS, FAILS))]
     assert not outside, f"verdicts on the main path: {outside[:3]}"
     block = checks_block(at)
-    inside = [m.value for m in block.markdown if m.value.startswith((HOLDS, FAILS))] if block else []
+    inside = verdict_lines(block) if block else []
     if inside:
         summaries = [str(e.value) for e in main_path(at) if kind(e) == "markdown"
                      and (" checks hold." in str(e.value) or "check holds." in str(e.value)
