@@ -137,10 +137,19 @@ function createLive() {
     const bind = el.closest(".vega-bind");
     if (!bind || live.driving) return;
     if (event.isTrusted && live.players.get(el.name)?.playing) pause(el.name);
-    write(el.name, valueOf(bind), event.type === "change");
+    // Every input and change waits for the 250 ms write (history.replaceState costs several ms: a frame of
+    // the chart must not pay it); anything done outside the chart's inputs — a press on the copy-link
+    // button, a key, leaving the page — writes what is pending first, so the address is never behind a link.
+    write(el.name, valueOf(bind), false);
   }
   document.addEventListener("input", onInput, true);
   document.addEventListener("change", onInput, true);
+  const outside = (event) => {
+    if (!(event.target instanceof Element && event.target.closest(".vega-bind"))) flush();
+  };
+  document.addEventListener("pointerdown", outside, true);
+  document.addEventListener("keydown", outside, true);
+  window.addEventListener("pagehide", flush);
 
   // ------------------------------------------------------------ play buttons
   function rangeInput(name) {
@@ -435,8 +444,11 @@ function createLive() {
       if (!want && side.hasAttribute("inert")) side.removeAttribute("inert");
     }
   }
-  function schedule() {
-    if (scanQueued) return;
+  // A chart redrawing its own marks (vega's svg.marks) adds no input, code block or icon: no scan for that,
+  // so a frame of an in-chart slider or of play does not pay three document-wide queries.
+  const inMarks = (r) => r.target instanceof Element && r.target.closest("svg.marks");
+  function schedule(records) {
+    if (scanQueued || (records && records.length && records.every(inMarks))) return;
     scanQueued = true;
     setTimeout(scan, 30);
   }

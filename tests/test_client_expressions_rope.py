@@ -71,14 +71,16 @@ class _Eval(ast.NodeVisitor):
     def visit_Attribute(self, node):
         return getattr(self.visit(node.value), node.attr)
 
-    def visit_Subscript(self, node):  # datum['a field'], as Vega reads a field whose name is not a name
-        return getattr(self.visit(node.value), self.visit(node.slice))
+    def visit_Subscript(self, node):  # datum['a field'] (a field whose name is not a name), data('x')[0]
+        value, key = self.visit(node.value), self.visit(node.slice)
+        return value[key] if isinstance(value, list) else getattr(value, key)
 
     def visit_IfExp(self, node):
         return self.visit(node.body) if self.visit(node.test) else self.visit(node.orelse)
 
-    def visit_Call(self, node):
-        return FUNCTIONS[node.func.id](*[self.visit(a) for a in node.args])
+    def visit_Call(self, node):  # data('name') comes with the params (the figure's datasets), the rest is Math
+        call = self.names[node.func.id] if node.func.id == "data" else FUNCTIONS[node.func.id]
+        return call(*[self.visit(a) for a in node.args])
 
     def visit_UnaryOp(self, node):
         v = self.visit(node.operand)
@@ -171,6 +173,7 @@ def circles(d: int, seed: int, tokens=TOKENS, qi=QI, ki=KI):
 def drawn(spec: dict, params: dict) -> dict[str, dict]:
     """The one row each pair-layer draws at these slider values, by the text or field it shows."""
     pairs = spec["datasets"]["pairs"]
+    params = {**params, "data": lambda name: [SimpleNamespace(**r) for r in spec["datasets"][name]]}
     [turned] = [layer for layer in spec["layer"] if layer.get("data", {}).get("name") == "pairs"]
     shared = run_transforms(pairs, turned["transform"], params)  # once a frame, for every mark below
     out = {}

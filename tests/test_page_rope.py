@@ -161,10 +161,12 @@ def test_bounds_are_nice_symmetric_and_hold_every_value(seed):
     low, high = json.loads(window.proto.spec)["encoding"]["color"]["scale"]["domain"]
     scores = np.abs(chart_tables(window)["main"].column("score").to_numpy())
     assert low == -high and nice_bound(high) == high and high >= scores.max()
-    low, R = json.loads(circles.proto.spec)["layer"][0]["encoding"]["y"]["scale"]["domain"]
+    low, high = json.loads(circles.proto.spec)["layer"][0]["encoding"]["y"]["scale"]["domain"]
+    assert (low, high) == ({"expr": f"-{rc.BOUND}"}, {"expr": rc.BOUND})  # ±R, R read from the "bound" data
+    [R] = chart_tables(circles)["bound"].column("R").to_pylist()
     t = chart_tables(circles)["pairs"]
     radii = np.concatenate([t.column("qlen").to_numpy(), t.column("klen").to_numpy()])
-    assert low == -R and nice_bound(R) == R and R >= radii.max()
+    assert nice_bound(R) == R and R >= radii.max()
 
 
 @pytest.mark.parametrize("query", [{"rp_start": str(MAX_POSITION - WINDOW + 1), "rp_p": str(MAX_POSITION)},

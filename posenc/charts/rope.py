@@ -158,8 +158,8 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     ``n``, ``gap``, ``pair`` (a fraction, ``pair_index``): where the sliders open; ``score`` the score there
     (from ``posenc``, for the
     description). The axes keep one unit = one unit on screen at any width (the x domain follows the
-    width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, so a new seed or word
-    reuses the layout."""
+    width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, sent as data (the
+    one-row "bound"), so every seed, word and d reuses the one layout."""
     half = len(thetas)
     qp, kp = np.asarray(q_pairs, float), np.asarray(k_pairs, float)
     q_len, k_len = np.hypot(*qp.T), np.hypot(*kp.T)
@@ -170,8 +170,8 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     t = np.linspace(0, 2 * np.pi, 73)
     unit = spec.columns(t=t, order=np.arange(t.size), last=np.full(t.size, half - 1))
     pair = float(min(max(pair, 0.0), 1.0))
-    chart = _circles_layout(R)
-    fig = spec.figure(chart, {"pairs": pairs, "unit": unit}, description=(
+    chart = _circles_layout()
+    fig = spec.figure(chart, {"pairs": pairs, "unit": unit, "bound": spec.columns(R=[R])}, description=(
         f"Pair {pair_index(pair, half)} of q and of k on their circles, the key at n = {n:,} and the query at "
         f"m = {n - gap:,} "
         f"(gap {gap}): q turns by m·θ_i and k by n·θ_i, so when both positions move together the angle between "
@@ -189,10 +189,14 @@ def _seed(fig: spec.Figure, values: dict) -> spec.Figure:
     return fig
 
 
+BOUND = "data('bound')[0].R"  # the circle chart's axis reach R, read from its one-row "bound" data
+
+
 @spec.layout
-def _circles_layout(R: float) -> alt.LayerChart:
-    """The circles, spokes and points of the pair picked in the chart, on axes from −R to R (x widened by the
-    width/height ratio), with the readouts (positions, angle, score) in the plot's top-left corner."""
+def _circles_layout() -> alt.LayerChart:
+    """The circles, spokes and points of the pair picked in the chart, on axes from −R to R (R from the "bound"
+    data; x widened by the width/height ratio), with the readouts (positions, angle, score) in the plot's
+    top-left corner."""
     n_in = alt.param(name=KEY_POSITION, value=int(chapter.PAIRS[0][1]),
                      bind=alt.binding_range(min=0, max=N_MAX, step=1, name="key position n "))
     gap_in = alt.param(name=GAP, value=int(chapter.PAIRS[0][1] - chapter.PAIRS[0][0]),
@@ -200,9 +204,9 @@ def _circles_layout(R: float) -> alt.LayerChart:
     pair_in = alt.param(name=PAIR, value=PAIR_OPEN,
                         bind=alt.binding_range(min=0, max=1, step=PAIR_STEP, name="pair: fastest 0 … 1 slowest "))
     aspect = "(width / max(height, 1))"
-    xs = alt.Scale(domain=[alt.ExprRef(f"-{R!r} * {aspect}"), alt.ExprRef(f"{R!r} * {aspect}")], nice=False,
+    xs = alt.Scale(domain=[alt.ExprRef(f"-{BOUND} * {aspect}"), alt.ExprRef(f"{BOUND} * {aspect}")], nice=False,
                    zero=False)
-    ys = alt.Scale(domain=[-R, R], nice=False, zero=False)
+    ys = alt.Scale(domain=[alt.ExprRef(f"-{BOUND}"), alt.ExprRef(BOUND)], nice=False, zero=False)
     ex = turned_expressions()
     blue, orange = spec.SERIES[0], spec.SERIES[1]
 
@@ -240,12 +244,12 @@ def _circles_layout(R: float) -> alt.LayerChart:
                               aria=False).encode(x=X("qx"), y=Y("qy"), tooltip=tips)
     after_k = base.mark_point(size=170, filled=True, opacity=1, color=orange, shape="square",
                               aria=False).encode(x=X("kx"), y=Y("ky"), tooltip=tips)
-    out = 0.22 * R  # the labels sit outside each turned point, along its spoke: q's and k's never overlap
+    out = f"0.22 * {BOUND}"  # the labels sit outside each turned point, along its spoke: q's and k's never overlap
 
     def label(v: str, text: str, colour: str) -> alt.Chart:
         return base.transform_calculate(
-            text=text, lx=f"datum.{v}x * (1 + {out!r} / max(datum.{v}len, 1e-9))",
-            ly=f"datum.{v}y * (1 + {out!r} / max(datum.{v}len, 1e-9))").mark_text(
+            text=text, lx=f"datum.{v}x * (1 + {out} / max(datum.{v}len, 1e-9))",
+            ly=f"datum.{v}y * (1 + {out} / max(datum.{v}len, 1e-9))").mark_text(
             align="center", baseline="middle", fontWeight="bold", color=colour, aria=False).encode(
             x=X("lx"), y=Y("ly"), text=alt.Text("text:N"))
 
