@@ -30,12 +30,12 @@ def begin_run() -> None:
     st.session_state["_frame_url_keys"] = {}
 
 
-def _url_value(key: str, parse: Callable[[str], Any], default: Any, explain: str) -> None:
+def _url_value(key: str, parse: Callable[[str], Any], default: Any, explain: str, where: Any = st) -> None:
     """Initialise ``st.session_state[key]`` from the URL, clamped/validated by ``parse``.
 
-    ``parse`` returns the value to use, or raises ValueError. A bad value gives a short notice
-    (the raw URL text is never echoed as Markdown).
-    """
+    ``parse`` returns the value to use, or raises ValueError. A bad value gives a short notice in ``where``, just
+    above its control, on the run that opened the link (the raw URL text is never echoed as Markdown). No
+    container holds the two: every element is a message on every run, and the notice is drawn once."""
     _registry()[key] = default
     if key in st.session_state:
         return
@@ -46,14 +46,14 @@ def _url_value(key: str, parse: Callable[[str], Any], default: Any, explain: str
         value = parse(raw[-1])
     except (ValueError, TypeError, OverflowError):
         value = default
-        st.warning(f"The link's value for “{key}” was not usable; using {default}. {explain}",
+        where.warning(f"The link's value for “{key}” was not usable; using {default}. {explain}",
                    icon=":material/link_off:")
     else:
         if len(raw) > 1:
-            st.info(f"The link gave “{key}” {len(raw)} times; using the last.", icon=":material/link:")
+            where.info(f"The link gave “{key}” {len(raw)} times; using the last.", icon=":material/link:")
         if value != _try(parse, raw[-1], strict=True):
             shown = f"its first {len(value)} characters" if isinstance(value, str) else value
-            st.info(f"The link's value for “{key}” was outside its range; using {shown}. {explain}",
+            where.info(f"The link's value for “{key}” was outside its range; using {shown}. {explain}",
                     icon=":material/link:")
     st.session_state[key] = value
     _seed_url(key, value)
@@ -119,10 +119,9 @@ def _numeric(widget: str, label: str, key: str, lo: int | float, hi: int | float
              step: int | float | None, help: str | None, where: Any) -> Any:
     where = where or st
     parse = _int_parser(lo, hi) if isinstance(default, int) else _float_parser(lo, hi)
-    with where.container():
-        _url_value(key, parse, default, f"Allowed: {lo} to {hi}.")
-        kwargs = {} if key in st.session_state else {"value": default}
-        return getattr(where, widget)(label, lo, hi, step=step, key=key, bind="query-params", help=help, **kwargs)
+    _url_value(key, parse, default, f"Allowed: {lo} to {hi}.", where)
+    kwargs = {} if key in st.session_state else {"value": default}
+    return getattr(where, widget)(label, lo, hi, step=step, key=key, bind="query-params", help=help, **kwargs)
 
 
 def select(label: str, key: str, options: Sequence[Any], default: Any, *, help: str | None = None,
@@ -136,27 +135,23 @@ def select(label: str, key: str, options: Sequence[Any], default: Any, *, help: 
             raise ValueError(raw)
         return by_text[raw]
 
-    with where.container():
-        _url_value(key, parse, default, "")
-        kwargs = {} if key in st.session_state else {"index": list(options).index(default)}
-        if kind == "radio":
-            return where.radio(label, options, key=key, bind="query-params", help=help,
-                               horizontal=horizontal, **kwargs)
-        if kind == "select_slider":
-            kwargs = {} if key in st.session_state else {"value": default}
-            return where.select_slider(label, options, key=key, bind="query-params", help=help, **kwargs)
-        return where.selectbox(label, options, key=key, bind="query-params", help=help, **kwargs)
+    _url_value(key, parse, default, "", where)
+    kwargs = {} if key in st.session_state else {"index": list(options).index(default)}
+    if kind == "radio":
+        return where.radio(label, options, key=key, bind="query-params", help=help, horizontal=horizontal, **kwargs)
+    if kind == "select_slider":
+        kwargs = {} if key in st.session_state else {"value": default}
+        return where.select_slider(label, options, key=key, bind="query-params", help=help, **kwargs)
+    return where.selectbox(label, options, key=key, bind="query-params", help=help, **kwargs)
 
 
 def toggle(label: str, key: str, default: bool = False, *, help: str | None = None,
            where: Any = None) -> bool:
     """A toggle bound to the URL (?key=true/false)."""
     where = where or st
-
-    with where.container():
-        _url_value(key, _parse_bool, default, "Use true or false.")
-        kwargs = {} if key in st.session_state else {"value": default}
-        return where.toggle(label, key=key, bind="query-params", help=help, **kwargs)
+    _url_value(key, _parse_bool, default, "Use true or false.", where)
+    kwargs = {} if key in st.session_state else {"value": default}
+    return where.toggle(label, key=key, bind="query-params", help=help, **kwargs)
 
 
 def text(label: str, key: str, default: str, *, max_chars: int = MAX_CHARS, help: str | None = None,
@@ -167,11 +162,9 @@ def text(label: str, key: str, default: str, *, max_chars: int = MAX_CHARS, help
     def parse(raw: str, strict: bool = False) -> str:
         return raw if strict else raw[:max_chars]
 
-    with where.container():
-        _url_value(key, parse, default, f"At most {max_chars} characters.")
-        kwargs = {} if key in st.session_state else {"value": default}
-        value = where.text_input(label, key=key, bind="query-params", max_chars=max_chars, help=help,
-                                 **kwargs)
+    _url_value(key, parse, default, f"At most {max_chars} characters.", where)
+    kwargs = {} if key in st.session_state else {"value": default}
+    value = where.text_input(label, key=key, bind="query-params", max_chars=max_chars, help=help, **kwargs)
     if value is not None and len(value) > max_chars:
         where.warning(f"Only the first {max_chars} characters are used.")
         value = value[:max_chars]
