@@ -168,8 +168,7 @@ def section(title: str | None, *, fragment: bool = True, anchor: str | None = No
                 _SLOT.reset(token)
                 if slot is not None:
                     slot.draw()
-                    if _PAGE.get() is not pg:  # a rerun of this section alone: the page's summary is redrawn
-                        pg.summarise()         # here (in a page's run, once at its end)
+                    pg.summarise()  # in a page's run too: a fragment may only fill what its page run wrote
 
         (st.fragment(body) if fragment else body)()
         return fn

@@ -263,3 +263,32 @@ def test_every_glossary_link_lands_on_its_definition_on_the_page(info):
     missing = [w for w in sorted(words) if f'id=\\"{frame.parts.TERM_ANCHOR}{w}\\"' not in drawn
                and f'id="{frame.parts.TERM_ANCHOR}{w}"' not in drawn]
     assert not missing, missing
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_every_control_reruns_cleanly_on_a_real_server(info, server):
+    """AppTest does not hold a run to every rule of Streamlit's runtime (a fragment may fill a container made
+    outside it only if the page's run wrote there too: a rerun of one section alone raised on three pages while
+    every AppTest passed). So, on a real server over the websocket: press every control of the page's main area
+    one step, as a student would, then back; no run may show an exception (``Session.rerun`` raises on one)."""
+    import asyncio
+
+    from bench.wsclient import Session
+
+    async def go() -> list[str]:
+        s = Session(server, info.url_path, timeout=120)
+        pressed = []
+        try:
+            await s.open()
+            for control in s.page_controls():
+                for up in (True, False):
+                    value = control.moved(up)
+                    if value != control.value:
+                        await s.rerun((control, value))
+                        pressed.append(control.label)
+            return pressed
+        finally:
+            await s.close()
+
+    pressed = asyncio.run(go())
+    assert pressed or info.url_path in ("", "attention", "teach"), "no control of the main area was pressed"
