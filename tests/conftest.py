@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,6 @@ from streamlit.testing.v1.util import patch_config_options
 from posenc.charts.spec import walk_dicts  # noqa: F401  (the one spec walker, shared with the page tests)
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 APP = str(ROOT / "app.py")
 
 

@@ -11,11 +11,6 @@ the lesson pages. Run: streamlit run tests/live_app.py
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 import altair as alt  # noqa: E402
 import numpy as np  # noqa: E402
 import streamlit as st  # noqa: E402

@@ -12,14 +12,13 @@ module). They fail (never skip) when Chromium or axe-core is missing. Screenshot
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
-from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
+import frame
 from bench.browser import (
     SLOW,
     Frames,
@@ -35,10 +34,7 @@ from bench.browser import (
     wait_charts,
     wait_done,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-import frame  # noqa: E402
+from conftest import ROOT
 
 PAGES = frame.existing_pages()
 IDS = [p.url_path or "home" for p in PAGES]

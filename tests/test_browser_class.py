@@ -10,7 +10,6 @@ are generous for a loaded machine).
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -18,12 +17,9 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from bench.browser import launch, streamlit_server, wait_done
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from deploy import serve  # noqa: E402
-from frame import classroom  # noqa: E402
-from posenc import class_store as cs  # noqa: E402
+from deploy import serve
+from frame import classroom
+from posenc import class_store as cs
 
 PAGE = "rope"
 TEACHER_CONTROLS = ("Reveal", "Vote again", "Reset")

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from deploy import serve  # noqa: E402
+from conftest import ROOT
+from deploy import serve
 
 HEADER = "X-Posenc-Server"
 

@@ -11,8 +11,6 @@ from conftest import ROOT, assert_ok
 
 def run(sentence: str = "The cat chased the mouse", where: str = "None", **state) -> AppTest:
     body = f'''
-import sys
-sys.path.insert(0, {str(ROOT)!r})
 import streamlit as st
 import frame
 from frame import shared
@@ -63,9 +61,7 @@ def test_the_sidebar_keeps_the_picks():
 
 
 def test_inside_a_section_it_refuses():
-    body = f'''
-import sys
-sys.path.insert(0, {str(ROOT)!r})
+    body = '''
 import streamlit as st
 import frame
 from frame import shared
