@@ -144,7 +144,8 @@ class Room:
             radio()
             _teacher_panel(self, key, list(options), correct)
         else:
-            st.fragment(_ballot)(key, self.code, self.qid(key), list(options), self.student, state.round, radio)
+            st.fragment(_ballot)(key, self.code, self.qid(key), list(options), self.student, state.round,
+                                 state.is_open, radio)
 
     def answer(self, key: str, draw: Callable[[], None]) -> None:
         """The answer (``draw``) only once the teacher revealed it. A student's page polls (one poll for all its
@@ -169,18 +170,23 @@ class Room:
             st.fragment(_poll, run_every=STUDENT_POLL if open_ else None)(self.code, page, now)
 
 
-def _ballot(key: str, code: str, qid: str, options: list[str], student: str, round_: int,
+def _ballot(key: str, code: str, qid: str, options: list[str], student: str, round_: int, open_: bool,
             radio: Callable[..., None]) -> None:
     """A student's radio and the line under it: their vote in this round, or why it was not recorded."""
     radio(_record, (key, code, qid, options, student))
     said, mine = st.session_state.get(f"_pe_said_{key}"), st.session_state.get(f"_pe_mine_{key}")
+    voted = mine is not None and mine[0] == round_
     if said:
         st.caption(said)
-    elif mine is not None and mine[0] == round_:
+    elif voted and open_:
         st.info(f"Your vote in round {round_}: “{options[mine[1]]}” (anonymous; you can change it while the round is "
                 "open). The answer shows under the chart when your teacher reveals it.", icon=":material/how_to_vote:")
-    else:
+    elif voted:
+        st.caption(f"Your vote in round {round_}: “{options[mine[1]]}”. The round is closed.")
+    elif open_:
         st.caption(f"Class vote (round {round_}): pick an answer above. It counts anonymously.")
+    else:
+        st.caption(f"Class vote (round {round_}): the round is closed.")
 
 
 def _record(key: str, code: str, qid: str, options: list[str], student: str) -> None:

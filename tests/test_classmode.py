@@ -82,6 +82,8 @@ def test_a_students_pick_is_their_vote_and_the_answer_waits_for_reveal(store):
     s.run()
     assert_ok(s)
     assert answer_shown(s) and any("Right." in m.value for m in s.markdown)
+    said = page_text(s)  # the line under the radio no longer offers a change the store would refuse
+    assert "Your vote in round 1" in said and "The round is closed." in said and "you can change it" not in said
 
 
 def test_the_teacher_sees_the_counts_and_controls(store):
