@@ -144,8 +144,7 @@ class Room:
             radio()
             _teacher_panel(self, key, list(options), correct)
         else:
-            st.fragment(_ballot)(key, self.code, self.qid(key), list(options), self.student, state.round,
-                                 state.is_open, radio)
+            st.fragment(_ballot)(key, self.code, self.qid(key), list(options), self.student, state, radio)
 
     def answer(self, key: str, draw: Callable[[], None]) -> None:
         """The answer (``draw``) only once the teacher revealed it. A student's page polls (one poll for all its
@@ -170,10 +169,11 @@ class Room:
             st.fragment(_poll, run_every=STUDENT_POLL if open_ else None)(self.code, page, now)
 
 
-def _ballot(key: str, code: str, qid: str, options: list[str], student: str, round_: int, open_: bool,
+def _ballot(key: str, code: str, qid: str, options: list[str], student: str, state: class_store.QuestionState,
             radio: Callable[..., None]) -> None:
     """A student's radio and the line under it: their vote in this round, or why it was not recorded."""
     radio(_record, (key, code, qid, options, student))
+    round_, open_ = state.round, state.is_open
     said, mine = st.session_state.get(f"_pe_said_{key}"), st.session_state.get(f"_pe_mine_{key}")
     voted = mine is not None and mine[0] == round_
     if said:

@@ -91,9 +91,9 @@ def predict(question: str, options: list[str], correct: int, explanation: str | 
         room.ask(key, list(options), correct, state, radio)
     else:
         radio()
-    if room is None and q.choice is not None:
-        st.html('<p class="pe-feedback" role="status" aria-live="polite">Your prediction is in: the answer is under '
-                "the chart.</p>")
+        if q.choice is not None:
+            st.html('<p class="pe-feedback" role="status" aria-live="polite">Your prediction is in: the answer is '
+                    "under the chart.</p>")
     if explanation is not None:
         q.answer(explanation)
     return q

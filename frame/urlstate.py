@@ -47,14 +47,14 @@ def _url_value(key: str, parse: Callable[[str], Any], default: Any, explain: str
     except (ValueError, TypeError, OverflowError):
         value = default
         where.warning(f"The link's value for “{key}” was not usable; using {default}. {explain}",
-                   icon=":material/link_off:")
+                      icon=":material/link_off:")
     else:
         if len(raw) > 1:
             where.info(f"The link gave “{key}” {len(raw)} times; using the last.", icon=":material/link:")
         if value != _try(parse, raw[-1], strict=True):
             shown = f"its first {len(value)} characters" if isinstance(value, str) else value
             where.info(f"The link's value for “{key}” was outside its range; using {shown}. {explain}",
-                    icon=":material/link:")
+                       icon=":material/link:")
     st.session_state[key] = value
     _seed_url(key, value)
 

@@ -63,8 +63,14 @@ def _diag(S: np.ndarray) -> float:
     return max(float(np.ptp(np.diagonal(S, offset=o))) for o in range(-(S.shape[0] - 1), S.shape[1]))
 
 
+def _window_pick(suffix: str = "") -> str:
+    """The pivoted row's column of the picked scheme (``suffix``: that column's formatted twin, e.g. " text")."""
+    a, b = SCHEMES
+    return f"{SCHEME} === {a!r} ? datum[{a + suffix!r}] : datum[{b + suffix!r}]"
+
+
 #: the score the window's pick shows, from the pivoted row (one column per scheme)
-WINDOW_PICK = f"{SCHEME} === {SCHEMES[0]!r} ? datum[{SCHEMES[0]!r}] : datum[{SCHEMES[1]!r}]"
+WINDOW_PICK = _window_pick()
 
 
 @spec.layout
@@ -98,7 +104,7 @@ def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
         .transform_calculate(m_text="format(datum.m, ',d')", n_text="format(datum.n, ',d')",
                              gap_text="format(datum.gap, ',d')", **{
                                  f"{s} text": f"format(datum[{s!r}], '.6f')" for s in SCHEMES})
-        .transform_calculate(scheme=SCHEME, score=WINDOW_PICK, score_text=WINDOW_PICK.replace("']", " text']"))
+        .transform_calculate(scheme=SCHEME, score=WINDOW_PICK, score_text=_window_pick(" text"))
         .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(spec.text_from("main", "title")))
     )
 
