@@ -18,7 +18,7 @@ apt_install chromium /usr/bin/chromium
 apt_install haproxy /usr/sbin/haproxy
 apt_install postgresql '/usr/lib/postgresql/*/bin/initdb'
 /usr/bin/chromium --version
-/usr/sbin/haproxy -v | head -n 1
+/usr/sbin/haproxy -v | sed -n 1p  # sed reads to the end: head would close the pipe early and, under pipefail, SIGPIPE (141) fails the run
 pg_bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
 "$pg_bin/initdb" --version
 
