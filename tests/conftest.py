@@ -5,10 +5,14 @@ verdicts, its word tables and its charts (spec and Arrow datasets).
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
+import math
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pyarrow as pa
@@ -18,7 +22,7 @@ from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.util import patch_config_options
 
-from posenc.charts.spec import walk_dicts  # noqa: F401  (the one spec walker, shared with the page tests)
+from posenc.charts.spec import walk_dicts  # the one spec walker, shared with the page tests
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -272,15 +276,232 @@ def spec_params(spec: dict) -> Iterator[dict]:
 
 def data_refs(node):
     """Every ``data`` reference in a Vega-Lite spec, nested layers included (to check that charts use named data)."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "data" and isinstance(value, dict):
-                yield value
+    return (d["data"] for d in walk_dicts(node) if isinstance(d.get("data"), dict))
+
+
+# ---------------------------------------------------------------- the one mirror of Vega's expression language
+# The in-chart closed forms are Vega expressions the browser evaluates; the client-expression tests read them from
+# the built specs and evaluate them here, over the rows the chart ships, against posenc. JavaScript's meaning is
+# kept where Python's differs: ``%`` takes the dividend's sign, ``+`` with a string concatenates (7, not 7.0),
+# ``a ? b : c`` is right-associative, ``&&``/``||``/``!``, d3's ``format``. Anything else is refused loudly.
+
+
+def _js_str(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _d3_format(v: float, spec: str) -> str:
+    """d3-format for the specifiers the charts use: ``[,][.precision][~](d|f|g)`` — grouping, ``d`` rounded to a
+    whole number, ``f`` fixed, ``g`` significant digits (``~`` trims insignificant zeros) — and d3's minus, −."""
+    m = re.fullmatch(r"(,?)(?:\.(\d+))?(~?)([dfg])", spec)
+    if m is None:
+        raise NotImplementedError(spec)
+    group, precision, trim, kind = m.groups()
+    if kind == "d":
+        text = f"{round(v):{group}d}"
+    elif kind == "f":
+        text = f"{v:{group}.{int(precision or 6)}f}"
+    else:  # JavaScript's toPrecision keeps trailing zeros unless trimmed
+        text = f"{v:{group}.{int(precision or 6)}g}" if trim else f"{v:{group}#.{int(precision or 6)}g}".rstrip(".")
+    return text.replace("-", "−")
+
+
+VEGA_FUNCTIONS = {"cos": math.cos, "sin": math.sin, "atan2": math.atan2, "sqrt": math.sqrt, "pow": math.pow,
+                  "log": math.log, "exp": math.exp, "abs": abs, "floor": math.floor, "ceil": math.ceil,
+                  "max": max, "min": min, "clamp": lambda v, lo, hi: max(lo, min(hi, v)), "format": _d3_format,
+                  "toString": _js_str}
+VEGA_CONSTANTS = {"PI": math.pi, "E": math.e, "true": True, "false": False}
+
+
+class _VegaEval(ast.NodeVisitor):
+    def __init__(self, names: dict):
+        self.names = names
+
+    def visit_Expression(self, node):
+        return self.visit(node.body)
+
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        for names in (self.names, VEGA_CONSTANTS):
+            if node.id in names:
+                return names[node.id]
+        raise NameError(f"the expression uses {node.id!r}, which the mirror does not know")
+
+    def visit_Attribute(self, node):  # datum.x
+        return getattr(self.visit(node.value), node.attr)
+
+    def visit_Subscript(self, node):  # datum['a field'] (a field whose name is not a name), data('x')[0]
+        value, key = self.visit(node.value), self.visit(node.slice)
+        return value[key] if isinstance(value, list) else getattr(value, key)
+
+    def visit_IfExp(self, node):
+        return self.visit(node.body) if self.visit(node.test) else self.visit(node.orelse)
+
+    def visit_BoolOp(self, node):  # && and || return an operand, as in JavaScript
+        value = None
+        for operand in node.values:
+            value = self.visit(operand)
+            if bool(value) != isinstance(node.op, ast.And):
+                return value
+        return value
+
+    def visit_Call(self, node):  # data('name') comes with the params (the figure's datasets), the rest is Math
+        call = self.names[node.func.id] if node.func.id == "data" else VEGA_FUNCTIONS[node.func.id]
+        return call(*[self.visit(a) for a in node.args])
+
+    def visit_UnaryOp(self, node):
+        v = self.visit(node.operand)
+        return {ast.USub: lambda: -v, ast.UAdd: lambda: +v, ast.Not: lambda: not v}[type(node.op)]()
+
+    def visit_BinOp(self, node):
+        a, b = self.visit(node.left), self.visit(node.right)
+        op = node.op
+        if isinstance(op, ast.Add):
+            return _js_str(a) + _js_str(b) if isinstance(a, str) or isinstance(b, str) else a + b
+        if isinstance(op, ast.Mod):
+            return math.fmod(a, b)  # JavaScript's %: the sign of the dividend
+        return {ast.Sub: lambda: a - b, ast.Mult: lambda: a * b, ast.Div: lambda: a / b}[type(op)]()
+
+    def visit_Compare(self, node):
+        if len(node.ops) > 1:  # a < b < c means (a < b) < c in JavaScript: no chart writes it
+            raise NotImplementedError("a chained comparison")
+        a, b = self.visit(node.left), self.visit(node.comparators[0])
+        return {ast.Eq: a == b, ast.NotEq: a != b, ast.Lt: a < b, ast.Gt: a > b, ast.LtE: a <= b,
+                ast.GtE: a >= b}[type(node.ops[0])]
+
+    def generic_visit(self, node):
+        raise NotImplementedError(f"the mirror does not evaluate {type(node).__name__}")
+
+
+def _top_level(expr: str) -> Iterator[tuple[int, str]]:
+    """Each character of ``expr`` outside quotes and brackets, with its index."""
+    depth, quote = 0, None
+    for k, c in enumerate(expr):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth == 0:
+            yield k, c
+
+
+def _vega_to_python(expr: str) -> str:
+    """Vega's syntax as Python's: ``a ? b : c`` → ``(b if a else c)`` at every depth (right-associative),
+    ``===``/``!==``/``&&``/``||``/``!``; quoted text is left as it is."""
+    ask, pending = -1, 0
+    for k, c in _top_level(expr):
+        if c == "?":
+            ask, pending = (k, 0) if ask < 0 else (ask, pending + 1)
+        elif c == ":" and ask >= 0 and pending:
+            pending -= 1  # the ':' of a ternary inside the middle branch
+        elif c == ":" and ask >= 0:
+            cond, mid, rest = (_vega_to_python(e) for e in (expr[:ask], expr[ask + 1:k], expr[k + 1:]))
+            return f"(({mid}) if ({cond}) else ({rest}))"
+    if ask >= 0:
+        raise ValueError(f"a '?' without its ':' in {expr!r}")
+    out, k, quote = [], 0, None
+    while k < len(expr):  # outside quotes: brackets translated inside (argument by argument), operators renamed
+        c = expr[k]
+        if quote or c in "'\"":
+            quote = None if c == quote else (quote or c)
+            out.append(c)
+            k += 1
+        elif c in "([":
+            close, depth, j = {"(": ")", "[": "]"}[c], 1, k + 1
+            while depth:
+                depth += (expr[j] == c) - (expr[j] == close)
+                j += 1
+            inner = expr[k + 1:j - 1]
+            cuts = [-1, *(i for i, ch in _top_level(inner) if ch == ","), len(inner)]
+            out.append(c + ", ".join(_vega_to_python(inner[a + 1:b]) for a, b in zip(cuts, cuts[1:])) + close)
+            k = j
+        else:
+            for js, py in (("===", "=="), ("!==", "!="), ("&&", " and "), ("||", " or "), ("!=", "!="), ("!", " not ")):
+                if expr.startswith(js, k):
+                    out.append(py)
+                    k += len(js)
+                    break
             else:
-                yield from data_refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from data_refs(value)
+                out.append(c)
+                k += 1
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=512)
+def _vega_parse(expr: str) -> ast.Expression:
+    return ast.parse(_vega_to_python(expr).strip(), mode="eval")
+
+
+def vega_eval(expr: str, datum: dict | None = None, params: dict | None = None):
+    """Evaluate one Vega expression over one row (``datum``) at these parameter values, as the browser would."""
+    names = dict(params or {})
+    names["datum"] = SimpleNamespace(**(datum or {}))
+    return _VegaEval(names).visit(_vega_parse(expr))
+
+
+def run_transforms(rows: list[dict], transforms: list[dict], params: dict) -> list[dict]:
+    """Vega-Lite's calculate, filter, pivot (one value a cell) and joinaggregate (sum) over ``rows``, in order, as
+    the browser runs them."""
+    rows = [dict(r) for r in rows]
+    for t in transforms:
+        if "calculate" in t:
+            for r in rows:
+                r[t["as"]] = vega_eval(t["calculate"], r, params)
+        elif "filter" in t:
+            rows = [r for r in rows if vega_eval(t["filter"], r, params)]
+        elif "pivot" in t:  # one row per group (in order of first appearance), one column per pivot value
+            groups: dict = {}
+            for r in rows:
+                key = tuple(r[g] for g in t["groupby"])
+                groups.setdefault(key, dict(zip(t["groupby"], key)))[r[t["pivot"]]] = r[t["value"]]
+            rows = list(groups.values())
+        elif "joinaggregate" in t:
+            for agg in t["joinaggregate"]:
+                assert agg["op"] == "sum"
+                total = math.fsum(r[agg["field"]] for r in rows)
+                for r in rows:
+                    r[agg["as"]] = total
+        else:
+            raise NotImplementedError(t)
+    return rows
+
+
+def calculated(layer: dict, rows: list[dict], params: dict) -> list[dict]:
+    """Every row of a layer after its per-row calculate transforms: its filters not applied, and only those before
+    an aggregate (each row, as it goes into a sum)."""
+    per_row = []
+    for t in layer.get("transform", []):
+        if "aggregate" in t or "joinaggregate" in t:
+            break
+        per_row += [t] if "calculate" in t else []
+    return run_transforms(rows, per_row, params)
+
+
+def spec_layers(spec: dict) -> list[dict]:
+    return spec.get("layer", [spec])
+
+
+def layer_with(spec: dict, data: str, field: str) -> dict:
+    """The first layer over the dataset ``data`` that computes ``field``."""
+    for layer in spec_layers(spec):
+        if layer.get("data", {}).get("name") == data and any(t.get("as") == field for t in layer.get("transform", [])):
+            return layer
+    raise AssertionError(f"no layer over {data} computes {field}")
+
+
+def rows_of(fig, name: str) -> list[dict]:
+    """A figure's dataset ``name`` as rows."""
+    return fig.datasets[name].to_pylist()
 
 
 # ---------------------------------------------------------------- the question-first skeleton

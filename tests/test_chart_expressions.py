@@ -1,7 +1,7 @@
 """The in-chart closed forms (Vega expressions that redraw while a slider drags) against posenc.
 
-Each expression the stretch and beyond charts compute in the browser is evaluated here in Python — a small
-mirror of Vega's expression language (JavaScript operators, ``datum.x``, Math functions, ``clamp``) — over the
+Each expression the stretch and beyond charts compute in the browser is evaluated here in Python — with the tests'
+one mirror of Vega's expression language, ``conftest.vega_eval`` (its own check is the first test) — over the
 rows the chart ships, at several parameter values, and compared with the ``posenc`` function the page
 otherwise computes on the server. The expressions are read from the built figures' specs, so a change in the
 chart is a change in what is tested.
@@ -9,113 +9,44 @@ chart is a change in what is tested.
 
 from __future__ import annotations
 
-import math
-import re
-
 import numpy as np
 import pytest
 
+from conftest import vega_eval, walk_dicts
 from posenc import beyond, chapter
 from posenc.charts import beyond as bc
 from posenc.charts import stretch as cs
 from posenc.encodings import frequencies
 from posenc.stretch import alibi_slopes, ntk_frequencies, pi_frequencies, rotations_within, yarn_frequencies
 
-FUNCS = {"pow": math.pow, "log": math.log, "exp": math.exp, "sqrt": math.sqrt, "floor": math.floor,
-         "ceil": math.ceil, "min": min, "max": max, "cos": math.cos, "sin": math.sin, "PI": math.pi,
-         "clamp": lambda v, lo, hi: max(lo, min(hi, v))}
-
-
-def _top_level(expr: str, char: str) -> int:
-    """Index of the first ``char`` outside parentheses and quotes (-1 if none)."""
-    depth, quote = 0, None
-    for k, c in enumerate(expr):
-        if quote:
-            quote = None if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == char and depth == 0:
-            return k
-    return -1
-
-
-def to_python(expr: str) -> str:
-    """A Vega expression as Python: ``a ? b : c`` → ``(b if a else c)`` (right-associative), ``&&``/``||``,
-    ``datum.x`` → ``D['x']``; parenthesised groups are translated inside."""
-    expr = expr.strip()
-    q = _top_level(expr, "?")
-    if q >= 0:
-        cond, rest = expr[:q], expr[q + 1:]
-        depth = 0
-        for k, c in enumerate(rest):  # the ':' that closes this '?', nested ternaries skipped
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-            elif c == "?" and depth == 0:
-                depth -= 100
-            elif c == ":" and depth == 0:
-                return f"(({to_python(rest[:k])}) if ({to_python(cond)}) else ({to_python(rest[k + 1:])}))"
-            elif c == ":" and depth < -50:
-                depth += 100
-        raise ValueError(f"unbalanced ternary: {expr}")
-    out, k = [], 0
-    while k < len(expr):  # translate inside each parenthesised group (they may hold ternaries)
-        if expr[k] == "(":
-            depth, j = 1, k + 1
-            while depth:
-                depth += {"(": 1, ")": -1}.get(expr[j], 0)
-                j += 1
-            out.append("(" + ", ".join(to_python(a) for a in _split_args(expr[k + 1:j - 1])) + ")")
-            k = j
-        else:
-            out.append(expr[k])
-            k += 1
-    flat = "".join(out).replace("&&", " and ").replace("||", " or ")
-    return re.sub(r"datum\.(\w+)", r"D['\1']", flat)
-
-
-def _split_args(inner: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for k, c in enumerate(inner):
-        depth += {"(": 1, ")": -1}.get(c, 0)
-        if c == "," and depth == 0:
-            parts.append(inner[start:k])
-            start = k + 1
-    parts.append(inner[start:])
-    return parts
-
-
-def evaluate(expr: str, row: dict, params: dict) -> float:
-    return eval(to_python(expr), {"__builtins__": {}}, {**FUNCS, **params, "D": row})  # noqa: S307
-
 
 def calculates(spec: dict) -> dict[str, str]:
-    """Every calculate transform of a spec (any layer): {as: expression}."""
+    """Every calculate transform of a spec (any layer): {as: expression}, the first of each name."""
     found: dict[str, str] = {}
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "calculate" in node and "as" in node:
-                found.setdefault(node["as"], node["calculate"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-    walk(spec)
+    for node in walk_dicts(spec):
+        if "calculate" in node and "as" in node:
+            found.setdefault(node["as"], node["calculate"])
     return found
 
 
-def test_the_translator_keeps_javascript_meaning():
-    assert evaluate("datum.a > 1 ? 'x' : datum.a > 0 ? 'y' : 'z'", {"a": 0.5}, {}) == "y"
-    assert evaluate("clamp((datum.i - 2) / 4, 0, 1)", {"i": 9}, {}) == 1
-    assert evaluate("pow(2, -8 * h / 4)", {}, {"h": 2}) == 0.0625
-    assert evaluate("datum.x + (datum.x == 1 ? 0.001 : 0)", {"x": 1}, {}) == 1.001
+def test_the_mirror_keeps_javascript_meaning():
+    """conftest.vega_eval, the one mirror every client-expression test evaluates the specs with."""
+    assert [vega_eval("datum.a > 1 ? 'x' : datum.a > 0 ? 'y' : 'z'", {"a": a}) for a in (5, 0.5, -5)] == ["x", "y", "z"]
+    assert vega_eval("a ? b ? 1 : 2 : 3", params={"a": 1, "b": 0}) == 2  # a ternary in the middle branch
+    assert vega_eval("datum.x + (datum.x == 1 ? 0.001 : 0)", {"x": 1}) == 1.001  # one inside brackets
+    assert vega_eval("clamp((datum.i - 2) / 4, 0, 1)", {"i": 9}) == 1
+    assert vega_eval("pow(2, -8 * h / 4)", params={"h": 2}) == 0.0625
+    assert vega_eval("-7 % 3") == -1.0  # JavaScript keeps the dividend's sign; Python's -7 % 3 is 2
+    assert vega_eval("'n = ' + 7") == "n = 7" and vega_eval("'x' + 2.5") == "x2.5"
+    assert vega_eval("'a ? b : c' + 1") == "a ? b : c1"  # quoted text is not syntax
+    assert vega_eval("!a && b || 'q'", params={"a": 0, "b": 0}) == "q"  # && and || return an operand
+    assert vega_eval("a !== 2 && a === 3", params={"a": 3}) is True
+    assert vega_eval("format(-1234, ',d')") == "−1,234"
+    assert vega_eval("datum['gap q − p'] === g", {"gap q − p": 2}, {"g": 2}) is True
+    with pytest.raises(NameError):
+        vega_eval("unknown + 1")
+    with pytest.raises(ValueError):
+        vega_eval("a ? 1")
 
 
 # ---------------------------------------------------------------------------------------------- stretching
@@ -131,7 +62,7 @@ def _stretch_rows(d, L, s, base, method):
     rows = []
     for row in fig.datasets["pairs"].to_pylist():
         for name, text in cs.EXPR.items():
-            row[name] = evaluate(text, row, {"st_s": s, "st_base": base, "st_method": method})
+            row[name] = vega_eval(text, row, {"st_s": s, "st_base": base, "st_method": method})
         rows.append(row)
     return rows
 
@@ -177,11 +108,11 @@ def test_alibi_closed_forms_match_alibi_attention(heads):
         z = {}
         for row in cells:
             for name, text in bc.EXPR_ALIBI.items():
-                row[name] = evaluate(text, row, {"by_head": h})
+                row[name] = vega_eval(text, row, {"by_head": h})
             z[(row["i"], row["j"])] = row
         for i in range(n):  # joinaggregate max and sum per query row, as the chart does
             zmax = max(z[(i, j)]["z"] for j in range(i + 1))
-            e = [evaluate(bc.EXPR_SOFTMAX["e"], {**z[(i, j)], "zmax": zmax}, {}) for j in range(i + 1)]
+            e = [vega_eval(bc.EXPR_SOFTMAX["e"], {**z[(i, j)], "zmax": zmax}, {}) for j in range(i + 1)]
             a[i, :i + 1] = np.array(e) / sum(e)
         if h:
             assert z[(1, 0)]["m"] == pytest.approx(slopes[h - 1], rel=1e-12)
@@ -221,7 +152,7 @@ def test_decay_closed_forms_match_score_curves(rho):
     assert drawn[-1] == sc.deltas.size - 1 and len(rows) <= bc.DRAWN_GAPS  # the ends kept, the rest thinned
     for row in rows:
         for name, text in bc.EXPR_DECAY.items():
-            row[name] = evaluate(text, row, params)
+            row[name] = vega_eval(text, row, params)
     assert np.allclose([r["mean"] for r in rows], sc.mean(rho)[drawn], atol=1e-12)
     assert np.allclose([r["sd"] for r in rows], sc.sd(rho)[drawn], atol=1e-12)
     assert np.allclose([r["one"] for r in rows], sc.one(rho)[drawn], atol=1e-12)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_client_expressions_sinusoids import calculated, evaluate, layer_with, rows_of
 
+from conftest import calculated, layer_with, rows_of, vega_eval
 from posenc.binary_codes import MAX_BITS, bit_runs, bit_table, code_strings, hamming, sizes
 from posenc.charts import binary_codes as bc
 from posenc.core import tokenize
@@ -39,9 +39,9 @@ def test_the_titles_codes_and_flip_count(n):
     codes = code_strings(bit_table(n))
     for p in range(1, 2 ** n, max(1, 2 ** n // 37)):
         terms = re.findall(r"\(floor\(\w+ / \d+\) % 2\)", bc.code_expr(bc.POSITION, n))
-        code = "".join(str(int(evaluate(t, {}, {bc.POSITION: p}))) for t in terms)
+        code = "".join(str(int(vega_eval(t, {}, {bc.POSITION: p}))) for t in terms)
         assert code == codes[p]
-        flips = evaluate(bc.flips_expr(bc.POSITION, n), {}, {bc.POSITION: p})
+        flips = vega_eval(bc.flips_expr(bc.POSITION, n), {}, {bc.POSITION: p})
         assert flips == hamming(p, p - 1)
 
 
@@ -60,7 +60,7 @@ def test_the_size_strips_bits_are_the_code_of_p():
     bit = re.search(r"floor\(bn_raw / pow\(2, datum\.b\)\) % 2", shipped)  # its branch for the bits' row
     assert bit, shipped
     for p in (0, 1, 500, 2 ** MAX_BITS - 1):
-        got = [int(evaluate(bit.group(0), {"b": b}, {"bn_raw": p})) for b in range(MAX_BITS)]
+        got = [int(vega_eval(bit.group(0), {"b": b}, {"bn_raw": p})) for b in range(MAX_BITS)]
         assert got == list(binary([p], MAX_BITS)[0])
 
 
@@ -75,7 +75,6 @@ def test_the_smoothing_slider_draws_posencs_curve_at_every_level(b):
     """The smoothing chart ships one row per x with a column per level; its calculate (read from the spec) picks
     the slider's column: at every level the line is ``posenc.binary_codes.smoothing``'s curve of that level."""
     import numpy as np
-    from test_client_expressions_rope import vega_eval
 
     from posenc.binary_codes import smoothing
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_client_expressions_rope import run_transforms
 
 import posenc
+from conftest import run_transforms
 from posenc import chapter
 from posenc.charts import explains as ec
 from posenc.charts import rope as rc

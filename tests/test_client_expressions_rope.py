@@ -1,14 +1,11 @@
 """The RoPE page's client-side closed forms, checked against posenc: the pair-circle chart turns q and k, sums
 the score and measures the angle in Vega expressions (so a drag or the play button redraws with no rerun). This
-file runs the chart's own transforms — read from the figure's spec, not retyped — with a small Python mirror of
-the Vega expression language (``vega_eval``: the operators, ``%`` with JavaScript's sign rule, the math
-functions, ``format`` and string ``+``), over the data the figure ships, at several slider values, d and seeds,
+file runs the chart's own transforms — read from the figure's spec, not retyped — with the tests' one mirror of
+the Vega expression language (``conftest.vega_eval``), over the data the figure ships, at several slider values, d and seeds,
 and compares every number the chart draws with ``posenc``."""
 
 from __future__ import annotations
 
-import ast
-import functools
 import math
 from types import SimpleNamespace
 
@@ -16,6 +13,7 @@ import numpy as np
 import pytest
 
 import posenc
+from conftest import run_transforms
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.charts.spec import records
@@ -24,143 +22,6 @@ from posenc.rope_demo import rope_demo, wrap_angle
 
 TOKENS = posenc.tokenize(chapter.SENTENCE)
 QI, KI = chapter.query_index(TOKENS), chapter.key_index(TOKENS)
-
-
-# ---------------------------------------------------------------- a mirror of Vega's expression language
-def _js_str(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
-
-
-def _format(v: float, spec: str) -> str:
-    """d3-format, for the specifiers the charts use (",d", ".3f", ".6f")."""
-    if spec == ",d":
-        return f"{round(v):,}".replace("-", "−")
-    if spec.endswith("~g"):  # significant digits, insignificant zeros trimmed (JavaScript's toPrecision)
-        return f"{v:.{int(spec[1:-2])}g}"
-    if spec.startswith(".") and spec.endswith("f"):
-        return f"{v:.{int(spec[1:-1])}f}".replace("-", "−")
-    raise NotImplementedError(spec)
-
-
-FUNCTIONS = {"cos": math.cos, "sin": math.sin, "atan2": math.atan2, "sqrt": math.sqrt, "pow": math.pow,
-             "abs": abs, "floor": math.floor, "max": max, "min": min, "format": _format, "toString": _js_str}
-CONSTANTS = {"PI": math.pi}
-
-
-class _Eval(ast.NodeVisitor):
-    def __init__(self, names: dict):
-        self.names = names
-
-    def visit_Expression(self, node):
-        return self.visit(node.body)
-
-    def visit_Constant(self, node):
-        return node.value
-
-    def visit_Name(self, node):
-        if node.id in self.names:
-            return self.names[node.id]
-        if node.id in CONSTANTS:
-            return CONSTANTS[node.id]
-        raise NameError(f"the expression uses {node.id!r}, which the mirror does not know")
-
-    def visit_Attribute(self, node):
-        return getattr(self.visit(node.value), node.attr)
-
-    def visit_Subscript(self, node):  # datum['a field'] (a field whose name is not a name), data('x')[0]
-        value, key = self.visit(node.value), self.visit(node.slice)
-        return value[key] if isinstance(value, list) else getattr(value, key)
-
-    def visit_IfExp(self, node):
-        return self.visit(node.body) if self.visit(node.test) else self.visit(node.orelse)
-
-    def visit_Call(self, node):  # data('name') comes with the params (the figure's datasets), the rest is Math
-        call = self.names[node.func.id] if node.func.id == "data" else FUNCTIONS[node.func.id]
-        return call(*[self.visit(a) for a in node.args])
-
-    def visit_UnaryOp(self, node):
-        v = self.visit(node.operand)
-        return -v if isinstance(node.op, ast.USub) else +v
-
-    def visit_BinOp(self, node):
-        a, b = self.visit(node.left), self.visit(node.right)
-        op = node.op
-        if isinstance(op, ast.Add):
-            return _js_str(a) + _js_str(b) if isinstance(a, str) or isinstance(b, str) else a + b
-        if isinstance(op, ast.Mod):
-            return math.fmod(a, b)  # JavaScript's %: the sign of the dividend
-        return {ast.Sub: lambda: a - b, ast.Mult: lambda: a * b, ast.Div: lambda: a / b}[type(op)]()
-
-    def visit_Compare(self, node):
-        a, b = self.visit(node.left), self.visit(node.comparators[0])
-        return {ast.Eq: a == b, ast.NotEq: a != b, ast.Lt: a < b, ast.Gt: a > b, ast.LtE: a <= b,
-                ast.GtE: a >= b}[type(node.ops[0])]
-
-    def generic_visit(self, node):
-        raise NotImplementedError(f"the mirror does not evaluate {type(node).__name__}")
-
-
-def _ternary(expr: str) -> str:
-    """``a ? b : c`` (outside parentheses and quotes; right-associative) as Python's ``(b if a else c)``."""
-    depth, quote, q = 0, None, -1
-    for k, c in enumerate(expr):
-        if quote:
-            quote = None if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        elif depth == 0 and c == "?" and q < 0:
-            q = k
-        elif depth == 0 and c == ":" and q >= 0:
-            return f"({_ternary(expr[q + 1:k])} if {_ternary(expr[:q])} else {_ternary(expr[k + 1:])})"
-    return expr
-
-
-@functools.lru_cache(maxsize=256)
-def _parse(expr: str) -> ast.Expression:
-    return ast.parse(_ternary(expr.replace("===", "==").replace("!==", "!=")), mode="eval")
-
-
-def vega_eval(expr: str, datum: dict | None = None, params: dict | None = None):
-    """Evaluate one Vega expression (``==`` and ``!=`` as Vega writes them, ``datum['a b']``, ``a ? b : c``
-    outside parentheses)."""
-    names = dict(params or {})
-    names["datum"] = SimpleNamespace(**(datum or {}))
-    return _Eval(names).visit(_parse(expr))
-
-
-def run_transforms(rows: list[dict], transforms: list[dict], params: dict) -> list[dict]:
-    """Vega-Lite's calculate, filter, pivot (one value a cell) and joinaggregate (sum) over ``rows``, in order, as
-    the browser runs them."""
-    rows = [dict(r) for r in rows]
-    for t in transforms:
-        if "calculate" in t:
-            for r in rows:
-                r[t["as"]] = vega_eval(t["calculate"], r, params)
-        elif "filter" in t:
-            rows = [r for r in rows if vega_eval(t["filter"], r, params)]
-        elif "pivot" in t:  # one row per group (in order of first appearance), one column per pivot value
-            groups: dict = {}
-            for r in rows:
-                key = tuple(r[g] for g in t["groupby"])
-                groups.setdefault(key, dict(zip(t["groupby"], key)))[r[t["pivot"]]] = r[t["value"]]
-            rows = list(groups.values())
-        elif "joinaggregate" in t:
-            for agg in t["joinaggregate"]:
-                assert agg["op"] == "sum"
-                total = math.fsum(r[agg["field"]] for r in rows)
-                for r in rows:
-                    r[agg["as"]] = total
-        else:
-            raise NotImplementedError(t)
-    return rows
 
 
 # ---------------------------------------------------------------- the pair circles
@@ -210,7 +71,7 @@ def test_turned_pairs_score_and_angle_match_posenc(d, seed, n, gap, fraction):
         assert -math.pi < row["angle"] <= math.pi
     # the readouts and labels the chart writes
     texts = {k.split(":", 2)[2] for k in rows}
-    assert f"score (all pairs) {_format(score, '.6f')}" in texts
+    assert f"score (all pairs) {score:.6f}".replace("-", "−") in texts
     assert f"q at m = {m:,}" in texts and f"k at n = {n:,}" in texts
     assert any(t.startswith(f"gap n − m = {gap} · angle q → k ") for t in texts)
     assert f"pair i = {pair} of 0 … {half - 1} · θᵢ = {r.thetas[pair]:.3g}" in texts
@@ -279,11 +140,3 @@ def test_the_sliders_open_at_the_chapters_first_pair_and_are_named_for_the_addre
     assert params[rc.GAP]["bind"]["min"] <= min(b - a for a, b in chapter.PAIRS) <= params[rc.GAP]["bind"]["max"]
     for layer in spec["layer"][:2] + spec["layer"][2]["layer"]:
         assert layer["mark"]["aria"] is False
-
-
-def test_the_mirror_is_javascript_where_python_differs():
-    assert vega_eval("-7 % 3") == -1.0  # JavaScript keeps the dividend's sign; Python's -7 % 3 is 2
-    assert vega_eval("'n = ' + 7") == "n = 7" and vega_eval("'x' + 2.5") == "x2.5"
-    assert vega_eval("format(-1234, ',d')") == "−1,234"
-    with pytest.raises(NameError):
-        vega_eval("unknown + 1")

@@ -6,62 +6,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 
 import numpy as np
 import pytest
 
+from conftest import calculated, layer_with, rows_of, spec_layers
 from posenc import chapter
 from posenc.charts import sinusoids as sc
 from posenc.encodings import frequencies, sinusoidal
-
-FUNCTIONS = {"sin": math.sin, "cos": math.cos, "pow": math.pow, "floor": math.floor, "PI": math.pi,
-             "max": max, "min": min}
-
-
-def python(expr: str) -> str:
-    """A Vega expression of the small vocabulary the charts use (arithmetic, sin, cos, pow, floor, comparisons,
-    &&) as Python. Expressions with a ternary or string concatenation are text, not numbers: refused."""
-    if "?" in expr or "'" in expr.replace("datum['", "").replace("']", ""):
-        raise ValueError(f"not a numeric expression: {expr}")
-    e = re.sub(r"datum\.(\w+)", r"datum['\1']", expr)
-    return e.replace("===", "==").replace("!==", "!=").replace("&&", " and ").replace("||", " or ")
-
-
-def evaluate(expr: str, datum: dict, params: dict) -> float:
-    return eval(python(expr), {"__builtins__": {}}, {**FUNCTIONS, **params, "datum": datum})  # noqa: S307
-
-
-def layers(spec: dict) -> list[dict]:
-    return spec.get("layer", [spec])
-
-
-def calculated(layer: dict, rows: list[dict], params: dict) -> list[dict]:
-    """The layer's rows after its calculate transforms (numeric ones; text fields are left out)."""
-    out = []
-    for row in rows:
-        datum = dict(row)
-        for t in layer.get("transform", []):
-            if "calculate" in t:
-                try:
-                    datum[t["as"]] = evaluate(t["calculate"], datum, params)
-                except (ValueError, KeyError):  # text, or built from a text field
-                    continue
-        out.append(datum)
-    return out
-
-
-def layer_with(spec: dict, data: str, field: str) -> dict:
-    """The first layer over ``data`` that computes ``field``."""
-    for layer in layers(spec):
-        if layer.get("data", {}).get("name") == data and any(t.get("as") == field for t in layer.get("transform", [])):
-            return layer
-    raise AssertionError(f"no layer over {data} computes {field}")
-
-
-def rows_of(fig, name: str) -> list[dict]:
-    return fig.datasets[name].to_pylist()
-
 
 POSITIONS = (0, 1, 7, 55, 100)
 LOG_BASES = (0.3, 2.0, 4.0, 6.0)
@@ -135,7 +87,7 @@ def test_the_similarity_outline_redraws_only_its_diagonal():
     the gap) does."""
     S = np.add.outer(np.arange(6.0), np.arange(6.0))
     fig = sc.similarity(S)
-    heat, outline = [layer for layer in layers(fig.spec) if layer.get("data", {}).get("name") == "S"]
+    heat, outline = [layer for layer in spec_layers(fig.spec) if layer.get("data", {}).get("name") == "S"]
     assert "sn_gap" not in json.dumps(heat)
     assert outline["transform"] == [{"filter": "datum['gap q − p'] === sn_gap"}]
     rows = rows_of(fig, "S")
@@ -157,12 +109,5 @@ def test_the_params_are_named_for_the_address_and_start_where_the_page_says():
 def test_no_mark_is_exposed_one_by_one():
     for fig in (sc.dials(64, sc.dial_pairs(64), position=7, base=chapter.BASE),
                 sc.dials(8, sc.dial_pairs(8), position=0, shift=3, prefix="sn_s")):
-        marks = [layer["mark"] for layer in layers(fig.spec)]
+        marks = [layer["mark"] for layer in spec_layers(fig.spec)]
         assert marks and all(isinstance(m, dict) and m.get("aria") is False for m in marks)
-
-
-def test_the_translator_refuses_text():
-    with pytest.raises(ValueError):
-        python("'p = ' + sn_pos")
-    with pytest.raises(ValueError):
-        python("datum.x > 1 ? 1 : 0")
