@@ -16,7 +16,7 @@ from posenc.beyond import (
     TYPICAL_L_TRAIN,
 )
 from posenc.charts import beyond as bc
-from posenc.core import count, tokenize
+from posenc.core import count, signed, tokenize
 from posenc.precision import angle_error_f32, angle_errors_f32, rope_offset_error, to_bf16
 
 PATH = "lessons/beyond.py"
@@ -202,7 +202,7 @@ with frame.page(PATH, "Could a model say where with no position vector at all â€
                  f"at m = {pr.probe:,} its drift is {v32:.2g} on a score of size ~1, bfloat16's {vb:.2g}, float64's "
                  f"{v64:.1e}.")
         frame.verdict("in float64 the same gap still gives the same score", v64 < OFFSET_TOL,
-                      f"drift {v64:.1e} at m = {pr.probe:,}, gap {pr.gap} (tolerance {OFFSET_TOL:g})")
+                      f"drift {v64:.1e} at m = {pr.probe:,}, gap {signed(pr.gap)} (tolerance {OFFSET_TOL:g})")
         frame.verdict("in float32 the same gap no longer gives the same score", v32 >= OFFSET_TOL,
                       f"drift {v32:.2g} at m = {pr.probe:,} (tolerance {OFFSET_TOL:g})")
         q.answer(text, then=f"Head dimension {DECAY_D}, base {BASE:,}; positions count from 0, as code stores "

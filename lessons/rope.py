@@ -6,6 +6,7 @@ from frame import shared
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.core import rounding_size as small
+from posenc.core import signed
 from posenc.encodings import MAX_POSITION, rope, rope_score
 from posenc.rope_demo import (
     NORM_TOL,
@@ -125,9 +126,9 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
             frame.chart(fig, play=rc.KEY_POSITION)
         gap = r.pairs[0][1] - r.pairs[0][0]
         same = r.pair_spread < r.pair_tol
-        frame.verdict(f"the chapter's three pairs, each with gap {gap}, get one score", same,
+        frame.verdict(f"the chapter's three pairs, each with gap {signed(gap)}, get one score", same,
                       f"they differ by {small(r.pair_spread)} (tolerance {r.pair_tol:.0e})")
-        frame.verdict(f"at m = {r.m:,}, n = {r.n:,} the score equals one turn by the gap n − m = {r.n - r.m:,}",
+        frame.verdict(f"at m = {r.m:,}, n = {r.n:,} the score equals one turn by the gap n − m = {signed(r.n - r.m)}",
                       r.identity_error < r.identity_tol,
                       f"difference {small(r.identity_error)} (tolerance {r.identity_tol:.0e})")
         pairs = ", ".join(f"({a:,}, {b:,})" for a, b in r.pairs)

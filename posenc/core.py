@@ -210,6 +210,11 @@ def rounding_size(x: float) -> str:
     return "0" if x == 0 else f"{x:.0e}"
 
 
+def signed(x: float, spec: str = ",") -> str:
+    """A number for page text with a true minus sign (−3, not -3), as the charts' d3 format writes it."""
+    return format(x, spec).replace("-", "−")
+
+
 def count(n: int, noun: str) -> str:
     """'1 pair', '17 pairs', '1,024 positions': a count and its noun, singular only for exactly 1."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"

@@ -30,6 +30,7 @@ from posenc.core import (
     permutation_matrix,
     projections,
     shuffle_order,
+    signed,
     softmax,
     tokenize,
 )
@@ -451,3 +452,8 @@ def test_block_average_respects_the_limits(rows, cols, max_rows, max_cols):
     assert small.min() >= m.min() and small.max() <= m.max()
     assume(rows % r == 0 and cols % c == 0)
     assert small.mean() == pytest.approx(m.mean())
+
+
+def test_signed_numbers_carry_a_true_minus_as_the_charts_write_them():
+    assert signed(-3) == "−3" and signed(-1234) == "−1,234" and signed(7) == "7"
+    assert signed(-0.25, ".2f") == "−0.25" and "-" not in signed(-1e-9, ".0e")

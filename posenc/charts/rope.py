@@ -9,6 +9,7 @@ import altair as alt
 import numpy as np
 
 from .. import chapter
+from ..core import signed
 from . import spec
 
 SCHEMES = ("RoPE", "adding sinusoids")  # the window heatmap's two score matrices, picked in the chart
@@ -180,7 +181,7 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     fig = spec.figure(chart, {"pairs": pairs, "unit": unit, "bound": spec.columns(R=[R])}, description=(
         f"Pair {pair_index(pair, half)} of q and of k on their circles, the key at n = {n:,} and the query at "
         f"m = {n - gap:,} "
-        f"(gap {gap}): q turns by m·θ_i and k by n·θ_i, so when both positions move together the angle between "
+        f"(gap {signed(gap)}): q turns by m·θ_i and k by n·θ_i, so when both positions move together the angle between "
         f"them stays the same and so does the score, {score:.6f}. Sliders in the chart move n, the gap and the "
         "pair."))
     return _seed(fig, {KEY_POSITION: int(n), GAP: int(gap), PAIR: pair})
