@@ -41,12 +41,6 @@ def readings(key: tuple) -> dict:
     return lab.readings(record_for(key))
 
 
-@frame.cached(max_entries=16)
-def leak(key: tuple) -> tuple[float, float]:
-    with jobs.one_blas_thread():  # a least-squares fit: erratic on OpenBLAS's threads
-        return lab.mask_leak(lab.Settings.of_key(key))
-
-
 def show_sample(s: lab.Settings) -> None:
     tokens, targets = lab.sample(np.random.default_rng(7), s.task, s.k, 1, s.L_train, s.vocab)
     st.markdown("**The task on one random sequence** (tokens as letters; “—”: nothing to predict there):")
@@ -103,16 +97,17 @@ def show_reading(q, record: dict, key: tuple) -> None:
             lab.read(variant, "none"), lab.settings_from(variant), len(variant["seeds"]))))
 
 
-def why_section(key: tuple) -> None:
+def why_section(key: tuple, figs: dict) -> None:
+    """The section that explains the settings the first section drew (``figs``: their ``figures``)."""
     @frame.section("Why each one fails")
     def why():
-        record, figs = record_for(key), figures(key)
+        record = record_for(key)
         by_position, maps = frame.tabs(["Accuracy by position", "Attention maps at 4 ×"], "lab_why")
         with by_position:
             frame.chart(figs["position"])
         with maps:
             frame.chart(figs["maps"])
-        with_mask, without = leak(key)
+        with_mask, without = record["mask_leak"]  # lab.mask_leak, computed with the record (lab.experiment)
         learned_words, rest = words.why(record, readings(key), lab.settings_from(record), (with_mask, without))
         st.markdown(learned_words)
         a, b = st.columns([2, 3], gap="medium")
@@ -124,10 +119,10 @@ def why_section(key: tuple) -> None:
                       without < 0.1, f"R² = {without:.3f} without the mask, {with_mask:.3f} with it")
 
     with frame.deeper("RoPE's angles, pair by pair", key="lab_deep_angles"):
-        frame.chart(figures(key)["angles"])
+        frame.chart(figs["angles"])
 
     with frame.deeper("training curves", key="lab_deep_loss"):
-        frame.chart(figures(key)["loss"])
+        frame.chart(figs["loss"])
         st.markdown(words.curves(readings(key)))
 
 
@@ -135,7 +130,7 @@ def why_section(key: tuple) -> None:
 with frame.page(PATH, "Trained on short sequences, tested on four times longer ones: which scheme still answers "
                       "right?"):
 
-    chosen: list[tuple] = []  # the settings the first section drew, for the section that explains them
+    chosen: list[tuple] = []  # (settings key, figures) the first section drew, for the section that explains them
 
     @frame.section(None, fragment=False)
     def experiment_section():
@@ -171,14 +166,15 @@ with frame.page(PATH, "Trained on short sequences, tested on four times longer o
                     st.rerun()  # trained just now: draw the page again from the kept result (and its Predict)
                 show_sample(s)
                 return
-            frame.chart(figures(s.key)["accuracy"])
+            figs = figures(s.key)  # once a run: each call of a cached function unpickles its copy
+            frame.chart(figs["accuracy"])
             if frame.presenting():
                 st.markdown(words.task_line(s))
         show_reading(q, record, s.key)
-        chosen.append(s.key)
+        chosen.append((s.key, figs))
 
-    if chosen and record_for(chosen[0]) is not None:
-        why_section(chosen[0])
+    if chosen:
+        why_section(*chosen[0])
 
     with frame.deeper("the model, formula by formula", key="lab_deep_model"):
         frame.formula(

@@ -773,8 +773,10 @@ def experiment(settings: Settings = Settings(), seeds=SEEDS,
     """Train every scheme from every seed on ``settings``.
 
     Returns {"settings", "seeds", "test_lengths", "loss_steps", "runs": {scheme: [cell per seed]},
-    "map": {"tokens", "targets", "maps": {scheme: [per seed [per layer sparse_map]]}}} — maps of the first
-    MAP_SEEDS seeds on one sequence of 4 × L_train (with several heads, the mean over the heads). Each scheme's
+    "map": {"tokens", "targets", "maps": {scheme: [per seed [per layer sparse_map]]}}, "mask_leak"} — maps of the
+    first MAP_SEEDS seeds on one sequence of 4 × L_train (with several heads, the mean over the heads), and
+    ``mask_leak(settings)`` as [with the mask, without] (it needs no training; kept in the record so a page that
+    shows the record computes nothing). Each scheme's
     seeds train together (``train_seeds``). ``progress(done, total, scheme)`` counts training steps over all
     runs; ``losses_out`` (a dict) gets scheme → every step's loss (mean over the seeds) of the scheme in progress.
     """
@@ -808,6 +810,7 @@ def experiment(settings: Settings = Settings(), seeds=SEEDS,
         "loss_steps": loss_steps(s.steps),
         "runs": runs,
         "map": {"tokens": map_tokens.tolist(), "targets": targets.tolist(), "maps": maps},
+        "mask_leak": list(mask_leak(s)),
     }
 
 

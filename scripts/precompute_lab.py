@@ -2,6 +2,7 @@
 
     python scripts/precompute_lab.py               # writes data/lab_results.json
     python scripts/precompute_lab.py --out X.json  # somewhere else
+    python scripts/precompute_lab.py --mask-leak-only  # (re)compute only each record's mask_leak, in place
 
 The page opens on this file (no training at page load). Each run is the same code the page trains live with
 (``posenc.lab.experiment``), so a cell regenerates exactly (``tests/test_lab.py`` checks one).
@@ -50,10 +51,38 @@ def git_commit() -> str:
         return "unknown"
 
 
+def records(data: dict) -> list[dict]:
+    """Every experiment record of a results file: the defaults, then the variant's."""
+    return [*data["experiments"].values(), *data.get("variants", {}).get(VARIANT, {}).values()]
+
+
+def mask_leak_only(path: Path) -> None:
+    """Set each record's ``mask_leak`` in the results file at ``path`` (``lab.mask_leak`` of its settings: an
+    untrained model, no training, a fraction of a second each) and say so in its provenance; every other byte of
+    the file stays as it was. ``lab.experiment`` computes the same value for every record it trains."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for record in records(data):
+        record["mask_leak"] = list(lab.mask_leak(lab.settings_from(record)))
+    out = path.resolve()
+    shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
+    data["provenance"]["mask_leak_only"] = {
+        "command": f"python scripts/precompute_lab.py --mask-leak-only --out {shown}",
+        "date_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "git_commit": git_commit(),
+    }
+    path.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"wrote mask_leak of {len(records(data))} records into {path}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--mask-leak-only", action="store_true",
+                        help="only (re)compute each record's mask_leak in the file --out, without training")
     args = parser.parse_args(argv)
+    if args.mask_leak_only:
+        mask_leak_only(args.out)
+        return
     started = time.perf_counter()
     experiments, variants, skipped, timings = {}, {}, [], {}
     for task, settings in default_settings().items():

@@ -470,6 +470,22 @@ def test_the_precomputed_file_is_small_and_says_where_it_came_from():
                     assert (acc is None) == (scheme == "learned" and length > s.n_max)
 
 
+def test_every_precomputed_record_carries_its_mask_leak_exactly():
+    """The page reads the mask's leak from the record (no least-squares fit on a page run): each stored value is
+    recomputed here from the record's settings (an untrained model, no training) and must match bit for bit."""
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    stored = [*data["experiments"].values(), *data["variants"]["bos+mlp"].values()]
+    assert len({tuple(r["mask_leak"]) for r in stored}) == len(stored)  # one value per setting, none copied
+    for record in stored:
+        assert record["mask_leak"] == list(lab.mask_leak(lab.settings_from(record)))
+
+
+def test_a_trained_record_carries_the_mask_leak_of_its_own_settings():
+    s = lab.Settings(task="first", n_layers=1, L_train=8, steps=lab.LIVE_STEPS[0])
+    record = lab.experiment(s, seeds=[0])
+    assert record["mask_leak"] == list(lab.mask_leak(s)) != list(lab.mask_leak(lab.Settings()))
+
+
 def test_the_precomputed_file_regenerates_one_cell_exactly():
     """One run of the defaults (2,000 steps, ~3 s on a quiet core): the stored record is reproduced exactly."""
     record = json.loads(DATA.read_text(encoding="utf-8"))["experiments"]["copy"]
