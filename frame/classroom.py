@@ -204,10 +204,25 @@ def _record(key: str, code: str, qid: str, options: list[str], student: str) -> 
 
 def _poll(code: str, page: str, drawn: dict) -> None:
     """A student's page, every STUDENT_POLL s while a round is open: one small read of its questions' rounds;
-    nothing is drawn, and the page reruns only when they are no longer what the page was ``drawn`` with (a round
-    revealed, a new round, a reset)."""
-    if store().phases(code, page) != drawn:
+    nothing is drawn, and the page reruns only when they are no longer what the page shows (a round revealed, a
+    new round, a reset)."""
+    if _stale(store().phases(code, page), drawn, st.session_state):
         st.rerun()
+
+
+def _stale(now: dict, drawn: dict, session) -> bool:
+    """Does the page show a round that is not the store's ``now`` any more? Each question the poll was ``drawn``
+    with, as it was then (or gone from the store: the class swept); a question the store did not have yet then (the
+    page's later questions, when this session was the first to draw the page), as the session last drew it
+    (``_pe_seen_<key>``, kept by ``before_radio``: its round and whether it was revealed)."""
+    for qid, (round_, _open, revealed) in now.items():
+        if qid in drawn:
+            if drawn[qid] != (round_, _open, revealed):
+                return True
+        elif (seen := session.get(f"_pe_seen_{qid.split('#', 1)[1]}")) is not None and tuple(seen) != (
+                round_, revealed):
+            return True
+    return any(q not in now for q in drawn)
 
 
 def _teacher_panel(room: Room, key: str, options: list[str], correct: int) -> None:

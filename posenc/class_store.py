@@ -276,9 +276,11 @@ class Store:
     def phases(self, code: str, page: str) -> dict[str, tuple[int, bool, bool]]:
         """{qid: (round, open, revealed)} of the class's questions on ``page`` (qids "page#key"): what a student's
         page polls, one small query for all its questions."""
+        head = page + "#"  # the primary key's (code, qid) index finds the class's rows; the page's are picked in SQL
         with self._tx(write=False) as c:
-            rows = c.all("SELECT qid, round, is_open, revealed FROM pe_questions WHERE code = ?", code)
-        return {q: (int(r), bool(o), bool(v)) for q, r, o, v in rows if q.startswith(page + "#")}
+            rows = c.all("SELECT qid, round, is_open, revealed FROM pe_questions "
+                         "WHERE code = ? AND substr(qid, 1, length(?)) = ?", code, head, head)
+        return {q: (int(r), bool(o), bool(v)) for q, r, o, v in rows}
 
     def vote(self, code: Any, qid: Any, student: Any, option: Any, now: float | None = None) -> Vote:
         """Record (or change) ``student``'s vote for ``option`` in the question's open round."""
@@ -289,13 +291,14 @@ class Store:
             return Vote(False, "class")
         if not isinstance(qid, str) or not isinstance(option, int) or isinstance(option, bool):
             return Vote(False, "question" if not isinstance(qid, str) else "option")
-        with self._tx() as c:
-            if c.one("SELECT 1 FROM pe_classes WHERE code = ? AND expires > ?", code, now) is None:
+        with self._tx() as c:  # the class and its question in one read (the class's row, its question's or NULLs)
+            q = c.one("SELECT c.expires, q.n_options, q.round, q.is_open FROM pe_classes c LEFT JOIN pe_questions q "
+                      "ON q.code = c.code AND q.qid = ? WHERE c.code = ?", qid, code)
+            if q is None or not float(q[0]) > now:
                 return Vote(False, "class")
-            q = c.one("SELECT n_options, round, is_open FROM pe_questions WHERE code = ? AND qid = ?", code, qid)
-            if q is None:
+            if q[1] is None:
                 return Vote(False, "question")
-            n, rnd, is_open = int(q[0]), int(q[1]), bool(q[2])
+            n, rnd, is_open = int(q[1]), int(q[2]), bool(q[3])
             if not 0 <= option < n:
                 return Vote(False, "option")
             if not is_open:

@@ -266,7 +266,8 @@ def test_polling_student_every_5_s_only_while_open_teacher_within_2_s(store, mon
     asked.clear()
     s.run()
     assert [every for name, every in asked if name == "_poll"] == [classroom.STUDENT_POLL]
-    store.reveal(code, f"{PAGE}#{KEY2}", token)
+    for qid in store.phases(code, PAGE):  # every round on the page closed
+        store.reveal(code, qid, token)
     asked.clear()
     s.run()
     assert [every for name, every in asked if name == "_poll"] == [None]  # every round closed: no more polling
@@ -274,3 +275,41 @@ def test_polling_student_every_5_s_only_while_open_teacher_within_2_s(store, mon
     assert_ok(open_page(PAGE, query={"class": code, "teach": token}))
     assert ("panel", classroom.TEACHER_POLL) in asked and classroom.TEACHER_POLL <= 2
     assert not [name for name, _ in asked if name == "_poll"]  # the teacher's page has no student poll
+
+
+def test_a_students_poll_redraws_the_page_only_when_a_round_changed(store, monkeypatch):
+    """The first session to draw a page (before its teacher) draws the poll before the store knows the page's later
+    questions: those are no reason to redraw the page at every poll; a round revealed or opened anew is, on any
+    question of the page."""
+    import streamlit as st
+
+    from frame import classroom
+
+    drawn: list[dict] = []  # the rounds each run's poll was drawn with
+    real = st.fragment
+
+    def spy(func=None, *, run_every=None):
+        if func is None:
+            return lambda f: spy(f, run_every=run_every)
+        frag = real(func, run_every=run_every)
+        if func.__name__ != "_poll":
+            return frag
+        return lambda code, page, now: (drawn.append(dict(now)), frag(code, page, now))[1]
+
+    monkeypatch.setattr(st, "fragment", spy)
+    code, token = store.create_class()
+    s = student(code)  # the first on the page
+    [first] = drawn
+    now = store.phases(code, PAGE)
+    assert set(first) == {QID} and f"{PAGE}#{KEY2}" in now  # the later questions came after the poll
+    session = {f"_pe_seen_{q.split('#', 1)[1]}": s.session_state[f"_pe_seen_{q.split('#', 1)[1]}"] for q in now}
+    assert not classroom._stale(now, first, session)
+    store.reveal(code, f"{PAGE}#{KEY2}", token)  # a later question's round: the page must show its answer
+    assert classroom._stale(store.phases(code, PAGE), first, session)
+    drawn.clear()
+    s.run()
+    [second] = drawn  # the next run's poll has every question of the page
+    session = {k: s.session_state[k] for k in session}
+    assert set(second) == set(now) and not classroom._stale(store.phases(code, PAGE), second, session)
+    store.vote_again(code, QID, token)
+    assert classroom._stale(store.phases(code, PAGE), second, session)
