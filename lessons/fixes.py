@@ -117,6 +117,9 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             st.markdown(f"Divide the index by the sentence's length N: every code lands between 0 and 1. The "
                         f"chapter's example: word {T} is {index_over_length([T], N_SHORT)[0, 0]:.3g} in {N_SHORT} "
                         f"words and {index_over_length([T], N_LONG)[0, 0]:.3g} in {N_LONG}.")
+            ask = frame.predict("With every code p/N, what is the step from one word's code to the next word's?",
+                                ["1, as with the raw index", "1/N: it changes with the sentence's length",
+                                 "0: neighbours share one code"], 1, key="fx_ratio_predict")
             length = int(frame.slider("Length of the sentence to compare (words)", "fx_len", 10, 1000, N_LONG,
                                       help="Index ÷ length in your sentence against a sentence this long."))
             r, strip, gap = ratio_section(ex.sentence, length)
@@ -138,8 +141,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                 said = (f"Word {r.tracked} is {r.tracked_sentence:.3g} in your {r.n} words and "
                         f"{r.tracked_long:.3g} in {r.length}{followed}; the step to the previous word is "
                         f"{r.step_sentence:.3g} against {r.step_long:.3g}.")
-            st.markdown(f"{said} “Look at the previous word” has no fixed numerical form for the model to learn: "
-                        "it is a different number at every sentence length.")
+            ask.answer(f"1/N, a different number at every sentence length. {said}",
+                       "“Look at the previous word” has no fixed numerical form for the model to learn.")
             frame.formula(r"c(p) = \frac{p}{N},\qquad c(p) - c(p-1) = \frac{1}{N}")
 
     with tabs[1]:
@@ -149,6 +152,10 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
         def multiply_tab():
             st.markdown(f"Scale each word vector by its position, x′ = p·x. The chapter's example: "
                         f"“{chapter.MULTIPLY_WORD}” at position {M_TO} against position {M_FROM}.")
+            ask = frame.predict("Move the key word from position 1 to position m, scaled by its position. What "
+                                "happens to every query's score with it?",
+                                ["It is multiplied by m", "It stays the same: the words still mean the same",
+                                 "It shrinks as m grows"], 0, key="fx_multiply_predict")
             m_pos = int(frame.slider("Position m of the key word", "fx_mpos", 1, 1000, M_TO,
                                      help=f"The key word is placed at position {M_FROM} and at position m."))
             mv = multiply_section(ex.sentence, ex.d, ex.seed, m_pos)
@@ -171,8 +178,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                         + (f", and every score with it {m.position:,} times as large" if mv.scaled else "")
                         + (", while the angle between query and key — what the words mean to each other — has not "
                            "moved." if mv.same_angle else "."))
-            st.markdown(f"The score measures **volume, not meaning**. {said} A late word shouts; an early one "
-                        "whispers.")
+            ask.answer(f"Multiplied by m: the score measures **volume, not meaning**. {said}",
+                       "A late word shouts; an early one whispers.")
             frame.formula(r"{x'_p = p\,x_p},\qquad\allowbreak {s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d}},"
                           r"\qquad\allowbreak {\cos(q'_i, k'_j) = \cos(q_i, k_j)}")  # a phone breaks between them
             with frame.deeper("every query's score and cosine, at position 1 and at m", key="fx_deep_multiply"):
@@ -184,6 +191,10 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
         @frame.section(None)
         def onehot_tab():
             st.markdown("Give position p a column of its own: a vector of N zeros with a single 1 in column p.")
+            ask = frame.predict("Which codes sit closer together: those of two neighbours (positions 1 and 2), or "
+                                "those of two strangers (positions 1 and N)?",
+                                ["The neighbours'", "Neither: every two positions are equally far apart",
+                                 "The strangers'"], 1, key="fx_onehot_predict")
             c1, c2 = st.columns(2)
             with c1:
                 width = int(frame.number("One-hot width N (the longest sentence)", "fx_width", 1, 1000, 8,
@@ -221,8 +232,14 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                 frame.verdict("every two positions are √2 apart", oh.sqrt2_error < COS_TOL,
                               f"largest deviation {oh.sqrt2_error:.0e} over all pairs of the {oh.width} positions")
             wide = "word needs 1 column" if oh.width == 1 else f"words needs {oh.width} columns"
-            st.markdown(f"{asked} The width is the length: your sentence of {n} words needs {n} columns, a sentence "
-                        f"of {oh.width} {wide} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
+            apart_ = (f"Neither: every two different one-hot codes are √2 ≈ {math.sqrt(2):.6f} apart, here "
+                      f"{oh.neighbour:.6f} for neighbours and {oh.stranger:.6f} for strangers: the code says "
+                      "nothing about which positions are near." if a_ < b_ < far else
+                      f"Neither: every two different one-hot codes are √2 ≈ {math.sqrt(2):.6f} apart, so the code "
+                      f"says nothing about which positions are near (a table {oh.width} wide has no strangers to "
+                      "compare: widen it).")
+            ask.answer(apart_, f"{asked} The width is the length: your sentence of {n} words needs {n} columns, a "
+                       f"sentence of {oh.width} {wide} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
             frame.formula(r"c(p) = e_p \in \mathbb{R}^N",
                           rf"\lVert e_p - e_q\rVert = \sqrt 2 \approx {math.sqrt(2):.6f}\quad (p \ne q)")
 

@@ -150,6 +150,10 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
 
     @frame.section("A rotation keeps every length")
     def lengths():
+        ask = frame.predict("RoPE turns the query word's q by m·θ_i in every pair when the word stands at position "
+                            "m (set m beside the chart). How long is the turned q?",
+                            ["Longer, the larger m is", "Exactly as long as q, at every m",
+                             "Shorter, the larger m is"], 1, key="rp_length_predict")
         left, right = st.columns([3, 2])
         with right:
             m = int(frame.number("Position m of the query word", "rp_p", 1, MAX_POSITION, chapter.RAW_POSITION,
@@ -164,13 +168,15 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
         frame.verdict(f"v = x W_V carries no position: the query word's v is the same at position 1 and at {m:,}",
                       L.v_gap_rope == 0.0, f"largest difference {small(L.v_gap_rope)}")
         ratio = L.raw_coordinate / L.x_norm
-        right.markdown(
-            f"The raw index, the first of the obvious fixes, writes m into a coordinate of its own: at m = {m:,} "
-            f"that coordinate is {ratio:,.1f} times the whole length of the word vector ({L.x_norm:.2f}). In the "
-            f"chapter's {chapter.CONTENT_D}-wide model content scores are around √{chapter.CONTENT_D}, and a word "
-            f"at position {chapter.RAW_POSITION} adds a term of order {chapter.RAW_POSITION}: the position drowns "
-            f"the words. RoPE only turns q and k, so ‖q‖ stays {L.q_norm:.3f} at every position, and so does the "
-            "largest score q and k can make, ‖q‖·‖k‖/√d.")
+        with right:
+            ask.answer(
+                f"Exactly as long: a rotation keeps every length, so ‖q‖ stays {L.q_norm:.3f} at m = {m:,} and at "
+                "every position, and so does the largest score q and k can make, ‖q‖·‖k‖/√d.",
+                f"The raw index, the first of the obvious fixes, writes m into a coordinate of its own: at m = "
+                f"{m:,} that coordinate is {ratio:,.1f} times the whole length of the word vector ({L.x_norm:.2f}). "
+                f"In the chapter's {chapter.CONTENT_D}-wide model content scores are around √{chapter.CONTENT_D}, "
+                f"and a word at position {chapter.RAW_POSITION} adds a term of order {chapter.RAW_POSITION}: the "
+                "position drowns the words. RoPE only turns q and k.")
         with frame.deeper("RoPE beside adding sinusoids", key="rp_deep_additive"):
             st.markdown(
                 f"Adding sinusoids (the previous page) changes the vector itself: ‖x‖ = {L.x_norm:.6f} becomes "

@@ -66,7 +66,8 @@ def test_defaults_skeleton_and_no_error(default_page):
     # every tab panel opens with its own heading (issue 22)
     assert [h.value for h in at.subheader] == ["2 · Index ÷ length", "3 · Multiplying instead of adding",
                                                "4 · One-hot positions", "All four against the wishes"]
-    assert len(predict_radios(at)) == 1
+    assert [r.key for r in predict_radios(at)] == ["fixes_predict_guess", "fx_ratio_predict_guess",
+                                                   "fx_multiply_predict_guess", "fx_onehot_predict_guess"]
     assert all(h for h, _, _ in verdicts(at)), [c for h, c, _ in verdicts(at) if not h]
     assert checks_block(at) is not None
 
@@ -76,7 +77,7 @@ def test_the_lead_asks_and_the_answer_waits_for_a_pick(default_page):
     lead = at.markdown[0].value
     assert lead.rstrip().endswith("?") and "drowns" not in lead
     text = page_text(at)
-    assert "Right." not in text and [b.label for b in at.button].count("Show me the answer") == 1
+    assert "Right." not in text and [b.label for b in at.button].count("Show me the answer") == 4  # one a fix
 
 
 def test_raw_index_shows_the_chapters_numbers(default_page):
@@ -195,7 +196,7 @@ def test_at_position_1_the_index_does_not_dwarf_the_words():
     {"fx_width": "64", "fx_past": "64"},
 ])
 def test_control_extremes(query):
-    at = open_page(PAGE, query=query)
+    at = open_page(PAGE, query=query, fx_onehot_predict_shown=True)  # the one-hot answer shown
     text = page_text(assert_ok(at))
     assert len(charts_of(at)) >= 8
     width, past = int(query.get("fx_width", 8)), int(query.get("fx_past", 9))
@@ -295,7 +296,8 @@ def test_no_table_wider_than_four_columns_on_the_main_path(default_page):
 def test_equal_lengths_are_said_as_equal(length):
     """A 10-word sentence against a 10-word one: the two checks fail, and the prose says the codes agree."""
     words = " ".join(f"w{i}" for i in range(10))
-    at = open_page(PAGE, query={"fx_len": length, "fx_tab": "Divide by length"}, sentence=words)
+    at = open_page(PAGE, query={"fx_len": length, "fx_tab": "Divide by length"}, sentence=words,
+                   fx_ratio_predict_shown=True)
     assert_ok(at)
     holds, _ = verdict(at, "the step to the previous word changes with the length")
     assert holds == (length != "10")

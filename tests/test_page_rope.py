@@ -48,7 +48,8 @@ def test_skeleton_question_first():
     lead = at.markdown[0].value
     assert lead.endswith("?") and "gap alone" not in lead  # the lead asks; the answer comes after the chart
     assert [h.value for h in at.header] == ["Each pair turns on its own circle", "A rotation keeps every length"]
-    assert [r.key for r in predict_radios(at)] == ["rp_predict_guess", "rp_predict_play_guess"]
+    assert [r.key for r in predict_radios(at)] == ["rp_predict_guess", "rp_predict_play_guess",
+                                                   "rp_length_predict_guess"]
     assert len(charts_of(at)) == 3
     text = page_text(at)
     assert f"query word: {chapter.QUERY_WORD}" in text and f"key word: {chapter.KEY_WORD}" in text
@@ -117,7 +118,7 @@ def test_play_answer_quotes_the_chapters_pairs():
 
 
 def test_word_picks_feed_every_section_from_page_level():
-    at = assert_ok(open_page(PAGE))
+    at = assert_ok(open_page(PAGE, rp_length_predict_shown=True))  # the lengths answer shown
     at.number_input(key="rp_qw").set_value(5).run()
     assert_ok(at)
     assert "query word: mouse" in page_text(at)
@@ -137,7 +138,7 @@ def test_shared_control_has_no_session_flag_or_rerun():
 
 
 def test_lengths_section_has_live_numbers_and_links_back():
-    at = assert_ok(open_page(PAGE))
+    at = assert_ok(open_page(PAGE, rp_length_predict_shown=True))  # the answer and its prose shown
     L = length_demo(SENT, QI, 64, 0, chapter.RAW_POSITION)
     x_norm = float(np.linalg.norm(embed(SENT, 64, 0)[QI]))
     text = page_text(at)
