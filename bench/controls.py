@@ -18,12 +18,14 @@ from typing import Any
 
 from bench.browser import wait_quiet, wait_rendered
 from bench.load import pct
-from bench.wsclient import MAIN, SIDEBAR, Session, SessionError
+from bench.wsclient import MAIN, SIDEBAR, TEXT_SUFFIX, Session, SessionError
 from posenc.charts.spec import walk_dicts
 
 # Quick mode presses, in the browser, the first control of each of these kinds only.
 QUICK_KINDS = {"slider", "number", "vega range", "vega select", "vega radio", "vega checkbox", "play"}
 PLAY_MS = 1500  # how long a play button is left playing
+CAP_MS = 10_000  # the browser's wait for one press to end
+TIMEOUT_S = 60.0  # the websocket's wait for one run
 NOOP_LABEL = "Rerun, nothing changed (R key)"
 
 
@@ -55,21 +57,34 @@ def _norm(label: str) -> str:
     return " ".join(str(label).replace("$", "").replace("*", "").split()).lower()
 
 
-def chart_controls(specs: list[str]) -> list[ControlRow]:
-    """The Vega-Lite params bound to an input in these chart specs (one row per name)."""
+def chart_controls(page: str, specs: list[str]) -> list[ControlRow]:
+    """The Vega-Lite params bound to an input in these chart specs of ``page`` (one row per name)."""
     rows: dict[str, ControlRow] = {}
     for d in (d for spec in specs for d in walk_dicts(json.loads(spec))):
         for p in d.get("params") or []:
             bind = p.get("bind") if isinstance(p, dict) else None
             if isinstance(bind, dict) and bind.get("input") and p.get("name") not in rows:
                 label = " ".join(str(bind.get("name") or p["name"]).split())
-                rows[p["name"]] = ControlRow("", label, f"vega {bind['input']}", "chart", "in-chart", p["name"])
+                rows[p["name"]] = ControlRow(page, label, f"vega {bind['input']}", "chart", "in-chart", p["name"])
     return list(rows.values())
 
 
 # ---------------------------------------------------------------- server: websocket sessions
-async def _measure_page_ws(base: str, url_path: str, presses: int, sidebar: bool, timeout: float) -> list[ControlRow]:
-    s = Session(base, url_path, timeout)
+async def _ws_press(s: Session, row: ControlRow, control: Any, value: Any, what: str = "") -> bool:
+    """One rerun with ``control`` set to ``value``; False (and a note on the row) when it failed."""
+    try:
+        await s.rerun((control, value))
+        return True
+    except SessionError as err:
+        row.notes.append(what + str(err)[:160])
+    except Exception as err:  # noqa: BLE001 - a timeout or a dropped connection: note it, reconnect
+        row.notes.append(f"{what}{type(err).__name__}: {str(err)[:120]}")
+        await s.close()
+    return False
+
+
+async def _measure_page_ws(base: str, url_path: str, presses: int, sidebar: bool) -> list[ControlRow]:
+    s = Session(base, url_path, TIMEOUT_S)
     rows: list[ControlRow] = []
     try:
         await s.open()
@@ -84,14 +99,7 @@ async def _measure_page_ws(base: str, url_path: str, presses: int, sidebar: bool
                 continue
             start = control.value
             for _ in range(presses):
-                try:
-                    await s.rerun((control, control.moved(True)))
-                except SessionError as err:
-                    row.notes.append(str(err)[:160])
-                    break
-                except Exception as err:  # noqa: BLE001 - a timeout or a dropped connection: note, reconnect
-                    row.notes.append(f"{type(err).__name__}: {str(err)[:120]}")
-                    await s.close()
+                if not await _ws_press(s, row, control, control.moved(True)):
                     break
                 row.server_ms.append(s.last.ms)
                 row.bytes.append(s.last.bytes)
@@ -104,29 +112,26 @@ async def _measure_page_ws(base: str, url_path: str, presses: int, sidebar: bool
                 if c.fragment_id and not row.fragment_runs:
                     row.notes.append("in a fragment, but the server reran the whole page")
             if s.ws is not None and control.value != start:  # put it back (untimed)
-                try:
-                    await s.rerun((control, start))
-                except Exception as err:  # noqa: BLE001
-                    row.notes.append(f"putting it back: {type(err).__name__}")
-                    await s.close()
-        for r in chart_controls(s.charts):
-            r.page = url_path
-            rows.append(r)
+                await _ws_press(s, row, control, start, "putting it back: ")
+        rows += chart_controls(url_path, s.charts)
     finally:
         await s.close()
     return rows
 
 
-def measure_server(base: str, url_paths: list[str], presses: int, sidebar: str = "all", log=None,
-                   timeout: float = 60.0) -> dict[str, list[ControlRow]]:
-    """{url path: rows} for every page, over the websocket of the running server at ``base``; ``sidebar``: its
-    controls on every page ("all"), on the first only ("home") or on none ("none")."""
+def with_sidebar(sidebar: str, i: int) -> bool:
+    """Whether the ``i``-th page's sidebar controls are pressed: on every page ("all"), the first ("home"), none."""
+    return sidebar == "all" or (sidebar == "home" and i == 0)
+
+
+def measure_server(base: str, url_paths: list[str], presses: int, sidebar: str, log=None) -> dict[str, list[ControlRow]]:
+    """{url path: rows} for every page, over the websocket of the running server at ``base``."""
     out: dict[str, list[ControlRow]] = {}
     for i, path in enumerate(url_paths):
         t = time.monotonic()
         try:
             out[path] = asyncio.run(asyncio.wait_for(_measure_page_ws(
-                base, path, presses, sidebar == "all" or (sidebar == "home" and i == 0), timeout), timeout * 20))
+                base, path, presses, with_sidebar(sidebar, i)), TIMEOUT_S * 20))
         except Exception as err:  # noqa: BLE001 - report it on the page, go on with the others
             out[path] = [ControlRow(path, "—", "error", "main", notes=[f"{type(err).__name__}: {str(err)[:160]}"])]
         if log:
@@ -134,102 +139,13 @@ def measure_server(base: str, url_paths: list[str], presses: int, sidebar: str =
     return out
 
 
-# ---------------------------------------------------------------- browser
-_FIND = r"""
-(withSidebar) => {
-  const vis = (e) => !!(e && e.offsetParent !== null && e.getClientRects().length);
-  const text = (e) => (e?.innerText || '').replace(/\s+/g, ' ').trim();
-  const out = [];
-  const roots = [['main', document.querySelector('[data-testid=stMain]')]];
-  if (withSidebar) roots.push(['sidebar', document.querySelector('[data-testid=stSidebar]')]);
-  const kinds = [['stSlider', 'slider'], ['stNumberInput', 'number'], ['stRadio', 'radio'], ['stCheckbox', 'checkbox'],
-                 ['stToggle', 'toggle'], ['stTextInput', 'text'], ['stSelectbox', 'selectbox']];
-  for (const [where, root] of roots) {
-    if (!root) continue;
-    for (const [tid, kind] of kinds) {
-      root.querySelectorAll(`[data-testid=${tid}]`).forEach((w, index) => {
-        if (vis(w)) out.push({where, kind, tid, index, label: text(w.querySelector('[data-testid=stWidgetLabel]'))});
-      });
-    }
-  }
-  for (const b of document.querySelectorAll('[data-testid=stMain] .vega-bind')) {
-    const input = b.querySelector('input, select');
-    if (!input || !vis(input) || !input.name) continue;
-    const type = input.tagName === 'SELECT' ? 'select' : input.type;
-    out.push({where: 'chart', kind: 'vega ' + type, param: input.name,
-              label: text(b.querySelector('.vega-bind-name'))});
-  }
-  for (const b of document.querySelectorAll('[data-testid=stMain] button.pe-play')) {
-    if (vis(b)) out.push({where: 'chart', kind: 'play', param: b.dataset.param, label: 'Play ' + b.dataset.param});
-  }
-  return out;
-}
-"""
-
-# A drag in the page: `steps` input events one after the other on the bound input named `name`, each timed
-# from the event to the chart redrawn (Vega redraws in promise callbacks: a message posted after the event is
-# handled once they have run); a range moves a stride at a time (about half its span over the drag), bouncing
-# at its ends; a select, radio or checkbox takes its next value.
-_FRAMES = r"""
-async ([name, steps]) => {
-  const W = window.__bench;
-  const inputs = [...document.querySelectorAll(`[data-testid=stMain] .vega-bind [name="${CSS.escape(name)}"]`)];
-  const el = inputs[0];
-  const settle = () => new Promise((r) => {
-    const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0);
-  });
-  const times = [];
-  let drawn = 0, dir = 1, ran = false;
-  for (let i = 0; i < steps; i++) {
-    let target = el;
-    if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
-    else if (el.type === 'radio') {
-      target = inputs[(inputs.findIndex((r) => r.checked) + 1) % inputs.length];
-      target.checked = true;
-    } else if (el.type === 'checkbox') el.checked = !el.checked;
-    else {
-      const lo = +el.min, hi = +el.max, step = +el.step || 1;
-      const stride = Math.max(step, Math.round((hi - lo) / (2 * steps) / step) * step);
-      if (+el.value + dir * stride > hi || +el.value + dir * stride < lo) dir = -dir;
-      el.value = String(+(+el.value + dir * stride).toFixed(10));
-    }
-    W.reset(); W.t0 = performance.now();
-    target.dispatchEvent(new Event('input', {bubbles: true}));
-    target.dispatchEvent(new Event('change', {bubbles: true}));
-    await settle();
-    times.push(performance.now() - W.t0);
-    drawn += W.paintLast !== null;
-    await new Promise((r) => requestAnimationFrame(r));
-    ran = ran || W.runStart !== null;
-  }
-  await new Promise((r) => setTimeout(r, 300));
-  return {times, drawn, ran: ran || W.runStart !== null};
-}
-"""
-
-# A play button pressed for `ms`: frame.live's own record of each frame (its input event → chart redrawn).
-_PLAY = r"""
-async ([name, ms]) => {
-  const W = window.__bench, L = window.__peLive;
-  const b = document.querySelector(`[data-testid=stMain] button.pe-play[data-param="${CSS.escape(name)}"]`);
-  L.frames.length = 0; L.intervals.length = 0;
-  W.reset(); W.t0 = performance.now();
-  b.click();
-  const pressed = b.getAttribute('aria-pressed');
-  await new Promise((r) => setTimeout(r, ms));
-  b.click();
-  await new Promise((r) => setTimeout(r, 300));
-  return {times: [...L.frames], intervals: [...L.intervals], pressed, ran: W.runStart !== null};
-}
-"""
-
-
+# ---------------------------------------------------------------- browser (window.__bench: bench/probe.js)
 def _widget(page: Any, item: dict) -> Any:
     root = "[data-testid=stMain]" if item["where"] == "main" else "[data-testid=stSidebar]"
     return page.locator(f"{root} [data-testid={item['tid']}]").nth(item["index"])
 
 
-def _press_widget(page: Any, item: dict, quiet: int, cap: int, back: bool = False) -> dict | None:
+def _press_widget(page: Any, item: dict, quiet: int, back: bool = False) -> dict | None:
     """Do what a student does to the widget (``key r``, the floor: Streamlit's R shortcut, the whole page rerun with
     nothing moved); return the probe's timing (None: nothing to do)."""
     if item["where"] == "sidebar":  # unfold a folded sidebar (presentation mode folds it), as a student would
@@ -237,7 +153,7 @@ def _press_widget(page: Any, item: dict, quiet: int, cap: int, back: bool = Fals
         if expand.count() and expand.first.is_visible():
             expand.first.click(timeout=5000)
             expand.first.wait_for(state="hidden", timeout=5000)
-    kind, keys, reset = item["kind"], [], "window.__bench.reset()"
+    kind, keys, click = item["kind"], [], None
     w = None if kind == "key r" else _widget(page, item)
     if kind == "key r":
         page.evaluate("document.activeElement && document.activeElement.blur()")
@@ -259,17 +175,15 @@ def _press_widget(page: Any, item: dict, quiet: int, cap: int, back: bool = Fals
         checked = w.evaluate("w => [...w.querySelectorAll('input[type=radio]')].findIndex(i => i.checked)")
         if options.count() < 2:
             return None
-        page.evaluate(reset)
-        options.nth((checked + (-1 if back else 1)) % options.count()).click(timeout=5000)
+        click = options.nth((checked + (-1 if back else 1)) % options.count())
     elif kind in ("checkbox", "toggle"):
-        page.evaluate(reset)
-        w.locator("label:has(input)").first.click(timeout=5000)
+        click = w.locator("label:has(input)").first
     elif kind == "text":
         w.locator("input").first.focus()
         page.keyboard.press("End")
-        for key in ["Backspace"] * len(" again") if back else []:
-            page.keyboard.press(key)
-        page.keyboard.type("" if back else " again")
+        for _ in TEXT_SUFFIX if back else ():
+            page.keyboard.press("Backspace")
+        page.keyboard.type("" if back else TEXT_SUFFIX)
         keys = ["Enter"]
     elif kind == "selectbox":
         w.locator("input, [role=combobox]").first.click(timeout=5000)
@@ -277,17 +191,18 @@ def _press_widget(page: Any, item: dict, quiet: int, cap: int, back: bool = Fals
         keys = ["ArrowUp" if back else "ArrowDown", "Enter"]
     else:
         return None
-    if keys:
-        page.evaluate(reset)
-        for key in keys:
-            page.keyboard.press(key)
-    return page.evaluate("([q, c, g]) => window.__bench.waitDone('rerun', q, c, g)", [quiet, cap, quiet + 300])
+    page.evaluate("window.__bench.reset()")
+    if click is not None:
+        click.click(timeout=5000)
+    for key in keys:
+        page.keyboard.press(key)
+    return page.evaluate("([q, c, g]) => window.__bench.waitDone(q, c, g)", [quiet, CAP_MS, quiet + 300])
 
 
-def _press(page: Any, row: ControlRow, item: dict, presses: int, quiet: int, cap: int) -> None:
+def _press(page: Any, row: ControlRow, item: dict, presses: int, quiet: int) -> None:
     """Press a Streamlit control ``presses`` times, timing each; put a switch, choice or text back after."""
     for _ in range(presses):
-        out = _press_widget(page, item, quiet, cap)
+        out = _press_widget(page, item, quiet)
         if out is None:
             row.notes.append("nothing to press")
             return
@@ -295,26 +210,26 @@ def _press(page: Any, row: ControlRow, item: dict, presses: int, quiet: int, cap
             row.notes.append("exception on the page")
             return
         if not out["ok"] or out["total"] is None or not out["ran"]:
-            row.notes.append(f"no run seen within {cap / 1000:.0f} s")
+            row.notes.append(f"no run seen within {CAP_MS / 1000:.0f} s")
             continue
         row.browser_ms.append(float(out["total"]))
         row.browser_fragment_runs += out.get("status") == 3
         wait_quiet(page, quiet_ms=quiet)
     if row.browser_ms and item["kind"] not in ("slider", "number", "key r"):
         with suppress(Exception):  # untimed
-            _press_widget(page, item, quiet, cap, back=True)
+            _press_widget(page, item, quiet, back=True)
             wait_quiet(page, quiet_ms=quiet)
 
 
 def _frames(page: Any, row: ControlRow, item: dict, steps: int) -> None:
     if item["kind"] == "play":
-        out = page.evaluate(_PLAY, [item["param"], PLAY_MS])
+        out = page.evaluate("([n, ms]) => window.__bench.play(n, ms)", [item["param"], PLAY_MS])
         if out["pressed"] != "true":
             row.notes.append("the button did not turn aria-pressed")
         if out["intervals"]:
             row.notes.append(f"{1000 / median(out['intervals']):.0f} animation frames a second")
     else:
-        out = page.evaluate(_FRAMES, [item["param"], steps])
+        out = page.evaluate("([n, steps]) => window.__bench.frames(n, steps)", [item["param"], steps])
         if out["drawn"] < len(out["times"]):
             row.notes.append(f"{len(out['times']) - out['drawn']} of {len(out['times'])} frames drew nothing")
     row.browser_ms = [float(t) for t in out["times"]]
@@ -324,8 +239,8 @@ def _frames(page: Any, row: ControlRow, item: dict, steps: int) -> None:
         row.notes.append("unexpected: a script rerun")
 
 
-def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sidebar: bool, quiet: int = 300,
-                         cap: int = 10_000, one_per_kind: bool = False) -> list[ControlRow]:
+def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sidebar: bool, quiet: int,
+                         one_per_kind: bool = False) -> list[ControlRow]:
     """Open the page in a new tab of ``ctx`` (a context with the probe), take its floor (R), then press every
     visible control (``one_per_kind``: only the first of each quick kind in each place)."""
     page = ctx.new_page()
@@ -338,7 +253,7 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
                                    ".some(c => c.querySelector('svg.marks, canvas.marks'))", timeout=60_000)
         wait_quiet(page, quiet_ms=quiet + 100)
         floor = ControlRow(url_path, NOOP_LABEL, "key r", "page", "floor")
-        _press(page, floor, {"where": "page", "kind": "key r"}, presses, quiet, cap)
+        _press(page, floor, {"where": "page", "kind": "key r"}, presses, quiet)
         rows = [floor]
         tabs = page.locator("[data-testid=stMain] [data-baseweb=tab], [data-testid=stMain] [role=tab]")
         for tab in range(max(1, tabs.count())):
@@ -352,7 +267,7 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
                                     ).filter(visible=True).all():
                 with suppress(Exception):
                     det.click(timeout=2000)
-            for item in page.evaluate(_FIND, sidebar):
+            for item in page.evaluate("s => window.__bench.find(s)", sidebar):
                 key = (item["where"], item["kind"], item.get("param") or (item["label"], item.get("index")))
                 if key in done or (one_per_kind and ((item["where"], item["kind"]) in done
                                                      or item["kind"] not in QUICK_KINDS)):
@@ -365,7 +280,7 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
                     if item["where"] == "chart":
                         _frames(page, row, item, steps=max(5, 4 * presses))
                     else:
-                        _press(page, row, item, presses, quiet, cap)
+                        _press(page, row, item, presses, quiet)
                 except Exception as err:  # noqa: BLE001 - note it on the row, go on
                     row.notes.append(f"{type(err).__name__}: {str(err).splitlines()[0][:100]}")
                 if row.browser_fragment_runs:

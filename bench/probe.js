@@ -1,24 +1,19 @@
 // Installed in every benchmark page before Streamlit loads: after reset(), on performance.now()'s clock, t0 (the
-// last keydown/pointerdown), the first rerun request sent, the messages and bytes received, the run's start and
-// script_finished (ForwardMsg's top-level fields 4 and 6, read off the websocket), the DOM's notRunning, and chart
-// redraws (a DOM change inside a chart, or a vega canvas clear: its redraw ends at the next microtask).
+// last keydown/pointerdown), the run's start and script_finished (ForwardMsg's top-level fields 4 and 6, read off
+// the websocket), the DOM's notRunning, and the last chart redraw (a DOM change inside a chart, or a vega canvas
+// clear: its redraw ends at the next microtask). Then the actions bench/controls.py takes in the page: find the
+// controls, drag an in-chart control, press a play button.
 (() => {
   if (window.__bench) return;
   const CHART = '[data-testid=stVegaLiteChart],[data-testid=stImage],[data-testid=stPlotlyChart]';
   const W = (window.__bench = {
     reset() {
-      Object.assign(this, { t0: null, sent: null, runStart: null, finished: null, status: null,
-                            domEnd: null, paintFirst: null, paintLast: null, paints: 0, messages: 0, bytes: 0 });
+      Object.assign(this, { t0: null, runStart: null, finished: null, status: null, domEnd: null, paintLast: null });
     },
   });
   W.reset();
   const now = () => performance.now();
-  const paint = () => {
-    const t = now();
-    W.paints += 1;
-    if (W.paintFirst === null) W.paintFirst = t;
-    W.paintLast = t;
-  };
+  const paint = () => { W.paintLast = now(); };
   const inChart = (node) => {
     const el = node && (node.nodeType === 1 ? node : node.parentElement);
     return !!(el && el.closest && el.closest(CHART));
@@ -44,32 +39,20 @@
     }
     return out;
   };
-  const NativeWS = window.WebSocket;
-  class ProbeWS extends NativeWS {
+  window.WebSocket = class extends window.WebSocket {
     constructor(...args) {
       super(...args);
       this.addEventListener('message', (ev) => {
-        if (!(ev.data instanceof ArrayBuffer)) return;
+        if (!(ev.data instanceof ArrayBuffer) || W.t0 === null) return;
         const t = now();
-        W.messages += 1;
-        W.bytes += ev.data.byteLength;
         let f;
         try { f = topFields(ev.data); } catch (e) { return; }
-        if (W.t0 === null) return;
         if (f.has(4) && W.runStart === null) W.runStart = t;
         // script_finished: 0 success, 1 compile error, 3 fragment run; 2 = stopped early for another rerun.
         if (f.has(6) && W.runStart !== null && f.get(6) !== 2) { W.finished = t; W.status = f.get(6); }
       });
     }
-    send(data) {
-      if (W.t0 !== null && W.sent === null && (data instanceof ArrayBuffer || ArrayBuffer.isView(data))) {
-        try { if (topFields(data instanceof ArrayBuffer ? data : data.buffer.slice(
-          data.byteOffset, data.byteOffset + data.byteLength)).has(11)) W.sent = now(); } catch (e) { /* */ }
-      }
-      return super.send(data);
-    }
-  }
-  window.WebSocket = ProbeWS;
+  };
 
   const clearRect = CanvasRenderingContext2D.prototype.clearRect;
   let pending = false;
@@ -95,44 +78,109 @@
     if (charted) paint();
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
 
-  // Resolve when the action's effect is complete; times are relative to the action (ms).
-  //  mode "run":    the script run it caused finished and the page shows notRunning;
-  //  mode "rerun":  that, and the charts stopped redrawing for `quiet` ms (or none redrew: cap / 2 after);
-  //  mode "client": the charts redrew and stopped redrawing for `quiet` ms (no rerun expected).
-  //  grace: in mode "rerun", how long after the run's end to wait for a chart redraw that does not come
-  //  (a control whose change redraws no chart); default cap / 2.
-  W.waitDone = (mode, quiet, cap, grace) => new Promise((resolve) => {
-    if (grace === undefined || grace === null) grace = cap / 2;
+  // Resolve when the action's run has finished, the page shows notRunning and the charts stopped redrawing for
+  // `quiet` ms (or, when none redrew, `grace` ms after the run's end); give up after `cap` ms. `total`: ms from
+  // the action to the later of the run's end (the DOM flip if it came after the message) and the last redraw.
+  W.waitDone = (quiet, cap, grace) => new Promise((resolve) => {
     const start = now();
     const tick = () => {
-      const t = now();
-      const t0 = W.t0;
+      const t = now(), t0 = W.t0;
       const state = document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state');
       const ran = W.finished !== null && state === 'notRunning';
-      // The end of the run as the page shows it: the DOM flip if it came after the message, else the message.
       const runEnd = ran ? (W.domEnd !== null && W.domEnd >= W.finished ? W.domEnd : W.finished) : null;
       const painted = W.paintLast !== null && t0 !== null && W.paintLast > t0;
-      const settled = painted && t - W.paintLast >= quiet;
-      let finished;
-      if (mode === 'run') finished = ran;
-      else if (mode === 'rerun') finished = ran && (settled || (!painted && t - runEnd >= grace));
-      else finished = settled;
-      if (t0 !== null && (finished || t - start > cap)) {
-        const ends = [];
-        if (runEnd !== null) ends.push(runEnd);
-        if (painted && mode !== 'run') ends.push(W.paintLast);
-        const rel = (x) => (x === null ? null : x - t0);
-        resolve({
-          ok: finished, total: ends.length ? Math.max(...ends) - t0 : null, state, status: W.status,
-          sent: rel(W.sent), run_start: rel(W.runStart), run_end: rel(runEnd), finished: rel(W.finished),
-          dom_end: rel(W.domEnd),
-          paint_first: painted ? W.paintFirst - t0 : null, paint_last: painted ? W.paintLast - t0 : null,
-          paints: W.paints, ran: W.runStart !== null, messages: W.messages, bytes: W.bytes,
-        });
-        return;
-      }
-      setTimeout(tick, 5);
+      const ok = ran && (painted ? t - W.paintLast >= quiet : t - runEnd >= grace);
+      if (t0 === null || !(ok || t - start > cap)) return void setTimeout(tick, 5);
+      const ends = [runEnd, painted ? W.paintLast : null].filter((x) => x !== null);
+      resolve({ ok, total: ends.length ? Math.max(...ends) - t0 : null, status: W.status, ran: W.runStart !== null });
     };
     tick();
   });
+
+  // ---- the benchmark's actions in the page (bench/controls.py)
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const visible = (e) => !!(e && e.offsetParent !== null && e.getClientRects().length);
+  const text = (e) => (e?.innerText || '').replace(/\s+/g, ' ').trim();
+  const KINDS = [['stSlider', 'slider'], ['stNumberInput', 'number'], ['stRadio', 'radio'], ['stCheckbox', 'checkbox'],
+                 ['stToggle', 'toggle'], ['stTextInput', 'text'], ['stSelectbox', 'selectbox']];
+
+  // The controls a student can press now: Streamlit's widgets (main area, and the sidebar's `withSidebar`), the
+  // inputs bound to a chart's Vega params, and frame.live's play buttons.
+  W.find = (withSidebar) => {
+    const out = [];
+    const roots = [['main', document.querySelector('[data-testid=stMain]')]];
+    if (withSidebar) roots.push(['sidebar', document.querySelector('[data-testid=stSidebar]')]);
+    for (const [where, root] of roots) {
+      for (const [tid, kind] of root ? KINDS : []) {
+        root.querySelectorAll(`[data-testid=${tid}]`).forEach((w, index) => {
+          const label = text(w.querySelector('[data-testid=stWidgetLabel]'));
+          if (visible(w)) out.push({where, kind, tid, index, label});
+        });
+      }
+    }
+    for (const b of document.querySelectorAll('[data-testid=stMain] .vega-bind')) {
+      const input = b.querySelector('input, select');
+      if (!input || !visible(input) || !input.name) continue;
+      const type = input.tagName === 'SELECT' ? 'select' : input.type;
+      const label = text(b.querySelector('.vega-bind-name'));
+      out.push({where: 'chart', kind: 'vega ' + type, param: input.name, label});
+    }
+    for (const b of document.querySelectorAll('[data-testid=stMain] button.pe-play')) {
+      const param = b.dataset.param;
+      if (visible(b)) out.push({where: 'chart', kind: 'play', param, label: 'Play ' + param});
+    }
+    return out;
+  };
+
+  // A drag in the page: `steps` input events one after the other on the bound input named `name`, each timed
+  // from the event to the chart redrawn (Vega redraws in promise callbacks: a message posted after the event is
+  // handled once they have run); a range moves a stride at a time (about half its span over the drag), bouncing
+  // at its ends; a select, radio or checkbox takes its next value.
+  W.frames = async (name, steps) => {
+    const inputs = [...document.querySelectorAll(`[data-testid=stMain] .vega-bind [name="${CSS.escape(name)}"]`)];
+    const el = inputs[0];
+    const settle = () => new Promise((r) => {
+      const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0);
+    });
+    const times = [];
+    let drawn = 0, dir = 1, ran = false;
+    for (let i = 0; i < steps; i++) {
+      let target = el;
+      if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
+      else if (el.type === 'radio') {
+        target = inputs[(inputs.findIndex((r) => r.checked) + 1) % inputs.length];
+        target.checked = true;
+      } else if (el.type === 'checkbox') el.checked = !el.checked;
+      else {
+        const lo = +el.min, hi = +el.max, step = +el.step || 1;
+        const stride = Math.max(step, Math.round((hi - lo) / (2 * steps) / step) * step);
+        if (+el.value + dir * stride > hi || +el.value + dir * stride < lo) dir = -dir;
+        el.value = String(+(+el.value + dir * stride).toFixed(10));
+      }
+      W.reset(); W.t0 = now();
+      target.dispatchEvent(new Event('input', {bubbles: true}));
+      target.dispatchEvent(new Event('change', {bubbles: true}));
+      await settle();
+      times.push(now() - W.t0);
+      drawn += W.paintLast !== null;
+      await new Promise((r) => requestAnimationFrame(r));
+      ran = ran || W.runStart !== null;
+    }
+    await sleep(300);
+    return {times, drawn, ran: ran || W.runStart !== null};
+  };
+
+  // A play button pressed for `ms`: frame.live's own record of each frame (its input event → chart redrawn).
+  W.play = async (name, ms) => {
+    const L = window.__peLive;
+    const b = document.querySelector(`[data-testid=stMain] button.pe-play[data-param="${CSS.escape(name)}"]`);
+    L.frames.length = 0; L.intervals.length = 0;
+    W.reset(); W.t0 = now();
+    b.click();
+    const pressed = b.getAttribute('aria-pressed');
+    await sleep(ms);
+    b.click();
+    await sleep(300);
+    return {times: [...L.frames], intervals: [...L.intervals], pressed, ran: W.runStart !== null};
+  };
 })();

@@ -79,62 +79,47 @@ def server_part(pages: list, warm: int, cold: int, log) -> tuple[dict, list[dict
     return a | both, rows
 
 
-def controls_part(base: str, chromium: Any, pages: list, presses: int, sidebar: str, quick: bool,
-                  log) -> tuple[dict[str, list[dict]], list[dict]]:
-    """Every control of every page over the websocket and in Chromium; the hello-world page the same way, before
-    and after (both halves count). Returns ({page path: control rows}, hello-world rows)."""
+def browser_part(pages: list, cold_runs: int, presses: int, sidebar: str, quick: bool, log) -> tuple[dict, dict, list]:
+    """Cold starts; then, on fresh servers, every control of every page over the websocket and in Chromium, and the
+    hello-world page's the same way before and after (both halves count). Returns (cold start, {page path: control
+    rows}, hello-world rows)."""
+    from playwright.sync_api import sync_playwright
+
     from bench import browser, controls
 
+    cold: dict = {"runs": [], "median": None, "error": None}
     n_hello, quiet, out = max(3, presses * 2), 300 if quick else 400, {}
-    with browser.streamlit_server(str(HELLO)) as hello_base, ThreadPoolExecutor(1) as ex:
-        # websocket sessions run their own event loop (Playwright's holds this one)
-        server = lambda *a: ex.submit(controls.measure_server, *a).result()
-        hello = server(hello_base, [""], n_hello, "none")[""]
-        found = server(base, [p.url_path for p in pages], presses, sidebar, log)
-        for a, b in zip(hello, server(hello_base, [""], n_hello, "none")[""]):
-            a.server_ms, a.bytes = a.server_ms + b.server_ms, a.bytes + b.bytes
-        ctx = browser.new_context(chromium)
-        try:
-            hb = controls.measure_browser_page(ctx, hello_base, "", n_hello, False, quiet)
+    with sync_playwright() as p, browser.launch(p) as chromium:
+        cold["chromium"] = f"Chromium {chromium.version}"
+        for i in range(cold_runs):
+            log(f"  cold start {i + 1}/{cold_runs}")
+            try:
+                cold["runs"].append(browser.cold_start_once(chromium))
+            except Exception as err:  # noqa: BLE001
+                cold["error"] = f"{type(err).__name__}: {err}"[:300]
+        with browser.streamlit_server() as base, browser.streamlit_server(str(HELLO)) as hello_base, \
+                ThreadPoolExecutor(1) as ex, browser.new_context(chromium) as ctx:
+            # websocket sessions run their own event loop (Playwright's holds this one)
+            server = lambda *a: ex.submit(controls.measure_server, *a).result()
+            in_browser = lambda *a, **kw: controls.measure_browser_page(ctx, *a, **kw)
+            hello = server(hello_base, [""], n_hello, "none")[""]
+            found = server(base, [p.url_path for p in pages], presses, sidebar, log)
+            for a, b in zip(hello, server(hello_base, [""], n_hello, "none")[""]):
+                a.server_ms, a.bytes = a.server_ms + b.server_ms, a.bytes + b.bytes
+            hb = in_browser(hello_base, "", n_hello, False, quiet)
             for i, info in enumerate(pages):
                 t = time.monotonic()
                 try:
-                    rows = controls.measure_browser_page(ctx, base, info.url_path, presses, sidebar == "all" or (
-                        sidebar == "home" and i == 0), quiet, one_per_kind=quick)
+                    rows = in_browser(base, info.url_path, presses, controls.with_sidebar(sidebar, i), quiet,
+                                      one_per_kind=quick)
                 except Exception as err:  # noqa: BLE001 - note it on the page, go on
                     rows = [controls.ControlRow(info.url_path, "—", "error", "main", notes=[f"browser: {err}"[:200]])]
                 out[info.path] = [r.as_dict() for r in controls.merge(found.get(info.url_path, []), rows, quick)]
                 log(f"  controls (browser): {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
-            for a, b in zip(hb, controls.measure_browser_page(ctx, hello_base, "", n_hello, False, quiet)):
+            for a, b in zip(hb, in_browser(hello_base, "", n_hello, False, quiet)):
                 a.browser_ms += b.browser_ms
-        finally:
-            ctx.close()
-    return out, [r.as_dict() for r in controls.merge(hello, hb)]
-
-
-def browser_part(pages: list, cold_runs: int, presses: int, sidebar: str, quick: bool, log) -> tuple[dict, dict, list]:
-    """Cold starts; then, on a fresh server, every control. (cold start, controls, hello rows)."""
-    from playwright.sync_api import sync_playwright
-
-    from bench import browser
-
-    cold: dict = {"runs": [], "median": None, "error": None}
-    with sync_playwright() as p:
-        chromium = browser.launch(p)
-        try:
-            cold["chromium"] = f"Chromium {chromium.version}"
-            for i in range(cold_runs):
-                log(f"  cold start {i + 1}/{cold_runs}")
-                try:
-                    cold["runs"].append(browser.cold_start_once(chromium))
-                except Exception as err:  # noqa: BLE001
-                    cold["error"] = f"{type(err).__name__}: {err}"[:300]
-            with browser.streamlit_server() as base:
-                found = controls_part(base, chromium, pages, presses, sidebar, quick, log)
-        finally:
-            chromium.close()
     cold["median"] = statistics.median(cold["runs"]) if cold["runs"] else None
-    return cold, *found
+    return cold, out, [r.as_dict() for r in controls.merge(hello, hb)]
 
 
 def load_part(args: argparse.Namespace, log) -> dict:
