@@ -1,11 +1,8 @@
-"""A real Streamlit session over the websocket, without a browser: what the load test, the class scenario and the
-per-control benchmark drive.
-
-It speaks the browser's protocol on /_stcore/stream: a ``BackMsg.rerun_script`` (with the changed widget's value,
-and its ``fragment_id`` when the widget sits in an ``st.fragment``) starts a run; the server streams ``ForwardMsg``s
-and ends it with ``script_finished``. Like the browser, the session lists the cacheable elements it holds
-(``cached_message_hashes``, so the bytes received are a browser's), tracks every widget the page draws (id, kind,
-label, options or range, value, fragment) and follows ``auto_rerun`` requests (``st.fragment(run_every=…)``).
+"""A real Streamlit session over the websocket, without a browser (the load test, the class scenario and the
+per-control benchmark drive it). Like the browser it sends ``BackMsg.rerun_script`` (the changed widget's value, and
+its ``fragment_id`` inside an ``st.fragment``) and reads ``ForwardMsg``s up to ``script_finished``; it lists the
+cached elements it holds (so the bytes received are a browser's), tracks every widget the page draws and follows
+``auto_rerun`` requests (``st.fragment(run_every=…)``).
 """
 
 from __future__ import annotations
@@ -27,17 +24,16 @@ SLIDER_TYPE_SELECT = 2
 SLIDER_NUMERIC = (0, 1)  # Slider.DataType INT, FLOAT (not dates or times)
 CACHE_RUNS = 2  # the browser keeps cached elements seen in its last runs; hashes of this many runs are sent
 TEXT_SUFFIX = " again"
+# The WidgetState field each kind's value is sent in (an integer number input's: int_value)
+STATE_FIELD = {"slider": "double_array_value", "select_slider": "string_array_value", "pills": "string_array_value",
+               "number": "double_value", "radio": "string_value", "selectbox": "string_value", "text": "string_value",
+               "checkbox": "bool_value", "toggle": "bool_value"}
 
 
 @dataclass
 class Control:
-    """A widget the session can change.
-
-    kind: "slider" (a one-thumb numeric st.slider), "number" (st.number_input), "select_slider", "radio",
-    "selectbox", "checkbox", "toggle", "text" (st.text_input), "pills" (segmented control / pills).
-    ``value`` is the widget's current value as the protocol carries it (a number, an option's text, a bool, a
-    string); ``options`` the option texts for choice widgets.
-    """
+    """A widget the session can change: ``kind`` "slider" (one numeric thumb), "number", "select_slider",
+    "radio", "selectbox", "checkbox", "toggle", "text" or "pills"; ``value`` as the protocol carries it."""
 
     kind: str
     id: str
@@ -58,45 +54,27 @@ class Control:
         return "sidebar" if self.root == SIDEBAR else "main"
 
     def moved(self, up: bool = True) -> Any:
-        """The value one step on (a student's key press or click): ±step for numbers (the other way at an end),
-        the next/previous option, the other state of a switch, the text with or without a word added."""
-        v = self.value
-        if self.kind in ("slider", "number"):
-            nv = v + (self.step if up else -self.step)
-            if nv > self.hi or nv < self.lo:  # at an end: go the other way
-                nv = v - (self.step if up else -self.step)
-            nv = min(max(nv, self.lo), self.hi)
-            return round(nv) if self.integer else nv
-        if self.options:
-            i = self.options.index(v) if v in self.options else 0
-            j = i + (1 if up else -1)
-            if not 0 <= j < len(self.options):
-                j = i - (1 if up else -1)
-            return self.options[min(max(j, 0), len(self.options) - 1)]
+        """The value one step on (a student's key press or click): ±step, or the next/previous option (the other
+        way at an end), the other state of a switch, the text with or without a word added."""
         if self.kind in ("checkbox", "toggle"):
-            return not v
+            return not self.value
         if self.kind == "text":
             base = self.first_value or ""
-            return base if v != base else base + TEXT_SUFFIX
-        return v
+            return base if self.value != base else base + TEXT_SUFFIX
+        at = (self.options.index(self.value) if self.value in self.options else 0) if self.options else self.value
+        step = self.step if up else -self.step  # options: lo, hi, step are 0, the last index, 1
+        nv = min(max(at + step if self.lo <= at + step <= self.hi else at - step, self.lo), self.hi)
+        return self.options[int(nv)] if self.options else round(nv) if self.integer else nv
 
     def state(self, value: Any) -> WidgetState:
         ws = WidgetState(id=self.id)
-        if self.kind == "slider":
-            ws.double_array_value.data.append(value)
-        elif self.kind == "number":
-            if self.integer:
-                ws.int_value = int(value)
-            else:
-                ws.double_value = value
-        elif self.kind in ("select_slider", "pills"):
-            ws.string_array_value.data.append(value)
-        elif self.kind in ("radio", "selectbox", "text"):
-            ws.string_value = value
-        elif self.kind in ("checkbox", "toggle"):
-            ws.bool_value = bool(value)
+        name = STATE_FIELD[self.kind]
+        if name.endswith("_array_value"):
+            getattr(ws, name).data.append(value)
+        elif self.kind == "number" and self.integer:
+            ws.int_value = int(value)
         else:
-            raise ValueError(f"cannot set a {self.kind}")
+            setattr(ws, name, bool(value) if name == "bool_value" else value)
         return ws
 
 
@@ -161,10 +139,8 @@ class SessionError(Exception):
 
 
 class Session:
-    """One Streamlit session on ``ws://host/_stcore/stream`` showing the page at ``url_path``.
-
-    ``headers`` go with the websocket upgrade request (e.g. HAProxy's sticky-session cookie).
-    """
+    """One Streamlit session showing the page at ``url_path``; ``headers`` go with the websocket upgrade request
+    (e.g. HAProxy's sticky-session cookie)."""
 
     def __init__(self, base: str, url_path: str, timeout: float = 60.0,
                  headers: dict[str, str] | None = None, query: str = "") -> None:
@@ -183,29 +159,21 @@ class Session:
         self.exceptions: list[str] = []
         self.last = Run()
         self.server_header: str | None = None  # X-Posenc-Server of the upgrade response (deploy/haproxy.cfg)
-        self._cache: dict[str, int] = {}  # hash of a cacheable element → the run it was last seen in
-        self._messages: dict[str, Any] = {}  # hash → the cacheable element itself (to read a reference)
+        self._cache: dict[str, tuple[int, Any]] = {}  # hash of a cacheable element → (last run seen in, element)
         self._runs = 0
         self._inside: dict[str, set[str]] = {}  # fragment id → the fragments drawn inside it (seen in its runs)
 
     async def open(self, timeout: float | None = None) -> float:
-        """Connect and run the page once (what opening the page in a browser does); returns ms to finished.
-        ``timeout`` (default: the session's) bounds the connection and the first run, each."""
+        """Connect and run the page once (as a browser opening it does); returns ms to finished. ``timeout``
+        (default: the session's) bounds the connection and the first run, each."""
         import websockets
 
         timeout = timeout or self.timeout
-        kwargs: dict[str, Any] = {"subprotocols": ["streamlit"], "max_size": None, "open_timeout": timeout}
-        if self.headers:
-            kwargs["additional_headers"] = self.headers
-        self.ws = await asyncio.wait_for(websockets.connect(self.url, **kwargs), timeout)
-        response = getattr(self.ws, "response", None)
-        if response is not None:
-            self.server_header = response.headers.get("X-Posenc-Server")
-        step, self.timeout = self.timeout, timeout
-        try:
-            return await self.rerun()
-        finally:
-            self.timeout = step
+        self.ws = await asyncio.wait_for(websockets.connect(
+            self.url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout,
+            additional_headers=self.headers), timeout)
+        self.server_header = self.ws.response.headers.get("X-Posenc-Server")
+        return await self.rerun(timeout=timeout)
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -217,18 +185,13 @@ class Session:
         return await self.rerun(fragment=fragment_id, auto=True)
 
     @property
-    def slider(self) -> Control | None:
-        """The page's first main-area slider."""
-        return next((c for c in self.ordered() if c.kind == "slider" and c.root == MAIN), None)
-
-    @property
     def seed(self) -> Control | None:
         """The sidebar's Seed."""
         return next((c for c in self.ordered() if c.root == SIDEBAR and c.label == "Seed"), None)
 
     def control(self) -> Control | None:
         """What a student would move first: the page's first slider, else the sidebar's Seed."""
-        return self.slider or self.seed
+        return next((c for c in self.page_controls() if c.kind == "slider"), None) or self.seed
 
     def ordered(self) -> list[Control]:
         """The changeable widgets of the last full run, in page order (main area first, then the sidebar)."""
@@ -261,21 +224,18 @@ class Session:
         kept = [i for i in self.order if i in drawn or self.controls[i].fragment_id not in region]
         self.order = kept + [i for i in drawn if i not in kept]
 
-    async def rerun(self, change: tuple[Control, Any] | None = None, fragment: str = "", auto: bool = False) -> float:
-        """Ask for a script run (with one widget changed); wait for its end; return ms from request to end.
-
-        A widget inside a fragment reruns only its fragment, as in the browser. ``self.last`` holds the bytes and
-        kind of the run."""
+    async def rerun(self, change: tuple[Control, Any] | None = None, fragment: str = "", auto: bool = False,
+                    timeout: float | None = None) -> float:
+        """Ask for a script run (with one widget changed: in a fragment, only its fragment runs); return ms from
+        the request to its end. ``self.last`` holds the run's bytes and kind."""
         msg = BackMsg()
         cs = msg.rerun_script
         cs.query_string = self.query
         cs.page_script_hash = self.page_hash
         cs.page_name = "" if self.page_hash else self.url_path
         self._runs += 1
-        for h in [h for h, run in self._cache.items() if run < self._runs - CACHE_RUNS]:
-            del self._cache[h]
-            self._messages.pop(h, None)
-        cs.cached_message_hashes.extend(h for h, run in self._cache.items() if run >= self._runs - CACHE_RUNS)
+        self._cache = {h: seen for h, seen in self._cache.items() if seen[0] >= self._runs - CACHE_RUNS}
+        cs.cached_message_hashes.extend(self._cache)
         if change is not None:
             control, value = change
             cs.widget_states.widgets.append(control.state(value))
@@ -286,7 +246,7 @@ class Session:
         self.last = Run()
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
-        await asyncio.wait_for(self._until_finished(full=not fragment, fragment=fragment), self.timeout)
+        await asyncio.wait_for(self._until_finished(fragment), timeout or self.timeout)
         ms = (time.perf_counter() - t0) * 1000
         self.last.ms = ms
         if change is not None:
@@ -295,7 +255,7 @@ class Session:
             raise SessionError("exception on the page: " + self.exceptions[0])
         return ms
 
-    async def _until_finished(self, full: bool, fragment: str = "") -> None:
+    async def _until_finished(self, fragment: str) -> None:
         order: list[str] = []
         paths: dict[str, list[tuple[int, ...]]] = {}  # fragment id → where its elements were drawn
         charts: list[str] = []
@@ -306,11 +266,10 @@ class Session:
             fm.ParseFromString(raw)
             kind = fm.WhichOneof("type")
             if fm.metadata.cacheable and fm.hash:
-                self._cache[fm.hash] = self._runs
-                self._messages[fm.hash] = fm
+                self._cache[fm.hash] = (self._runs, fm)
             if kind == "ref_hash":
-                self._cache[fm.ref_hash] = self._runs
-                cached = self._messages.get(fm.ref_hash)
+                cached = self._cache.get(fm.ref_hash, (0, None))[1]
+                self._cache[fm.ref_hash] = (self._runs, cached)
                 if cached is None:
                     continue
                 # The element the reference stands for, drawn where the reference says.
@@ -362,7 +321,7 @@ class Session:
                 if status == FINISHED_WITH_COMPILE_ERROR:
                     self.exceptions.append("the script did not compile")
                 self.last.fragment = status == FINISHED_FRAGMENT
-                if full and not self.last.fragment:
+                if not fragment and not self.last.fragment:
                     self.order, self.charts = order, charts
                     self._nesting(paths)
                 elif fragment:
