@@ -34,13 +34,12 @@ class Server(str):
 
 
 @contextmanager
-def streamlit_server(script: str = "app.py", extra_args: tuple[str, ...] = (),
-                     timeout: float = 60.0) -> Iterator[Server]:
+def streamlit_server(script: str = "app.py", timeout: float = 60.0) -> Iterator[Server]:
     """Start ``streamlit run <script>`` on a free loopback port; yield its base URL (with ``.pid``); stop it after."""
     port = free_ports(1)
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
-           "--browser.gatherUsageStats", "false", *extra_args]
+           "--browser.gatherUsageStats", "false"]
     log = open(ROOT / "artifacts" / f"server-{port}.log", "w") if (ROOT / "artifacts").is_dir() else subprocess.DEVNULL
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     base = Server(f"http://127.0.0.1:{port}")

@@ -214,10 +214,9 @@ async def waves(base: str, pids: list[int], sc: Scenario, deadline_s: float, flo
     return [await wave(base, pids, pages, sc, deadline_s) for _ in range(sc.waves)]
 
 
-def run_scenario(sc: Scenario, processes: int = 1, url: str | None = None, deadline_s: float | None = None,
-                 floor: bool = False) -> dict:
+def run_scenario(sc: Scenario, processes: int = 1, url: str | None = None, floor: bool = False) -> dict:
     """Scenario ``sc`` against a target (see target()); every number as plain data."""
-    deadline_s = deadline_s or ((sc.ramp_s + sc.duration_s + 60.0) if sc.duration_s else 300.0)
+    deadline_s = sc.ramp_s + sc.duration_s + 60.0 if sc.duration_s else 300.0
     with target(processes, url, floor) as (base, pids, what):
         before = rss_kb(pids)
         ws = asyncio.run(waves(base, pids, sc, deadline_s, floor))
