@@ -6,15 +6,18 @@ A fresh class in a fresh SQLite store (posenc/class_store.py) shared by two app 
 the page's first Predict at a uniform moment within ``window`` s (that run is its vote: request → the server's
 ``script_finished``), then stays ``stay`` s, rerunning each fragment the server asked to auto-rerun at its
 interval, as the browser does (a student's status poll while the round is open, the teacher's counts).
-Meanwhile a lecture hall (bench/load.py) presses controls on the same deployment: its p95 is compared with the
-same hall on the same deployment without the class.
+
+The class runs alone first: its vote p95, the app processes' CPU, the teacher's count and the store are the
+class's own. With a lecture hall (bench/load.py), that hall then presses controls alone on the same deployment,
+then beside a second class (a new code, the same students' numbers): the hall's p95 with the class against
+without it, and the class's vote p95 beside the hall (reported, not the class's budget).
 
 Checked: votes acknowledged against votes in the store (``Store.summary``); when the teacher's chart first
-showed every acknowledged vote, after the last one; vote p95; the app processes' CPU (cores, averaged).
-``fault``: when half have voted one app process is killed (SIGKILL); its students reconnect through HAProxy
-and vote again; no vote acknowledged before the kill may be missing from the store. Each student carries its
-anonymous id in the session cookie a browser keeps (frame.classroom.COOKIE), so a reconnect is the same student:
-the store must hold exactly one vote per student, fault or not.
+showed every acknowledged vote, after the last one; vote p95; the app processes' CPU (cores, averaged over voting
+and staying). ``fault``: when half have voted one app process is killed (SIGKILL); its students reconnect through
+HAProxy and vote again; no vote acknowledged before the kill may be missing from the store. Each student carries
+its anonymous id in the session cookie a browser keeps (frame.classroom.COOKIE), so a reconnect is the same
+student: the store must hold exactly one vote per student, fault or not.
 """
 
 from __future__ import annotations
@@ -170,34 +173,44 @@ async def _run(base: str, pids: list[int], code: str, token: str, sessions: int,
     return r
 
 
+def _class(base: str, pids: list[int], store: class_store.Store, sessions: int, page: str, ramp: float,
+           window: float, stay: float, fault: bool, lecture: load.Scenario | None) -> dict:
+    """One class (a fresh code in the store) on the running deployment; its measurements as plain data."""
+    code, token = store.create_class()
+    r = asyncio.run(_run(base, pids, code, token, sessions, page, ramp, window, stay, fault, lecture))
+    r["stored"] = sum(row["votes"] for row in store.summary(code))
+    votes, seen = r.pop("vote_ms"), r.pop("teacher_seen")
+    r.update(vote_p50_ms=load.pct(votes, 0.5), vote_p95_ms=load.pct(votes, 0.95), votes=len(votes),
+             teacher_polls=len(seen), poll_p95_ms=load.pct(r.pop("poll_ms"), 0.95), errors=len(r["errors"]),
+             first_errors=r.pop("errors")[:8])
+    # Every student's vote is in the store once: a dropped student reconnects with its cookie's id, so its second
+    # vote replaces its first (acknowledged before the kill or not).
+    r["every_vote_counted"] = r["stored"] == sessions and r["acked"] >= sessions
+    return r
+
+
 def run(sessions: int = 300, processes: int = 2, page: str = "rope", ramp: float = 30.0, window: float = 10.0,
         stay: float = 60.0, fault: bool = False, lecture: load.Scenario | None = None,
         baseline: bool = False) -> dict:
-    """The class scenario on a fresh deployment; with ``lecture``, that hall presses controls meanwhile (and,
-    with ``baseline``, first alone on the same deployment)."""
+    """The class scenario on a fresh deployment: the class alone (its votes, teacher, CPU: the top-level keys).
+    With ``lecture``, then on the same deployment that hall alone (with ``baseline``: ``lecture_alone``) and a
+    second class beside the hall (``lecture``: the hall's measurements while the class runs; ``beside``: that
+    class's own). ``fault`` kills a process in the class alone, so it takes no hall."""
+    if fault and lecture:
+        raise ValueError("the fault run is the class alone: a killed process leaves no deployment for a hall")
     db = Path(tempfile.mkdtemp(prefix="posenc-classvote-")) / "class.sqlite3"
     store = class_store.sqlite_store(db)
-    code, token = store.create_class()
     t0 = time.monotonic()
-    alone = None
+    alone = beside = None
     with load.env({class_store.DB_ENV: str(db), class_store.URL_ENV: ""}), \
             load.target(processes=processes) as (base, pids, what):
-        if lecture and baseline:
-            alone = asyncio.run(load.waves(base, pids, lecture, lecture.ramp_s + lecture.duration_s + 60))[0]
-        r = asyncio.run(_run(base, pids, code, token, sessions, page, ramp, window, stay, fault, lecture))
-    r["stored"] = sum(row["votes"] for row in store.summary(code))
+        r = _class(base, pids, store, sessions, page, ramp, window, stay, fault, None)
+        if lecture:
+            if baseline:
+                alone = asyncio.run(load.waves(base, pids, lecture, lecture.ramp_s + lecture.duration_s + 60))[0]
+            beside = _class(base, pids, store, sessions, page, ramp, window, stay, False, lecture)
     store.close()
-    votes, seen = r.pop("vote_ms"), r.pop("teacher_seen")
     r.update(sessions=sessions, processes=processes, target=what, page=page, window_s=window, stay_s=stay,
-             fault=fault, seconds=time.monotonic() - t0, vote_p50_ms=load.pct(votes, 0.5),
-             vote_p95_ms=load.pct(votes, 0.95), votes=len(votes), teacher_polls=len(seen),
-             poll_p95_ms=load.pct(r.pop("poll_ms"), 0.95), errors=len(r["errors"]), first_errors=r.pop("errors")[:8],
-             lecture_alone=alone)
-    # Every student's vote is in the store once: a dropped student reconnects with its cookie's id, so its second
-    # vote replaces its first (acknowledged before the kill or not).
-    # The hall beside the class loads the same processes: its own share (measured alone first) is taken off.
-    r["cpu_cores_total"] = r["cpu_cores"]
-    if alone and r["cpu_cores"] is not None and alone.get("busy") is not None:
-        r["cpu_cores"] = max(0.0, r["cpu_cores"] - alone["busy"])
-    r["every_vote_counted"] = r["stored"] == sessions and r["acked"] >= sessions
+             fault=fault, seconds=time.monotonic() - t0, lecture_alone=alone,
+             lecture=beside.pop("lecture") if beside else None, beside=beside)
     return r
