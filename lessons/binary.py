@@ -148,12 +148,6 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
     def beside():
         sz, qi, fig = sizes_view(ex.sentence, ex.d, ex.seed)
         inside = sz.bits_min >= -sz.content_max and sz.bits_max <= sz.content_max
-        ask = frame.predict(
-            f"Appended as it is, the raw index p grows with the position: {sz.largest_position:,} at the last one "
-            f"the chart plays to. The word's own coordinates (d = {ex.d}) stay within ±{sz.content_max:.2f}. How big "
-            "does a bit of the binary code get beside them as p grows?",
-            ["It grows with p, as the raw index does", "Never more than 1, whatever p", "It shrinks towards 0"], 1,
-            key="bn_size_predict")
         frame.chart(fig, play="bn_raw")
         frame.verdict(f"every bit stays inside the word's own spread, at every position 0 … {sz.largest_position:,}",
                       inside, f"bits are {sz.bits_min} or {sz.bits_max}; the word's coordinates reach "
@@ -166,10 +160,10 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
         else:
             verdict_ = (f"not quite here: at d = {ex.d} the word's coordinates reach only ±{sz.content_max:.2f}, "
                         f"so a bit of 1 sticks out by {1 - sz.content_max:.2f}, still nothing like the raw index")
-        ask.answer(
-            f"Each bit is {sz.bits_min} or {sz.bits_max}: it cannot grow with the position as the raw index p does "
-            f"(the first failed fix) — and {verdict_}.",
-            f"That is why the chapter likes bits. Play p: the raw index walks off to {sz.largest_position:,}.")
+        st.markdown(
+            f"The chapter likes bits because each is 0 or 1: it cannot grow with the position as the raw index p "
+            f"does (the first failed fix) — and {verdict_}. Play p: the raw index walks off to "
+            f"{sz.largest_position:,}.")
 
 
     # ------------------------------------------------------------ idea 2: smooth the bit into a sine

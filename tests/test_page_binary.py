@@ -82,13 +82,13 @@ def test_the_size_section_says_what_its_own_check_says(d):
     """At d = 2 and 4 a word's coordinates can stay inside ±1: a bit of 1 then sticks out, and the prose says so
     instead of "never overwhelms" (the heading asks, it does not claim)."""
     for seed in range(4):
-        at = open_page(PAGE, d=d, seed=seed, bn_size_predict_shown=True)  # the answer shown
+        at = open_page(PAGE, d=d, seed=seed)
         text = page_text(assert_ok(at))
         toks = tokenize(chapter.SENTENCE)
         biggest = float(np.max(np.abs(embed(toks, d, seed)[toks.index(chapter.QUERY_WORD)])))
         holds, _ = verdict(at, "every bit stays inside the word's own spread")
         assert holds == (biggest >= 1)
-        said = "\n".join(m.value for m in at.markdown if "cannot grow with the position" in m.value)
+        said = "\n".join(m.value for m in at.markdown if "The chapter likes bits" in m.value)
         if holds:
             assert "here every bit stays inside" in said
         else:
