@@ -101,25 +101,19 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             qi, ki, _ = frame.word_pair(tokens, "sn")
         ca, fig = catch_view(ex.sentence, qi, ki, d, ex.seed)
         with where:
-            varies = ca.spread > CATCH_SPREAD
-            ask = frame.predict(
-                f"The query word sits at m and the key word {ca.gap} places before it, at m − {ca.gap}: the "
-                "chapter's pairs. Sinusoids are added to the words, then $W_Q$ and $W_K$ score them. The chart "
-                "slides both along, the gap fixed: what does the score do as m moves?",
-                ["It stays the same", "It moves with m"], 1 if varies else 0, key="sn_catch_predict")
             frame.chart(fig)
+            varies = ca.spread > CATCH_SPREAD
             frame.verdict(f"the score is not a function of the gap alone, as the chapter warns: the chapter's pairs, "
                           f"all {abs(ca.gap)} apart, score differently", varies,
                           f"largest − smallest score = {ca.spread:.2g}")
             frame.verdict("the four terms add up to the score", ca.terms_error < TERMS_TOL,
                           f"largest mismatch {ca.terms_error:.0e}, tolerance {TERMS_TOL:.0e}")
-            moves = (f"the gap is fixed, yet the score moves with m (by up to {ca.spread:.2g})" if varies
+            moves = ("the gap is fixed, yet the score moves with m" if varies
                      else "here the score happens to stay put, but nothing in the model promises it")
-            ask.answer(
-                f"With PE added to the words, then $W_Q$, $W_K$ (d = {d}, seed {ex.seed}; the words are picked "
-                f"under *Deeper*): {moves}.",
-                "Between $PE_m$ and $PE_n$ sits $A = W_Q W_K^\\top$, which need not commute with the rotation "
-                "$M_k$: the gap is **in the input, not promised in the score**.")
+            st.markdown(
+                f"PE added to the words, then $W_Q$, $W_K$ (d = {d}, seed {ex.seed}); query word at m, key word at "
+                f"m − {ca.gap} (picked under *Deeper*): {moves}. Between $PE_m$ and $PE_n$ sits $A = W_Q W_K^\\top$, "
+                "which need not commute with $M_k$: the gap is **in the input, not promised in the score**.")
         with terms:
             frame.formula(
                 r"\big((x_q + PE_m)W_Q\big)\cdot\big((x_k + PE_n)W_K\big)/\sqrt d = ",

@@ -16,7 +16,7 @@ import altair as alt
 import numpy as np
 
 from posenc import chapter
-from posenc.sinusoid_demo import CATCH_SPREAD, COLOUR_STOPS, COMPARED_SHIFTS
+from posenc.sinusoid_demo import COLOUR_STOPS, COMPARED_SHIFTS
 
 from . import spec
 from .spec import MAX_MARKS
@@ -336,8 +336,7 @@ def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[
     }
     return spec.figure(_catch_layout(gap), data, description=(
         f"The score of the query word at m on the key word at m − {gap}, with sinusoids added before W_Q and W_K: "
-        + ("the gap is fixed, yet the score moves with m." if np.ptp(scores) > CATCH_SPREAD
-           else "here the score stays put along m, though nothing in the model promises it.")))
+        "the gap is fixed, yet the score moves with m."))
 
 
 @spec.layout
