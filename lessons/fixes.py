@@ -152,8 +152,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
         def multiply_tab():
             st.markdown(f"Scale each word vector by its position, x′ = p·x. The chapter's example: "
                         f"“{chapter.MULTIPLY_WORD}” at position {M_TO} against position {M_FROM}.")
-            ask = frame.predict("Move the key word from position 1 to position m, scaled by its position. What "
-                                "happens to every query's score with it?",
+            ask = frame.predict(f"Move the key word from position {M_FROM} to position m, scaled by its position. "
+                                "What happens to every query's score with it?",
                                 ["It is multiplied by m", "It stays the same: the words still mean the same",
                                  "It shrinks as m grows"], 0, key="fx_multiply_predict")
             m_pos = int(frame.slider("Position m of the key word", "fx_mpos", 1, 1000, M_TO,
@@ -232,13 +232,10 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                 frame.verdict("every two positions are √2 apart", oh.sqrt2_error < COS_TOL,
                               f"largest deviation {oh.sqrt2_error:.0e} over all pairs of the {oh.width} positions")
             wide = "word needs 1 column" if oh.width == 1 else f"words needs {oh.width} columns"
-            apart_ = (f"Neither: every two different one-hot codes are √2 ≈ {math.sqrt(2):.6f} apart, here "
-                      f"{oh.neighbour:.6f} for neighbours and {oh.stranger:.6f} for strangers: the code says "
-                      "nothing about which positions are near." if a_ < b_ < far else
-                      f"Neither: every two different one-hot codes are √2 ≈ {math.sqrt(2):.6f} apart, so the code "
-                      f"says nothing about which positions are near (a table {oh.width} wide has no strangers to "
-                      "compare: widen it).")
-            ask.answer(apart_, f"{asked} The width is the length: your sentence of {n} words needs {n} columns, a "
+            here = (f"here {oh.neighbour:.6f} for neighbours and {oh.stranger:.6f} for strangers" if a_ < b_ < far
+                    else f"a table {oh.width} wide has no strangers to compare: widen it")
+            ask.answer(f"Neither: every two different one-hot codes are √2 ≈ {math.sqrt(2):.6f} apart ({here}), so "
+                       "the code says nothing about which positions are near.", f"{asked} The width is the length: your sentence of {n} words needs {n} columns, a "
                        f"sentence of {oh.width} {wide} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
             frame.formula(r"c(p) = e_p \in \mathbb{R}^N",
                           rf"\lVert e_p - e_q\rVert = \sqrt 2 \approx {math.sqrt(2):.6f}\quad (p \ne q)")
