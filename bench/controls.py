@@ -16,9 +16,9 @@ from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bench.browser import wait_quiet, wait_rendered
 from bench.load import pct
 from bench.wsclient import MAIN, SIDEBAR, TEXT_SUFFIX, Session, SessionError
+from harness.browser import wait_quiet, wait_rendered
 from posenc.charts.spec import walk_dicts
 
 # Quick mode presses, in the browser, the first control of each of these kinds only.

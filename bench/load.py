@@ -27,8 +27,8 @@ from unittest import mock
 
 import frame
 from bench import HELLO
-from bench.browser import streamlit_server
 from bench.wsclient import Session
+from harness.browser import streamlit_server
 
 SESSION_TTL_S = 5  # servers started here drop a closed session after this (Streamlit's default: 120 s)
 STEP_TIMEOUT_S = 30.0

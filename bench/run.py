@@ -85,7 +85,8 @@ def browser_part(pages: list, cold_runs: int, presses: int, sidebar: str, quick:
     rows}, hello-world rows)."""
     from playwright.sync_api import sync_playwright
 
-    from bench import browser, controls
+    from bench import controls
+    from harness import browser
 
     cold: dict = {"runs": [], "median": None, "error": None}
     n_hello, quiet, out = max(3, presses * 2), 300 if quick else 400, {}

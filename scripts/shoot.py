@@ -3,7 +3,7 @@
     python scripts/shoot.py [--port PORT] [--sizes 1366x768,390x844,1024x768] [--out DIR] PATH[?query] ...
     python scripts/shoot.py --play 6 sinusoids binary rope stretch beyond    # a strip of frames per Play button
 
-Without --port it starts its own server (bench/browser.py). Grows the viewport to the main area's scrollHeight
+Without --port it starts its own server (harness/browser.py). Grows the viewport to the main area's scrollHeight
 first, so the picture is the whole page; prints any exception shown on the page, and any chart wider than its
 container. Files: DIR/<page>-<width>.png. With --play N it presses each Play button of the page instead and saves
 N frames of its chart, 0.4 s apart, side by side: DIR/<page>-play-<param>-<width>.png (a screen recording's
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server, wait_charts
+from harness.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server, wait_charts
 
 ROOT = Path(__file__).resolve().parent.parent
 

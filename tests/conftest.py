@@ -542,7 +542,7 @@ def predict_radios(at: AppTest) -> list:
 @pytest.fixture(scope="module")
 def server():
     """``streamlit run app.py`` on a free loopback port, for one test module (a module may override it)."""
-    from bench.browser import streamlit_server
+    from harness.browser import streamlit_server
 
     with streamlit_server() as base:
         yield base
@@ -553,7 +553,7 @@ def browser():
     """Debian's Chromium through Playwright, for one test module; fails (never skips) when it is missing."""
     from playwright.sync_api import sync_playwright
 
-    from bench.browser import launch
+    from harness.browser import launch
 
     with sync_playwright() as p:
         b = launch(p)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import frame
-from bench.browser import SLOW, open_app, run_axe, wait_charts, wait_done
+from harness.browser import SLOW, open_app, run_axe, wait_charts, wait_done
 
 PAGES = frame.existing_pages()
 IDS = [p.url_path or "home" for p in PAGES]

@@ -181,7 +181,7 @@ def test_the_load_test_refuses_anything_but_loopback():
 def test_load_drives_a_running_server_by_url(tmp_path):
     """`python -m bench --load --url URL` starts nothing and drives the server it is given: a tiny lecture hall
     (3 sessions, a few seconds) reports every number (none is asserted)."""
-    from bench.browser import streamlit_server
+    from harness.browser import streamlit_server
 
     raw = tmp_path / "load.json"
     with streamlit_server() as base:
@@ -203,8 +203,8 @@ def test_websocket_session_reruns_the_page():
     in CI): open the home page over the websocket, move the sidebar's Seed, get a finished run back."""
     import asyncio
 
-    from bench.browser import streamlit_server
     from bench.wsclient import Session
+    from harness.browser import streamlit_server
 
     async def go(base: str) -> tuple[float, float]:
         s = Session(base, "", timeout=60)
@@ -229,8 +229,8 @@ def test_websocket_session_forgets_widgets_a_fragment_run_no_longer_draws():
     Pressing it would ask the server to rerun a widget that no longer exists, a run that never finishes."""
     import asyncio
 
-    from bench.browser import streamlit_server
     from bench.wsclient import Session
+    from harness.browser import streamlit_server
 
     def predicts(s: Session) -> list[str]:
         return [c.label for c in s.page_controls() if c.label.startswith("**Predict.**")]

@@ -19,7 +19,8 @@ import pytest
 from playwright.sync_api import expect
 
 import frame
-from bench.browser import (
+from conftest import ROOT
+from harness.browser import (
     SLOW,
     Frames,
     chart_names,
@@ -34,7 +35,6 @@ from bench.browser import (
     wait_charts,
     wait_done,
 )
-from conftest import ROOT
 
 PAGES = frame.existing_pages()
 IDS = [p.url_path or "home" for p in PAGES]
@@ -175,7 +175,7 @@ def test_first_chart_is_on_the_first_screen(server, browser, info):
 @pytest.mark.parametrize("info", PAGES, ids=IDS)
 def test_axe_finds_nothing_in_our_markup_and_every_chart_is_named(server, browser, info):
     """axe-core's WCAG 2 A/AA rules at 1366×768. A violation counts when one of its nodes is the app's own
-    markup: anything outside Streamlit's chrome (bench/browser.py STREAMLIT_CHROME lists the chrome: header,
+    markup: anything outside Streamlit's chrome (harness/browser.py STREAMLIT_CHROME lists the chrome: header,
     toolbar, menu, sidebar frame and page navigation, chart toolbar, the document element). Charts are ours:
     axe does not look inside a canvas or an unlabelled svg, so each chart must also carry an accessible name
     (its description)."""

@@ -16,9 +16,9 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from bench.browser import launch, streamlit_server, wait_done
 from deploy import serve
 from frame import classroom
+from harness.browser import launch, streamlit_server, wait_done
 from posenc import class_store as cs
 
 PAGE = "rope"

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from bench.browser import open_app, streamlit_server, wait_charts, wait_done
+from harness.browser import open_app, streamlit_server, wait_charts, wait_done
 
 ACTIVE = """() => { const a = document.activeElement;
   return {tag: a.tagName, label: a.getAttribute('aria-label') || a.textContent.trim().slice(0, 40),

@@ -213,7 +213,7 @@ def test_a_glossary_link_opens_its_definition_on_the_same_page_in_the_browser():
     hover text still there."""
     from playwright.sync_api import sync_playwright
 
-    from bench.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
+    from harness.browser import CHROMIUM, CHROMIUM_ARGS, DONE, streamlit_server
 
     with streamlit_server() as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

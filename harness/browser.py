@@ -1,6 +1,6 @@
 """Real-browser helpers shared by the tests and the benchmark: a fresh Streamlit server on a free loopback port,
 Debian's Chromium via Playwright, waits, screenshots, chart checks, axe-core, the websocket decoded, and the
-benchmark's probe (bench/probe.js) with the cold start. Nothing here skips: a missing Chromium fails loudly.
+benchmark's probe (harness/probe.js) with the cold start. Nothing here skips: a missing Chromium fails loudly.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench import ROOT
 from deploy.serve import _healthy, _stop, free_ports
+from harness import ROOT
 
 CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -253,7 +253,7 @@ class Frames:
 
 # ---------------------------------------------------------------- the benchmark's probe, cold start
 def new_context(browser: Any) -> Any:
-    """A browser context whose pages carry bench/probe.js (timings taken in the page, on its own clock)."""
+    """A browser context whose pages carry harness/probe.js (timings taken in the page, on its own clock)."""
     ctx = browser.new_context(viewport=VIEWPORT)
     ctx.add_init_script(PROBE)
     return ctx
