@@ -175,7 +175,7 @@ def test_every_lab_figure_is_valid_vega_lite_and_small():
 def test_browser_trains_a_setting_and_the_charts_change():
     from playwright.sync_api import sync_playwright
 
-    from bench.browser import launch, streamlit_server, wait_done
+    from harness.browser import launch, streamlit_server, wait_done
 
     LONG = 300_000  # ms: generous, for a shared machine under load (no timing is asserted)
 
