@@ -67,11 +67,10 @@ def _show(key: str) -> None:
     st.session_state[f"{key}_shown"] = True
 
 
-def predict(question: str, options: list[str], correct: int, explanation: str | None = None, *,
-            key: str) -> Question:
+def predict(question: str, options: list[str], correct: int, *, key: str) -> Question:
     """Ask ``question`` (our own Markdown) with ``options``; ``correct`` is the right option's index. The question
-    is asked at the state its chart opens in, and states any setting it needs. (``explanation``: the old page
-    skeleton's answer right under the question; pages on the new skeleton call ``answer`` after the chart.)
+    is asked at the state its chart opens in, and states any setting it needs; ``answer`` draws the answer after
+    the chart.
 
     In class mode (``?class=<code>``, see ``frame.classroom``) the pick is the student's vote and the answer waits
     for the teacher's Reveal; the teacher's page shows the hall's counts under the question."""
@@ -94,6 +93,4 @@ def predict(question: str, options: list[str], correct: int, explanation: str | 
         if q.choice is not None:
             st.html('<p class="pe-feedback" role="status" aria-live="polite">Your prediction is in: the answer is '
                     "under the chart.</p>")
-    if explanation is not None:
-        q.answer(explanation)
     return q
