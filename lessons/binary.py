@@ -38,7 +38,7 @@ def positions_word(k: int) -> str:
     return count(k, "position")
 
 
-(na, nb), (fa, fb) = chapter.BINARY_NEIGHBOURS, chapter.BINARY_FAR
+na, nb = chapter.BINARY_NEIGHBOURS
 q_codes = code_strings(bit_table(DEFAULT_BITS))
 
 
@@ -75,7 +75,7 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
     # ------------------------------------------------------------ idea 1: neighbours can be strangers
     @frame.section("Neighbours in the sentence, neighbours in the code?")
     def neighbours():
-        h_near, h_far = hamming(na, nb), hamming(fa, fb)
+        h_near = hamming(na, nb)
         ask = frame.predict(
             f"In the chapter's {DEFAULT_BITS} bits, positions {na} and {nb} are neighbours in the sentence. In how "
             f"many of their {DEFAULT_BITS} bits do their codes differ?",
@@ -89,11 +89,6 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
         res, codes, (fig_table, fig_h, fig_d) = bits_view(n, start)
         with where:
             frame.chart(fig_table, play=bc.POSITION)
-        ask.answer(
-            f"{'All ' if h_near == DEFAULT_BITS else ''}{h_near}: {na} is {q_codes[na]} and {nb} is {q_codes[nb]} "
-            f"— adding 1 carries through every bit. Meanwhile {fa} ({q_codes[fa]}) and {fb} ({q_codes[fb]}), "
-            f"{abs(fb - fa)} steps apart, differ in {count(h_far, 'bit')}. Step the chart from {na} to {nb}, or "
-            "press Play and watch the outlined cells.")
         near, far = res.near_pair, res.far_pair
         hn, hf = hamming(*near), hamming(*far)
         if n > 1:
@@ -113,13 +108,17 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
         frame.verdict("every position gets its own code", distinct == res.positions,
                       f"{distinct:,} different codes for {res.positions:,} positions")
         if n == 1:
-            body = ("With one bit there are two codes, 0 and 1, one step apart: nothing goes wrong yet. Add bits.")
+            body = "With one bit there are two codes, 0 and 1, one step apart: nothing goes wrong yet. Add bits."
         else:
-            body = (f"Bit b flips every 2^b steps, so from {half - 1:,} to {half:,} all {n} bits flip at once, while "
-                    f"{far[0]} and {far[1]}, {abs(far[1] - far[0])} apart, differ in {count(hf, 'bit')}: bits that "
-                    "differ do not measure distance.")
-        st.markdown(f"{body} **{count(n, 'coordinate')} name {res.positions:,} positions**, and each extra bit "
-                    f"doubles the reach ({n + 1} bits: {2 * res.positions:,}).")
+            body = (f"Bit b flips every 2^b steps: at n = {n}, from {half - 1:,} to {half:,} all {n} bits flip at "
+                    f"once, while {far[0]} and {far[1]}, {abs(far[1] - far[0])} apart, differ in "
+                    f"{count(hf, 'bit')}. Bits that differ do not measure distance.")
+        ask.answer(
+            f"{'All ' if h_near == DEFAULT_BITS else ''}{h_near}: {na} is {q_codes[na]} and {nb} is {q_codes[nb]} "
+            f"— adding 1 carries through every bit. Step the chart from {na} to {nb}, or press Play and watch the "
+            "outlined cells.",
+            f"{body} **{count(n, 'coordinate')} name {res.positions:,} positions**, and each extra bit doubles the "
+            f"reach ({n + 1} bits: {2 * res.positions:,}).")
         with frame.deeper("every pair at once, and the sidebar's sentence coded", key="bn_deep_pairs"):
             left, right = st.columns(2)
             with left:
@@ -148,6 +147,11 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
     def beside():
         sz, qi, fig = sizes_view(ex.sentence, ex.d, ex.seed)
         inside = sz.bits_min >= -sz.content_max and sz.bits_max <= sz.content_max
+        ask = frame.predict(
+            f"The raw index p reaches {sz.largest_position:,} at the chart's last position; the word's coordinates "
+            f"(d = {ex.d}) stay within ±{sz.content_max:.2f}. Beside them, how big does a bit get as p grows?",
+            ["It grows with p", "At most 1, whatever p", "It shrinks towards 0"], 1,
+            key="bn_size_predict")
         frame.chart(fig, play="bn_raw")
         frame.verdict(f"every bit stays inside the word's own spread, at every position 0 … {sz.largest_position:,}",
                       inside, f"bits are {sz.bits_min} or {sz.bits_max}; the word's coordinates reach "
@@ -160,10 +164,10 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
         else:
             verdict_ = (f"not quite here: at d = {ex.d} the word's coordinates reach only ±{sz.content_max:.2f}, "
                         f"so a bit of 1 sticks out by {1 - sz.content_max:.2f}, still nothing like the raw index")
-        st.markdown(
-            f"The chapter likes bits because each is 0 or 1: it cannot grow with the position as the raw index p "
-            f"does (the first failed fix) — and {verdict_}. Play p: the raw index walks off to "
-            f"{sz.largest_position:,}.")
+        ask.answer(
+            f"Each bit is {sz.bits_min} or {sz.bits_max}: it cannot grow with the position as the raw index p does "
+            f"(the first failed fix) — and {verdict_}.",
+            f"That is why the chapter likes bits. Play p: the raw index walks off to {sz.largest_position:,}.")
 
 
     # ------------------------------------------------------------ idea 2: smooth the bit into a sine
@@ -186,9 +190,8 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
         frame.verdict("at a jump the slope is 1/h, so it grows without limit as h shrinks", sl.steepest == 1 / sl.h,
                       f"steepest {sl.steepest:g} = 1/h; halve h and it doubles")
         st.markdown(
-            f"Why smooth it? A bit is a staircase, flat and then a jump every {positions_word(2 ** w.b)}: its slope "
-            "is 0 almost everywhere and spikes at the jumps, so it never says which way the next position lies. "
-            "Drop the harmonics one by one with the slider: the **sine of the same wavelength** is left.")
+            f"Why smooth it? A staircase that jumps every {positions_word(2 ** w.b)} has slope 0 on its flats and a "
+            "spike at each jump: it never says which way the next position lies.")
 
 
     with frame.deeper("a step has no slope, and the whole Fourier series", key="bn_deep_slope"):

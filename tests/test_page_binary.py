@@ -54,6 +54,8 @@ def test_the_page_asks_before_it_answers_and_never_prints_the_next_pages_ratio()
     first_radio = next(i for i, e in enumerate(order) if kind(e) == "radio")
     assert first_radio < first_chart
     assert "**Right.**" not in text and "Not quite" not in text
+    a, b = chapter.BINARY_NEIGHBOURS  # nothing above the answer says how many bits the neighbours differ in
+    assert f"all {bin(a ^ b).count('1')} bits flip" not in text and "carries through every bit" not in text
     for d in (64, 16):  # the sinusoid ladder's factor is the next page's Predict: not in text nor in a chart
         at = open_page(PAGE, d=d)
         ratio = f"{10000.0 ** (2 / d):.4f}"
@@ -82,13 +84,13 @@ def test_the_size_section_says_what_its_own_check_says(d):
     """At d = 2 and 4 a word's coordinates can stay inside ±1: a bit of 1 then sticks out, and the prose says so
     instead of "never overwhelms" (the heading asks, it does not claim)."""
     for seed in range(4):
-        at = open_page(PAGE, d=d, seed=seed)
+        at = open_page(PAGE, d=d, seed=seed, bn_size_predict_shown=True)  # the answer shown
         text = page_text(assert_ok(at))
         toks = tokenize(chapter.SENTENCE)
         biggest = float(np.max(np.abs(embed(toks, d, seed)[toks.index(chapter.QUERY_WORD)])))
         holds, _ = verdict(at, "every bit stays inside the word's own spread")
         assert holds == (biggest >= 1)
-        said = "\n".join(m.value for m in at.markdown if "The chapter likes bits" in m.value)
+        said = "\n".join(m.value for m in at.markdown if "cannot grow with the position" in m.value)
         if holds:
             assert "here every bit stays inside" in said
         else:
@@ -120,7 +122,7 @@ def test_key_heatmaps_fill_their_container():
 
 
 def test_one_bit_works_with_messages():
-    at = open_page(PAGE, query={"bn_bits": "1"})
+    at = open_page(PAGE, query={"bn_bits": "1"}, binary_predict_shown=True)  # the prose is under the answer
     text = page_text(assert_ok(at))
     assert "two codes, 0 and 1" in text
     assert any("words 2 … 5" in w.value and "get no code" in w.value for w in at.warning)
@@ -149,7 +151,7 @@ def test_bad_links_are_clamped_with_a_notice(value, notice):
 
 
 def test_slider_extremes_by_hand():
-    at = open_page(PAGE)
+    at = open_page(PAGE, binary_predict_shown=True)  # the positions count is under the answer
     for v in (1, MAX_BITS, 2, 3):
         at.slider(key="bn_bits").set_value(v).run()
         text = page_text(assert_ok(at))
