@@ -1,5 +1,5 @@
 """Sinusoids: a sine and a cosine per pair of coordinates, each pair at its own rate — a ladder of rates, a shift
-that is one rotation, and the catch: the score sees more than the gap."""
+that is one rotation, and the catch: does the score see only the gap?"""
 
 import numpy as np
 import streamlit as st
@@ -68,9 +68,8 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         slow = ("the slowest barely moves" if sections.wavelengths(d)[-1] > 2 * sc.DIAL_SPAN
                 else "even the slowest turns visibly")
         st.markdown(
-            f"Press **Play**: pair 0 goes round every 2π ≈ 6.3 positions, each pair below more slowly; {slow} over a "
-            "hundred positions. Fast pairs tell neighbours apart, slow ones far-apart positions. Nothing is stored: "
-            f"any position's vector, {chapter.HUGE_POSITION:,} too, comes from the formula.")
+            f"Press **Play**: pair 0 turns once every 2π ≈ 6.3 positions, each pair below more slowly; {slow} over "
+            f"{sc.DIAL_SPAN} positions. Fast pairs tell neighbours apart, slow ones far-apart positions.")
         frame.formula(r"{PE(p,\,2i) = \sin(p\,\omega_i)}, \quad\allowbreak {PE(p,\,2i+1) = \cos(p\,\omega_i)}, "
                       r"\quad\allowbreak {\omega_i = \mathrm{base}^{-2i/d}}")  # a phone breaks between them only
 
@@ -78,8 +77,8 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
     @frame.section("Moving k steps is a rotation")
     def shift():
         ask = frame.predict(
-            f"In the chart below the second hand of each dial sits k = {chapter.SHIFT} positions after the first. "
-            "Press Play: as p grows, what does the angle between a pair's two hands do?",
+            f"Each dial's second hand sits k = {chapter.SHIFT} positions after the first. Press Play: as p grows, "
+            "what does the angle between the two hands do?",
             ["It grows with p", "It stays the same", "It shrinks back to 0"], 1, key="sn_shift_predict")
         fig = sc.dials(d, shown, position=0, shift=chapter.SHIFT, prefix="sn_s")
         frame.chart(fig, play="sn_s_pos")
@@ -92,7 +91,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             f"at the top right sums {'its one pair' if d == 2 else 'all ' + count(d // 2, 'pair')} and stands still while p plays. M_k is under *Deeper*.")
 
     # ------------------------------------------------------------ the catch
-    @frame.section("The catch: the score sees more than the gap")
+    @frame.section("The catch: does the score see only the gap?")
     def the_catch():
         tokens = frame.tokens_or_stop(ex.sentence)
         where = st.container()  # chart and prose, drawn once the words are picked (in the Deeper below them)
@@ -101,19 +100,24 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             qi, ki, _ = frame.word_pair(tokens, "sn")
         ca, fig = catch_view(ex.sentence, qi, ki, d, ex.seed)
         with where:
+            varies, swept = ca.spread > CATCH_SPREAD, float(np.ptp(ca.sweep_scores))  # the pairs; the chart
+            ask = frame.predict(
+                f"Slide the query word (at m) and the key word ({ca.gap} places before it) along together: what "
+                "does their score do?",
+                ["It stays the same", "It moves with m"], int(swept > CATCH_SPREAD), key="sn_catch_predict")
             frame.chart(fig)
-            varies = ca.spread > CATCH_SPREAD
             frame.verdict(f"the score is not a function of the gap alone, as the chapter warns: the chapter's pairs, "
                           f"all {abs(ca.gap)} apart, score differently", varies,
                           f"largest − smallest score = {ca.spread:.2g}")
             frame.verdict("the four terms add up to the score", ca.terms_error < TERMS_TOL,
                           f"largest mismatch {ca.terms_error:.0e}, tolerance {TERMS_TOL:.0e}")
-            moves = ("the gap is fixed, yet the score moves with m" if varies
-                     else "here the score happens to stay put, but nothing in the model promises it")
-            st.markdown(
-                f"PE added to the words, then $W_Q$, $W_K$ (d = {d}, seed {ex.seed}); query word at m, key word at "
-                f"m − {ca.gap} (picked under *Deeper*): {moves}. Between $PE_m$ and $PE_n$ sits $A = W_Q W_K^\\top$, "
-                "which need not commute with $M_k$: the gap is **in the input, not promised in the score**.")
+            moves = (f"the gap is fixed, yet the score moves with m (over {swept:.2g} along the chart)"
+                     if swept > CATCH_SPREAD else "here the score happens to stay put, but nothing promises it")
+            ask.answer(
+                f"With PE added to the words, then $W_Q$, $W_K$ (d = {d}, seed {ex.seed}; the words are picked "
+                f"under *Deeper*): {moves}.",
+                "Between $PE_m$ and $PE_n$ sits $A = W_Q W_K^\\top$, which need not commute with the rotation "
+                "$M_k$: the gap is **in the input, not promised in the score**.")
         with terms:
             frame.formula(
                 r"\big((x_q + PE_m)W_Q\big)\cdot\big((x_k + PE_n)W_K\big)/\sqrt d = ",

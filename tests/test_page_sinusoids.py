@@ -153,6 +153,27 @@ def test_the_catch_scores_by_hand():
     assert f"{max(scores) - min(scores):.2g}" in page_text(at)
 
 
+@pytest.mark.parametrize("d, seed", [(64, 0), (2, 3), (8, 1)])
+def test_the_catch_asks_first_and_its_answer_reads_the_swept_score(d, seed):
+    """Before the pick nothing says whether the score moves; the answer's option is the one the swept score
+    (recomputed here by hand at the page's own m and gap) makes true."""
+    hidden = page_text(assert_ok(open_page(PAGE, d=d, seed=seed)))
+    assert "the score moves with m" not in hidden and "stay put" not in hidden
+    at = open_page(PAGE, d=d, seed=seed, sn_catch_predict_shown=True)
+    toks = tokenize(chapter.SENTENCE)
+    X, (Wq, Wk, _) = embed(toks, d, seed), projections(d, seed)
+    qi, ki = toks.index(chapter.QUERY_WORD), toks.index(chapter.KEY_WORD)
+    chart = next(c for c in charts_of(at) if "gap fixed" in json.dumps(chart_spec(c)))
+    sweep = chart_tables(chart)["sweep"].to_pydict()
+    ms, ns = sweep["query position m"], sweep["key position n"]
+    swept = [float(((X[qi] + pe(m, d)) @ Wq) @ ((X[ki] + pe(n, d)) @ Wk)) / math.sqrt(d) for m, n in zip(ms, ns)]
+    assert np.allclose(swept, sweep[next(c for c in sweep if c.startswith("score"))], atol=1e-9)
+    moves = max(swept) - min(swept) > 1e-9
+    text = page_text(assert_ok(at))
+    assert f"The answer:** “{'It moves with m' if moves else 'It stays the same'}”" in text
+    assert (f"over {max(swept) - min(swept):.2g} along the chart" in text) == moves
+
+
 @pytest.mark.parametrize("query, d", [
     ({"sn_len": "2000", "sn_k": "100000", "sn_far": "10000000", "sn_pos": "100", "sn_logbase": "6"}, 512),
     ({"sn_len": "2", "sn_k": "0", "sn_far": "0", "sn_pos": "0", "sn_logbase": "0.3"}, 2),
