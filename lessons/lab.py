@@ -99,22 +99,28 @@ def show_reading(q, record: dict, key: tuple) -> None:
 
 def why_section(key: tuple, figs: dict) -> None:
     """The section that explains the settings the first section drew (``figs``: their ``figures``)."""
-    @frame.section("Why each one fails")
+    # not a fragment: its Predict vanishes with the record it reads (an untrained setting), and a rerun of a
+    # fragment the page no longer draws never finishes (tests/test_pages.py presses such a stale control)
+    @frame.section("Why each one fails", fragment=False)
     def why():
         record = record_for(key)
+        s, rs = lab.settings_from(record), readings(key)
+        correct, answer, then = words.gaps_answer(rs, s, len(record["seeds"]))
+        q = frame.predict(*words.gaps_question(s), correct, key=f"lab_why_predict_{s.task}")
         by_position, maps = frame.tabs(["Accuracy by position", "Attention maps at 4 ×"], "lab_why")
         with by_position:
             frame.chart(figs["position"])
         with maps:
             frame.chart(figs["maps"])
         with_mask, without = record["mask_leak"]  # lab.mask_leak, computed with the record (lab.experiment)
-        learned_words, rest = words.why(record, readings(key), lab.settings_from(record), (with_mask, without))
+        learned_words, none_words = words.why(record, rs, s, (with_mask, without))
         st.markdown(learned_words)
         a, b = st.columns([2, 3], gap="medium")
         with a:
             frame.chart(figs["gaps"])
         with b:
-            st.markdown(rest)
+            q.answer(answer, then=then)
+            st.markdown(none_words)
         frame.verdict("Without the mask, an untrained model's layer 1 holds no position (R² below 0.1)",
                       without < 0.1, f"R² = {without:.3f} without the mask, {with_mask:.3f} with it")
 

@@ -739,6 +739,8 @@ LEARNS = 0.9  # a scheme "learned the task" when its mean accuracy at L_train is
 FLAT = 0.02  # … and its loss is flat: the mean loss fell by at most this over the last tenth of the steps
 STILL_WORKS = 0.9  # a scheme that learned "still works" at 4 × L_train when its mean accuracy on the positions
 #                    past L_train alone is at least this (absolute, not a share of its own accuracy)
+MOVES = 0.1  # keys limited to the gaps seen in training move a scheme when its mean accuracy past L_train
+#             changes by at least this (10 points), up or down
 LOSS_EVERY = 5  # keep the loss at step 1 and every 5th step
 
 
@@ -911,6 +913,15 @@ def read(record: dict, scheme: str) -> Reading:
                    learned=learned, converged=converged,
                    still_works=learned and past_4L is not None and past_4L[0] >= STILL_WORKS,
                    seen_gaps_past=seen_past, probe=_spread([r["probe"] for r in runs]))
+
+
+def gaps_move(r: Reading) -> int | None:
+    """What keys limited to the gaps seen in training do to ``r``'s mean accuracy past L_train at 4 × L_train:
+    1 when it rises by at least MOVES, −1 when it falls by at least MOVES, 0 when it moves less (None: no row)."""
+    if r.past_4L is None or r.seen_gaps_past is None:
+        return None
+    change = r.seen_gaps_past[0] - r.past_4L[0]
+    return 1 if change >= MOVES else -1 if change <= -MOVES else 0
 
 
 def mask_leak(settings: Settings, seed: int = 0) -> tuple[float, float]:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .encodings import frequencies
-from .lab import BASE, FLAT, LEARNS, SCHEMES, STILL_WORKS, Reading, Settings
+from .lab import BASE, FLAT, LEARNS, MOVES, SCHEMES, STILL_WORKS, Reading, Settings, gaps_move
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 PAPERS = {
@@ -127,7 +127,8 @@ def papers(rs: dict[str, Reading], s: Settings, variant: tuple[Reading, Settings
 
 
 def why(record: dict, rs: dict[str, Reading], s: Settings, leak: tuple[float, float]) -> tuple[str, str]:
-    """Why each one fails: (the learned table's sentence, RoPE's and `none`'s paragraphs)."""
+    """Why each one fails: (the learned table's sentence, `none`'s paragraph); RoPE's is the answer of
+    ``gaps_question``."""
     L = s.L_train
     by_pos = np.array([[np.nan if v is None else v for v in run["by_position"]]
                        for run in record["runs"]["learned"]], float).mean(axis=0)
@@ -135,26 +136,45 @@ def why(record: dict, rs: dict[str, Reading], s: Settings, leak: tuple[float, fl
     learned = (f"**Learned** positions: training reached rows 1–{L} of the table only; rows {L + 1}–{s.n_max} kept "
                f"their random start ({pct(inside)} right on positions 2–{L}, {pct(unreached)} on {L + 1}–{s.n_max}), "
                f"and past {s.n_max} there is no row at all.")
+    with_mask, without = leak
+    none = ("**No positions** (`none`) still has the causal mask, and the mask leaks position: query i averages "
+            "i tokens, and an average of many random vectors is shorter than one of few. A read-out of layer 1 in "
+            f"an *untrained* model recovers log-position with R² = {r2(with_mask)} with the mask, {r2(without)} "
+            f"without; trained, R² = {r2(rs['none'].probe[0])}. {PAPERS['haviv']} found causal language models "
+            "with no position encoding still learn position, and point to the mask, which lets a token count what "
+            "it reads.")
+    return learned, none
+
+
+def gaps_question(s: Settings) -> tuple[str, list[str]]:
+    """The question of “Why each one fails” and its options, in the order of ``gaps_answer``'s index: what keys
+    limited to the gaps seen in training do to `rope` past L_train (rises, moves less than MOVES, falls)."""
+    L, p = s.L_train, f"{100 * MOVES:.0f}"
+    return (f"At {4 * L} tokens, let each query read only keys up to {L - 1} places back — the gaps seen in "
+            f"training. What happens to `rope`'s accuracy past position {L}?",
+            [f"It rises by {p} points or more", f"It moves by less than {p} points", f"It falls by {p} points or more"])
+
+
+def gaps_answer(rs: dict[str, Reading], s: Settings, n_seeds: int) -> tuple[int, str, str]:
+    """(the right option of ``gaps_question``, the answer with its numbers, the why: RoPE's angles)."""
+    L = s.L_train
     rope, sin = rs["rope"], rs["sinusoidal"]
+    move = gaps_move(rope)
     w = frequencies(s.d_model // s.heads, BASE)
     seen, at_4 = (L - 1) * w, (4 * L - 1) * w
     short = int(np.sum(seen < 2 * math.pi))
-    rescued = rope.seen_gaps_past[0] - rope.past_4L[0] >= 0.2 and sin.seen_gaps_past[0] - sin.past_4L[0] < 0.1
-    with_mask, without = leak
-    rest = (f"**RoPE** scores depend on the gap alone, but no query in training looked {L} or more back: {short} of "
+    rescued = rope.seen_gaps_past[0] - rope.past_4L[0] >= 0.2 and gaps_move(sin) != 1  # sinusoids: < MOVES up
+    answer = (f"`rope` goes from {spread(rope.past_4L)} to {spread(rope.seen_gaps_past)} right past position {L} "
+              f"(mean, lowest–highest of {n_seeds} seeds; the box under the bars), sinusoids from "
+              f"{spread(sin.past_4L)} to {spread(sin.seen_gaps_past)}."
+              + (" The restriction rescues RoPE and not sinusoids: RoPE fails on gaps it never saw, sinusoids on "
+                 "positions they never saw." if rescued else "")
+              + (f" Here the answer itself is out of reach: position 1 is more than {L - 1} places back from every "
+                 f"query past {L}." if move == -1 and s.task == "first" else ""))
+    then = (f"**RoPE** scores depend on the gap alone, but no query in training looked {L} or more back: {short} of "
             f"its {len(seen)} pairs never turned a full circle (see *Deeper: RoPE's angles*; pair 2: {seen[1]:.1f} rad "
-            f"in training, {at_4[1]:.1f} at 4 ×). Let queries read only the gaps seen in training (the box under the "
-            f"bars): `rope` goes from {spread(rope.past_4L)} to {spread(rope.seen_gaps_past)} past position {L}, "
-            f"sinusoids from {spread(sin.past_4L)} to {spread(sin.seen_gaps_past)}."
-            + (" The restriction rescues RoPE and not sinusoids: RoPE fails on gaps it never saw, sinusoids on "
-               "positions they never saw." if rescued else "")
-            + "\n\n**No positions** (`none`) still has the causal mask, and the mask leaks position: query i averages "
-              "i tokens, and an average of many random vectors is shorter than one of few. A read-out of layer 1 in "
-              f"an *untrained* model recovers log-position with R² = {r2(with_mask)} with the mask, {r2(without)} "
-              f"without; trained, R² = {r2(rs['none'].probe[0])}. {PAPERS['haviv']} found causal language models "
-              "with no position encoding still learn position, and point to the mask, which lets a token count what "
-              "it reads.")
-    return learned, rest
+            f"in training, {at_4[1]:.1f} at 4 ×).")
+    return 1 - move, answer, then
 
 
 def curves(rs: dict[str, Reading]) -> str:

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import assert_ok, chart_specs, charts_of, open_page, page_text, verdicts
+from conftest import assert_ok, chart_specs, charts_of, kind, main_path, open_page, page_text, verdicts
 from posenc import lab
 
 PAGE = "lessons/lab.py"
@@ -86,6 +86,40 @@ def test_the_predict_answer_names_the_best_scheme_past_the_training_length():
     radio.set_value(lab.SCHEMES[0]).run()
     assert_ok(at)
     assert f"**{best}**, with {lab_page_spread(readings[best].past_4L)} right past position" in page_text(at)
+
+
+def rope_under_the_gaps(reading: lab.Reading) -> str:
+    """What keys limited to the gaps seen in training do to RoPE past L_train, recomputed from the reading: the
+    start of the option the page must mark right."""
+    change = reading.seen_gaps_past[0] - reading.past_4L[0]
+    return "It rises" if change >= lab.MOVES else "It falls" if change <= -lab.MOVES else "It moves by less"
+
+
+def test_why_asks_before_its_first_chart_and_hides_the_answer():
+    at = page_for("copy")
+    order = list(main_path(at))
+    ask = [i for i, e in enumerate(order) if getattr(e, "key", None) == "lab_why_predict_copy_guess"]
+    charts = [i for i, e in enumerate(order) if kind(e) == "vega_lite_chart"]
+    assert len(ask) == 1 and len(charts) >= 2
+    assert charts[0] < ask[0] < charts[1], "the section's Predict must come after the key chart above it and " \
+                                           "before the section's first chart"
+    assert [b for b in at.button if b.key == "lab_why_predict_copy_show"], "no “Show me the answer”"
+    assert "`rope` goes from" not in page_text(at), "the answer shows before the student picks"
+
+
+@pytest.mark.parametrize("task,query", [(task, {}) for task in lab.TASKS] + [("copy", {"lab_bos": "true",
+                                                                                        "lab_mlp": "true"})])
+def test_why_marks_right_what_the_readings_say(task, query):
+    record = lab.stored(DATA, lab.Settings(task=task, bos="lab_bos" in query, mlp="lab_mlp" in query))
+    rope = lab.readings(record)["rope"]
+    at = assert_ok(open_page(PAGE, query={"lab_task": task, **query}, **{f"lab_why_predict_{task}_shown": True}))
+    options = [r for r in at.radio if r.key == f"lab_why_predict_{task}_guess"][0].options
+    right = [o for o in options if o.startswith(rope_under_the_gaps(rope))]
+    assert len(right) == 1
+    text = page_text(at)
+    assert f"**The answer:** “{right[0]}”." in text
+    assert (f"`rope` goes from {lab_page_spread(rope.past_4L)} to {lab_page_spread(rope.seen_gaps_past)} right past "
+            f"position {record['settings']['L_train']}") in text
 
 
 def test_the_first_token_task_says_what_it_needs():
