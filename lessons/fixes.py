@@ -7,7 +7,7 @@ import streamlit as st
 import frame
 from frame import linked_tabs, wording
 from posenc import chapter
-from posenc.fixes import COS_TOL, DECIDES, DWARFS, LONG, SHORT, index_over_length
+from posenc.fixes import COS_TOL, DECIDES, LONG, SHORT, index_over_length
 from posenc.sections import fixes as sections
 
 PATH = "lessons/fixes.py"
@@ -69,19 +69,6 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                           f"position explains {raw.share_with:.4f} of each query's score spread (words only: "
                           f"{raw.share_without:.4f}); {raw.last_wins} of {n} queries give their largest weight to "
                           f"the last word")
-        if view.one_dwarfs:
-            verdict_words = ("Either way the words cannot compete: the index's term alone is "
-                             f"{term.one_side / term.content_score:,.0f} times their spread.")
-        elif view.both_dwarf:
-            verdict_words = (f"At position {start:,} the index meeting an ordinary query coordinate is still about "
-                             f"the size of the content scores ({term.one_side:,.3g} against "
-                             f"{term.content_score:.3g}); passed into both q and k it is already "
-                             f"{term.both_sides / term.content_score:,.0f} times their spread.")
-        else:
-            verdict_words = (f"At position {start:,} the index's terms ({term.one_side:,.3g} and "
-                             f"{term.both_sides:,.3g}) are less than {DWARFS:g} times the words' spread "
-                             f"({term.content_score:.3g}): here the words still have a say. Slide the start deeper "
-                             "and they lose it.")
         q.answer(f"{said} The key with the largest index wins because {why}." if view.everywhere else
                  f"{said} The index pulls every query toward the key with the largest index — {why} — but this "
                  f"near the start the pull does not yet win everywhere.", then=(
@@ -90,7 +77,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             f"measured {term.content_score:.3g}). The index coordinate of a key meets one coordinate of the query, "
             f"of size about 1, and adds about 1 × {start:,} — the chapter's “term of order {P_RAW}” when "
             f"p = {P_RAW}. With the query carrying its own index too, the term is pᵢ·pⱼ, up to {hi:,}. "
-            f"{verdict_words}"))
+            f"{view.words_fare()}"))
         if q.answered():  # the formula names the pull: it waits with the answer
             frame.formula(r"s_{ij} = \frac{q_i\cdot k_j + p_i\,p_j}{\sqrt{d}}")
         if n < 3:
@@ -235,8 +222,9 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             here = (f"here {oh.neighbour:.6f} for neighbours and {oh.stranger:.6f} for strangers" if a_ < b_ < far
                     else f"a table {oh.width} wide has no strangers to compare: widen it")
             ask.answer(f"Neither: every two different one-hot codes are √2 ≈ {math.sqrt(2):.6f} apart ({here}), so "
-                       "the code says nothing about which positions are near.", f"{asked} The width is the length: your sentence of {n} words needs {n} columns, a "
-                       f"sentence of {oh.width} {wide} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
+                       "the code says nothing about which positions are near.",
+                       f"{asked} The width is the length: your sentence of {n} words needs {n} columns, a sentence "
+                       f"of {oh.width} {wide} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
             frame.formula(r"c(p) = e_p \in \mathbb{R}^N",
                           rf"\lVert e_p - e_q\rVert = \sqrt 2 \approx {math.sqrt(2):.6f}\quad (p \ne q)")
 

@@ -11,6 +11,7 @@ One test per property, parametrised over ``frame.existing_pages()``; each page i
   on the main path counting them in words;
 - prose never states a claim its own check refutes, at random reachable settings (sidebar and page controls);
 - checks are verdicts in plain words (“✔ Holds — claim: measured”), no old ✓/✗ check lines;
+- a page script is narrative: at most 250 lines, and every heading that draws a chart asks a Predict first;
 - the h1 is the page list's title, headings go h1 → h2 → h3 without skipping;
 - every glossary link goes to its word's definition on the same page (readable without hovering, same tab);
 - no page opens on an exception or an error box at its defaults.
@@ -145,6 +146,32 @@ def test_the_question_comes_first(info):
     assert "**Right.**" not in text and "**Not quite**" not in text, "an answer shows before any pick"
     shows = [b for b in at.button if b.label == "Show me the answer"]
     assert len(shows) == len(asks), f"{len(asks)} Predicts but {len(shows)} hidden answers"
+
+
+PAGE_LINES = 250  # a page is narrative: machinery that would push it past this lives in frame or posenc
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_every_page_script_stays_narrative_in_length(info):
+    lines = len((frame.ROOT / info.path).read_text().splitlines())
+    assert lines <= PAGE_LINES, f"{info.path}: {lines} lines (at most {PAGE_LINES})"
+
+
+@pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)
+def test_every_idea_asks_before_its_chart(info):
+    """One idea per heading, and each asks first: under every heading (h2 or h3) whose main path draws a chart,
+    a Predict question stands above that heading's first chart."""
+    at = assert_ok(at_defaults(info))
+    radios, heading, asked, missing = predict_radios(at), None, False, []
+    for e in main_path(at):
+        if kind(e) in ("header", "subheader"):
+            heading, asked = e.value, False
+        elif kind(e) == "radio" and e in radios:
+            asked = True
+        elif kind(e) == "vega_lite_chart" and heading is not None and not asked:
+            missing.append(heading)
+            asked = True  # one report per heading
+    assert not missing, f"a chart before any Predict under: {missing}"
 
 
 @pytest.mark.parametrize("info", PAGES, ids=IDS)

@@ -81,6 +81,20 @@ class RawView:
         """Every query puts its largest weight on the last word."""
         return self.raw.last_wins == self.n
 
+    def words_fare(self) -> str:
+        """How the words' own scores fare against the index's terms, in one sentence that follows the numbers."""
+        t, start = self.term, self.term.position
+        if self.one_dwarfs:
+            return ("Either way the words cannot compete: the index's term alone is "
+                    f"{t.one_side / t.content_score:,.0f} times their spread.")
+        if self.both_dwarf:
+            return (f"At position {start:,} the index meeting an ordinary query coordinate is still about the size "
+                    f"of the content scores ({t.one_side:,.3g} against {t.content_score:.3g}); passed into both q "
+                    f"and k it is already {t.both_sides / t.content_score:,.0f} times their spread.")
+        return (f"At position {start:,} the index's terms ({t.one_side:,.3g} and {t.both_sides:,.3g}) are less "
+                f"than {DWARFS:g} times the words' spread ({t.content_score:.3g}): here the words still have a say. "
+                "Slide the start deeper and they lose it.")
+
 
 def raw_index(sentence: str, d: int, seed: int, start: int) -> RawView:
     inp = fixes_inputs(core.tokenize(sentence), d, seed)
