@@ -13,15 +13,43 @@ import numpy as np
 import pytest
 
 import posenc
-from conftest import run_transforms
+from conftest import run_transforms, vega_eval
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.charts.spec import records
 from posenc.encodings import rope, rope_score
-from posenc.rope_demo import rope_demo, wrap_angle
+from posenc.rope_demo import WINDOW, rope_demo, score_window, wrap_angle
 
 TOKENS = posenc.tokenize(chapter.SENTENCE)
 QI, KI = chapter.query_index(TOKENS), chapter.key_index(TOKENS)
+
+
+# ---------------------------------------------------------------- the score window
+@pytest.mark.parametrize("d,seed,qi,start", [(64, 0, QI, 1), (8, 3, 4, 1), (128, 1, QI, 4000)])
+def test_window_colours_and_tooltips_are_posencs_scores(d, seed, qi, start):
+    """Each cell's colour at either pick is posenc's score at (m, n) for that scheme, and its tooltip writes that
+    score, m, n and the gap as d3's format would in the browser (the mirror's ``format``)."""
+    w = score_window(TOKENS, qi, KI, d, seed, start)
+    spec = records(rc.score_window(w.positions, w.rope_scores, w.additive_scores))
+    rows = spec["datasets"]["main"]
+    assert len(rows) == WINDOW * WINDOW  # one rect a cell, both schemes' scores on it
+    assert spec["mark"]["tooltip"] == {"expr": rc.WINDOW_TIP}
+    field = spec["encoding"]["color"]["field"]
+    for scheme, S in zip(rc.SCHEMES, (w.rope_scores, w.additive_scores)):
+        params = {rc.SCHEME: scheme}
+        drawn = run_transforms(rows, spec.get("transform", []), params)
+        cells = {(r["m"] - start, r["n"] - start): r for r in drawn}
+        assert len(cells) == WINDOW * WINDOW
+        for (a, b), r in cells.items():
+            assert r[field] == S[a, b]
+            tip = {k: vega_eval(v, r, params) for k, v in rc.WINDOW_TIPS.items()}
+            assert tip == {
+                "scheme": scheme,
+                "query position m": vega_eval("format(datum.v, ',d')", {"v": start + a}),
+                "key position n": vega_eval("format(datum.v, ',d')", {"v": start + b}),
+                "gap n − m": vega_eval("format(datum.v, ',d')", {"v": b - a}),
+                "score": vega_eval("format(datum.v, '.6f')", {"v": float(S[a, b])}),
+            }
 
 
 # ---------------------------------------------------------------- the pair circles

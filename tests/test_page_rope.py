@@ -88,9 +88,9 @@ def test_key_chart_sends_both_matrices_and_picks_in_the_chart():
     assert param["name"] == rc.SCHEME and param["bind"]["input"] == "radio" and param["value"] == "RoPE"
     assert "width" not in spec and spec["mark"]["aria"] is False
     table = chart_tables(charts_of(at)[0])["main"].to_pydict()
-    assert len(table["score"]) == 2 * WINDOW * WINDOW
+    assert len(table["m"]) == WINDOW * WINDOW and set(rc.SCHEMES) <= set(table)  # a row a cell, both scores on it
     w = score_window(SENT, QI, KI, 64, 0, 1)
-    rows = {(s, m, n): v for s, m, n, v in zip(table["scheme"], table["m"], table["n"], table["score"])}
+    rows = {(s, m, n): v for s in rc.SCHEMES for m, n, v in zip(table["m"], table["n"], table[s])}
     assert rows[("RoPE", 1, 4)] == pytest.approx(rows[("RoPE", 30, 33)], abs=1e-12)
     assert rows[("adding sinusoids", 5, 9)] == pytest.approx(w.additive_scores[4, 8])
 
@@ -127,7 +127,7 @@ def test_word_picks_feed_every_section_from_page_level():
     assert np.allclose(pairs["qa"], r.q_pairs[:, 0]) and np.allclose(pairs["kb"], r.k_pairs[:, 1])
     w = score_window(SENT, 4, KI, 64, 0, 1)
     window = chart_tables(charts_of(at)[0])["main"].to_pydict()
-    assert window["score"][:WINDOW * WINDOW] == pytest.approx(w.rope_scores.ravel().tolist())
+    assert window["RoPE"] == pytest.approx(w.rope_scores.ravel().tolist())
     L = length_demo(SENT, 4, 64, 0, chapter.RAW_POSITION)
     assert f"‖q‖ stays {L.q_norm:.3f}" in page_text(at)
 
@@ -160,7 +160,8 @@ def test_bounds_are_nice_symmetric_and_hold_every_value(seed):
     at = assert_ok(open_page(PAGE, seed=seed))
     window, circles = charts_of(at)[:2]
     low, high = json.loads(window.proto.spec)["encoding"]["color"]["scale"]["domain"]
-    scores = np.abs(chart_tables(window)["main"].column("score").to_numpy())
+    table = chart_tables(window)["main"]
+    scores = np.abs(np.concatenate([table.column(s).to_numpy() for s in rc.SCHEMES]))
     assert low == -high and nice_bound(high) == high and high >= scores.max()
     low, high = json.loads(circles.proto.spec)["layer"][0]["encoding"]["y"]["scale"]["domain"]
     assert (low, high) == ({"expr": f"-{rc.BOUND}"}, {"expr": rc.BOUND})  # ±R, R read from the "bound" data

@@ -264,8 +264,8 @@ def test_figures_are_valid_small_and_fill_their_column(d, start, m, n):
 def test_window_figure_holds_both_schemes_and_a_bound_pick():
     win, circles, lengths = _figures()
     table = win.datasets["main"].to_pydict()
-    assert sorted(set(table["scheme"])) == ["RoPE", "adding sinusoids"]
-    assert len(table["score"]) == 2 * WINDOW * WINDOW
+    assert {"RoPE", "adding sinusoids"} <= set(table)  # one row a cell, both schemes' scores on it
+    assert len(table["RoPE"]) == WINDOW * WINDOW
     [param] = win.spec["params"]
     assert param["name"] == "rp_scheme" and param["bind"]["input"] == "radio"
     picks = {p["name"]: p for p in circles.spec["params"]}
@@ -293,12 +293,13 @@ def test_window_and_lengths_layouts_are_the_same_for_every_position():
     "Marked: m = …" line, come from the data (the ticks from the scale's domain), so every press reuses the
     layout."""
     from conftest import layout_of
+    from posenc.charts import rope as rc
     from posenc.charts.spec import nice_bound
 
     def without_bound(fig):  # the colour bound is the scores' nice_bound rung: far windows may sit on another
         out = json.loads(json.dumps(layout_of(fig)))
         low, high = out["encoding"]["color"]["scale"].pop("domain")
-        scores = np.abs(fig.datasets["main"].column("score").to_numpy())
+        scores = np.abs(np.concatenate([fig.datasets["main"].column(s).to_numpy() for s in rc.SCHEMES]))
         assert low == -high and nice_bound(high) == high and high >= scores.max()
         return out
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import altair as alt
 import numpy as np
+import pyarrow as pa
 
 from .. import chapter
 from ..core import signed
@@ -30,21 +31,22 @@ def _ticks(count: int, channel: str, every: int = 5) -> alt.ExprRef:
 
 def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores: np.ndarray, *,
                  scheme: str = SCHEMES[0], spreads: tuple[float, float, float] | None = None) -> spec.Figure:
-    """The score of one query word at m against one key word at n, for every (m, n) of the window: RoPE's and the
-    additive scheme's matrices are both sent (2 × 40 × 40 rows); a radio inside the chart picks which is drawn.
-    RoPE's colours run along the diagonals (same gap n − m); the additive scheme's change along them."""
+    """The score of one query word at m against one key word at n, for every (m, n) of the window: one row per
+    cell (40 × 40) carries both RoPE's and the additive scheme's score, and the tooltip's texts formatted here; a
+    radio inside the chart picks which score is drawn. RoPE's colours run along the diagonals (same gap n − m);
+    the additive scheme's change along them."""
     pos = np.asarray(positions, dtype=np.int64)
     w = pos.size
-    mm, nn = np.meshgrid(pos, pos, indexing="ij")
-    scores = np.concatenate([np.asarray(rope_scores, float).ravel(), np.asarray(additive_scores, float).ravel()])
-    codes = np.repeat(np.arange(2), w * w)
-    top = spec.nice_bound(float(np.max(np.abs(scores))) if scores.size else 0.0)  # few values: the layout is reused
+    mm, nn = (a.ravel() for a in np.meshgrid(pos, pos, indexing="ij"))
+    by_scheme = dict(zip(SCHEMES, (np.asarray(rope_scores, float).ravel(), np.asarray(additive_scores, float).ravel())))
+    every = np.concatenate(list(by_scheme.values()))
+    top = spec.nice_bound(float(np.max(np.abs(every))) if every.size else 0.0)  # few values: the layout is reused
     chart = _window_layout(w, top, scheme)
     title = f"Score at (m, n), positions {pos[0]:,} … {pos[-1]:,}" if w else "Score at (m, n)"
-    data = {"main": spec.columns(m=np.tile(mm.ravel(), 2), n=np.tile(nn.ravel(), 2),
-                                 gap=np.tile((nn - mm).ravel(), 2), score=scores,
-                                 scheme=spec.categories(codes, SCHEMES),
-                                 title=spec.categories(np.zeros(codes.size, dtype=int), [title]))}
+    texts = {f"{s} text": [_score_text(v) for v in by_scheme[s]] for s in SCHEMES}
+    data = {"main": spec.columns(m=mm, n=nn, **by_scheme, m_text=_texts(mm), n_text=_texts(nn),
+                                 gap_text=_texts(nn - mm), **texts,
+                                 title=spec.categories(np.zeros(mm.size, dtype=int), [title]))}
     where = f"positions {pos[0]:,} to {pos[-1]:,}" if w else "no positions"
     if spreads is None:
         spreads = (_diag(rope_scores), float(np.ptp(rope_scores, axis=1).max()) if w else 0.0,
@@ -56,6 +58,19 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
         f"changes by up to {add:.2f} along a diagonal. A radio in the chart picks the scheme."))
 
 
+def _score_text(v: float) -> str:
+    """A score as the chart's d3 ``format(v, '.6f')`` writes it: a true minus sign, none on a value that rounds
+    to 0."""
+    text = signed(v, ".6f")
+    return text.lstrip("−") if float(text.lstrip("−")) == 0 else text
+
+
+def _texts(values: np.ndarray) -> pa.DictionaryArray:
+    """Whole numbers as the chart's d3 ``format(v, ',d')`` writes them, each distinct text stored once."""
+    distinct, codes = np.unique(values, return_inverse=True)
+    return spec.categories(codes, [signed(int(v), ",d") for v in distinct])
+
+
 def _diag(S: np.ndarray) -> float:
     """The largest change along a diagonal of S (same n − m)."""
     S = np.asarray(S, float)
@@ -65,13 +80,18 @@ def _diag(S: np.ndarray) -> float:
 
 
 def _window_pick(suffix: str = "") -> str:
-    """The pivoted row's column of the picked scheme (``suffix``: that column's formatted twin, e.g. " text")."""
+    """The row's column of the picked scheme (``suffix``: that column's formatted twin, e.g. " text")."""
     a, b = SCHEMES
     return f"{SCHEME} === {a!r} ? datum[{a + suffix!r}] : datum[{b + suffix!r}]"
 
 
-#: the score the window's pick shows, from the pivoted row (one column per scheme)
+#: the score the window's pick colours a cell by, from its row (one column per scheme)
 WINDOW_PICK = _window_pick()
+#: the cell's tooltip, line by line: texts sent formatted, the picked score's among them
+WINDOW_TIPS = {"scheme": SCHEME, "query position m": "datum.m_text", "key position n": "datum.n_text",
+               "gap n − m": "datum.gap_text", "score": _window_pick(" text")}
+#: that tooltip as the one small object a cell builds in the browser a frame
+WINDOW_TIP = "{" + ", ".join(f"{k!r}: {v}" for k, v in WINDOW_TIPS.items()) + "}"
 
 
 @spec.layout
@@ -83,9 +103,11 @@ def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
                      bind=alt.binding_radio(options=list(SCHEMES), name="Score with: "))
     axis_n = alt.Axis(values=_ticks(count, "x"), labelAngle=0, labelOverlap=True, format=",d")
     axis_m = alt.Axis(values=_ticks(count, "y"), labelOverlap=True, format=",d")
+    # a pick redraws 1,600 cells: each one's work a frame is one calculate (its colour's score) and one small
+    # tooltip object of texts sent formatted; no pivot, filter or format runs in the browser
     return (
         alt.Chart(spec.named("main"))
-        .mark_rect(aria=False)
+        .mark_rect(aria=False, tooltip=alt.expr(WINDOW_TIP))
         .encode(
             x=alt.X("n:O", title="key position n", axis=axis_n),
             y=alt.Y("m:O", title="query position m", axis=axis_m),
@@ -93,19 +115,9 @@ def _window_layout(count: int, top: float, scheme: str) -> alt.Chart:
                             scale=alt.Scale(scheme=spec.DIVERGING, domain=[-top, top]),
                             legend=alt.Legend(orient="right", direction="vertical",
                                               gradientLength=WINDOW_HEIGHT - 60)),
-            tooltip=[alt.Tooltip("scheme:N"), alt.Tooltip("m_text:N", title="query position m"),
-                     alt.Tooltip("n_text:N", title="key position n"), alt.Tooltip("gap_text:N", title="gap n − m"),
-                     alt.Tooltip("score_text:N", title="score")],
         )
         .add_params(pick)
-        # one rect per cell, both schemes' scores on it and the tooltip's texts formatted once (pivoted whatever
-        # the pick); the pick only picks a column: a frame updates the cells' colours, no filter re-slices the
-        # data, no rect comes or goes and no number is formatted again
-        .transform_pivot("scheme", value="score", groupby=["m", "n", "gap"])
-        .transform_calculate(m_text="format(datum.m, ',d')", n_text="format(datum.n, ',d')",
-                             gap_text="format(datum.gap, ',d')", **{
-                                 f"{s} text": f"format(datum[{s!r}], '.6f')" for s in SCHEMES})
-        .transform_calculate(scheme=SCHEME, score=WINDOW_PICK, score_text=_window_pick(" text"))
+        .transform_calculate(score=WINDOW_PICK)
         .properties(height=WINDOW_HEIGHT, title=alt.TitleParams(spec.text_from("main", "title")))
     )
 
