@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import calculated, layer_with, rows_of, spec_layers
+from conftest import calculated, layer_with, rows_of, run_transforms, spec_layers
 from posenc import chapter
 from posenc.charts import sinusoids as sc
 from posenc.encodings import frequencies, sinusoidal
@@ -83,15 +83,25 @@ def test_a_frame_computes_one_expression_a_wave_sample():
 
 
 def test_the_similarity_outline_redraws_only_its_diagonal():
-    """The heat map's n² cells do not depend on the picked gap; only the outline layer (its cells filtered by
-    the gap) does."""
-    S = np.add.outer(np.arange(6.0), np.arange(6.0))
+    """The heat map's n² cells do not depend on the picked gap; only the outline layer does, over n rows: at every
+    gap its cells are exactly that diagonal's, each with the value the heat map holds there."""
+    n = 6
+    S = np.arange(n * n, dtype=float).reshape(n, n) / 7  # a distinct value in every cell: a wrong lookup shows
     fig = sc.similarity(S)
-    heat, outline = [layer for layer in spec_layers(fig.spec) if layer.get("data", {}).get("name") == "S"]
+    [heat] = [layer for layer in spec_layers(fig.spec) if layer.get("data", {}).get("name") == "S"]
+    [outline] = [layer for layer in spec_layers(fig.spec) if layer.get("data", {}).get("name") == "diagonal"]
     assert "sn_gap" not in json.dumps(heat)
-    assert outline["transform"] == [{"filter": "datum['gap q − p'] === sn_gap"}]
-    rows = rows_of(fig, "S")
-    assert [r["q"] - r["p"] for r in rows if r["gap q − p"] == 2] == [2] * 4  # the diagonal's cells, and only them
+    *per_row, lookup = outline["transform"]
+    assert lookup["lookup"] == "cell" and lookup["from"]["data"]["name"] == "S" and lookup["from"]["key"] == "cell"
+    cells = {r["cell"]: r for r in rows_of(fig, "S")}
+    assert len(rows_of(fig, "diagonal")) == n
+    for gap in range(-(n - 1), n):
+        rows = run_transforms(rows_of(fig, "diagonal"), per_row, {"sn_gap": gap})
+        drawn = {(r["p"], r["q"], r["gap q − p"], *(cells[r["cell"]][f] for f in lookup["from"]["fields"]))
+                 for r in rows}
+        assert drawn == {(p, q, gap, S[p - 1, q - 1]) for p in range(1, n + 1) for q in range(1, n + 1)
+                         if q - p == gap}
+        assert all((cells[r["cell"]]["p"], cells[r["cell"]]["q"]) == (r["p"], r["q"]) for r in rows)
 
 
 def test_the_params_are_named_for_the_address_and_start_where_the_page_says():

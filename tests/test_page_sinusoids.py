@@ -247,7 +247,7 @@ def test_gap_slider_lives_inside_the_similarity_chart():
     sim = next(s for s in specs if s.get("description", "").startswith("Similarity"))
     gap = next(p for p in sim["params"] if p["name"] == "sn_gap")
     assert gap["value"] == FIRST_GAP and gap["bind"]["input"] == "range"  # the chapter's gap, whatever k
-    assert "datum['gap q − p'] === sn_gap" in json.dumps(sim, ensure_ascii=False)
+    assert sc.OUTLINE_KEEP in json.dumps(sim, ensure_ascii=False)  # the outline follows the slider
     assert f"from the chapter's gap {FIRST_GAP}" in page_text(at)
 
 

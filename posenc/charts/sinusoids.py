@@ -276,6 +276,12 @@ def _dots_layout() -> alt.Chart:
 
 
 FIRST_GAP = chapter.SHIFT  # the similarity chart's slider starts at the chapter's gap, whatever the section's k
+#: the outline's row k (0-based, of n) is a cell of the diagonal q − p = sn_gap when that diagonal has k + 1 cells
+OUTLINE_KEEP = "datum.k < datum.n - abs(sn_gap)"
+#: that cell's positions (1-based): the diagonal starts at (1, 1 + gap) for a gap ≥ 0, at (1 − gap, 1) below
+OUTLINE_CELL = {"p": "datum.k + 1 + max(0, -sn_gap)", "q": "datum.k + 1 + max(0, sn_gap)", "gap q − p": "sn_gap"}
+#: the row of "S" (row-major, p then q) that holds the cell's value
+OUTLINE_LOOKUP = "(datum.p - 1) * datum.n + datum.q - 1"
 
 
 def similarity(S: np.ndarray) -> spec.Figure:
@@ -290,7 +296,9 @@ def similarity(S: np.ndarray) -> spec.Figure:
     bound = float(np.max(np.abs(S)))
     chart = _similarity_layout(n, positive)
     data = {"S": spec.columns(**{"p": (p + 1).astype(np.int16), "q": (q + 1).astype(np.int16),
-                                 "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S)}),
+                                 "gap q − p": (q - p).astype(np.int16), "PE(p)·PE(q)": np.ravel(S),
+                                 "cell": np.arange(n * n, dtype=np.int32)}),
+            "diagonal": spec.columns(k=np.arange(n, dtype=np.int16), n=np.full(n, n, dtype=np.int16)),
             "range": spec.columns(**{"PE(p)·PE(q)": [0.0 if positive else -bound, bound]})}
     return spec.figure(chart, data, description=(
         f"Similarity between positions 1 … {n}: every diagonal holds one value, so it depends on how far apart "
@@ -314,9 +322,12 @@ def _similarity_layout(n: int, positive: bool) -> alt.LayerChart:
                tooltip=[alt.Tooltip("p:O", title="position p"), alt.Tooltip("q:O", title="position q"),
                         alt.Tooltip("gap q − p:Q"), alt.Tooltip("PE(p)·PE(q):Q", format=".6f")])
     # the heat map does not depend on the gap (a drag redraws none of its n² cells); the outline is its own
-    # layer over the cells of the picked diagonal only
+    # layer over the n rows of "diagonal", the k-th cell of the picked diagonal each (a drag moves them: it
+    # neither filters the n² cells nor makes and drops the outline's rects), its value looked up by cell
     heat = alt.Chart(spec.named("S")).mark_rect().encode(**enc, color=colour).add_params(pick)
-    outline = alt.Chart(spec.named("S")).transform_filter("datum['gap q − p'] === sn_gap").mark_rect(
+    outline = alt.Chart(spec.named("diagonal")).transform_filter(OUTLINE_KEEP).transform_calculate(
+        **OUTLINE_CELL).transform_calculate(cell=OUTLINE_LOOKUP).transform_lookup(
+        lookup="cell", from_=alt.LookupData(data=spec.named("S"), key="cell", fields=["PE(p)·PE(q)"])).mark_rect(
         fill=None, stroke=spec.FOCUS, strokeWidth=2).encode(**enc)
     # the colour range, as data: an invisible rect under the heat map (a point would turn the legend into symbols)
     ends = alt.Chart(spec.named("range")).mark_rect(opacity=0).encode(color=colour)
