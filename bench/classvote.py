@@ -30,6 +30,7 @@ import signal
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 from bench import load
 from bench.wsclient import Session
@@ -59,16 +60,14 @@ async def _open(base: str, page: str, query: str, tries: int = 1, on_element=Non
     raise AssertionError("unreachable")
 
 
-async def _stay(s: Session, until: float, polls: list[float] | None) -> None:
-    """Stay on the page until ``until``, rerunning each auto-rerun fragment at its interval."""
+async def _stay(s: Session, until: float, polls: list[float]) -> None:
+    """Stay on the page until ``until``, rerunning each auto-rerun fragment at its interval (ms of each: ``polls``)."""
     due: dict[str, float] = {}
     while (now := time.monotonic()) < until:
         due = {f: due.get(f, now + every) for f, every in s.autoruns.items()}
         await asyncio.sleep(max(0.0, min([*due.values(), until]) - now))
         for f in [f for f, t in due.items() if t <= time.monotonic() and time.monotonic() < until]:
-            ms = await s.poll(f)
-            if polls is not None:
-                polls.append(ms)
+            polls.append(await s.rerun(fragment=f, auto=True))
             due.pop(f)
 
 
@@ -126,7 +125,7 @@ async def _teacher(base: str, page: str, query: str, st: dict, r: dict) -> None:
             st["teacher_ready"].set()
             await st["go"].wait()
         try:
-            await _stay(s, st["until"], None)
+            await _stay(s, st["until"], [])
         except Exception:  # noqa: BLE001 - its process was killed: reconnect
             continue
         finally:
@@ -147,14 +146,14 @@ async def _run(base: str, pids: list[int], code: str, token: str, sessions: int,
         await asyncio.sleep(0.2)
     st["t0"] = t_cpu = time.monotonic()
     st["until"] = st["t0"] + window + stay
-    cpu0 = cpu0_live = load.cpu_seconds(pids)
+    cpu0 = load.cpu_seconds(pids)
     st["go"].set()
     hall = asyncio.create_task(load.wave(base, pids, [p.url_path for p in load.frame.existing_pages()], lecture,
                                          window + stay + 60)) if lecture else None
     if fault:
         while r["acked"] < sessions // 2 and time.monotonic() < st["t0"] + window + 30:
             await asyncio.sleep(0.05)
-        cpu0_live = load.cpu_seconds(pids[:-1])
+        cpu0 = load.cpu_seconds(pids[:-1])  # the processes that live on
         r["killed_pid"] = pids[-1]
         os.kill(pids[-1], signal.SIGKILL)
         st["killed"] = True
@@ -162,10 +161,8 @@ async def _run(base: str, pids: list[int], code: str, token: str, sessions: int,
     for t in pending:
         t.cancel()
         r["errors"].append("a session did not finish before the deadline")
-    live = pids[:-1] if fault else pids
-    cpu1 = load.cpu_seconds(live)
-    base0 = cpu0_live if fault else cpu0
-    r["cpu_cores"] = (cpu1 - base0) / (time.monotonic() - t_cpu) if cpu1 is not None and base0 is not None else None
+    cpu1 = load.cpu_seconds(pids[:-1] if fault else pids)
+    r["cpu_cores"] = (cpu1 - cpu0) / (time.monotonic() - t_cpu) if cpu1 is not None and cpu0 is not None else None
     r["lecture"] = await hall if hall else None
     # when did the teacher's chart first show every acknowledged vote, after the last one?
     after = [t for t, n in r["teacher_seen"] if n >= r["acked"]]
@@ -190,24 +187,22 @@ def _class(base: str, pids: list[int], store: class_store.Store, sessions: int, 
 
 
 def run(sessions: int = 300, processes: int = 2, page: str = "rope", ramp: float = 30.0, window: float = 10.0,
-        stay: float = 60.0, fault: bool = False, lecture: load.Scenario | None = None,
-        baseline: bool = False) -> dict:
-    """The class scenario on a fresh deployment: the class alone (its votes, teacher, CPU: the top-level keys).
-    With ``lecture``, then on the same deployment that hall alone (with ``baseline``: ``lecture_alone``) and a
-    second class beside the hall (``lecture``: the hall's measurements while the class runs; ``beside``: that
-    class's own). ``fault`` kills a process in the class alone, so it takes no hall."""
+        stay: float = 60.0, fault: bool = False, lecture: load.Scenario | None = None) -> dict:
+    """The class scenario on a fresh deployment: the class alone (its votes, teacher, CPU: the top-level keys);
+    with ``lecture``, then on the same deployment that hall alone (``lecture_alone``) and a second class beside it
+    (``lecture``: the hall's measurements while the class runs; ``beside``: that class's own). ``fault`` kills a
+    process in the class alone, so it takes no hall."""
     if fault and lecture:
         raise ValueError("the fault run is the class alone: a killed process leaves no deployment for a hall")
     db = Path(tempfile.mkdtemp(prefix="posenc-classvote-")) / "class.sqlite3"
     store = class_store.sqlite_store(db)
     t0 = time.monotonic()
     alone = beside = None
-    with load.env({class_store.DB_ENV: str(db), class_store.URL_ENV: ""}), \
+    with mock.patch.dict(os.environ, {class_store.DB_ENV: str(db), class_store.URL_ENV: ""}), \
             load.target(processes=processes) as (base, pids, what):
         r = _class(base, pids, store, sessions, page, ramp, window, stay, fault, None)
         if lecture:
-            if baseline:
-                alone = asyncio.run(load.waves(base, pids, lecture, lecture.ramp_s + lecture.duration_s + 60))[0]
+            alone = asyncio.run(load.waves(base, pids, lecture, lecture.ramp_s + lecture.duration_s + 60))[0]
             beside = _class(base, pids, store, sessions, page, ramp, window, stay, False, lecture)
     store.close()
     r.update(sessions=sessions, processes=processes, target=what, page=page, window_s=window, stay_s=stay,

@@ -2,7 +2,7 @@
 
 Server (bench/wsclient.py): each widget moved ``presses`` times one step on, then put back untimed; per press the
 rerun request → ``script_finished``, the bytes received, and whether only its fragment ran. Browser (Chromium,
-bench/probe.js): each visible control pressed as a student does, timed from the keydown/pointerdown to the run
+harness/probe.js): each visible control pressed as a student does, timed from the keydown/pointerdown to the run
 finished and the charts redrawn; in-chart controls per frame; a play button left playing ``PLAY_MS``.
 """
 
@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import statistics
 import time
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bench.load import pct
+from bench.load import median, pct
 from bench.wsclient import MAIN, SIDEBAR, TEXT_SUFFIX, Session, SessionError
 from harness.browser import wait_quiet, wait_rendered
 from posenc.charts.spec import walk_dicts
@@ -27,10 +26,6 @@ PLAY_MS = 1500  # how long a play button is left playing
 CAP_MS = 10_000  # the browser's wait for one press to end
 TIMEOUT_S = 60.0  # the websocket's wait for one run
 NOOP_LABEL = "Rerun, nothing changed (R key)"
-
-
-def median(xs: list) -> float:
-    return statistics.median(xs) if xs else float("nan")
 
 
 @dataclass
@@ -139,12 +134,7 @@ def measure_server(base: str, url_paths: list[str], presses: int, sidebar: str, 
     return out
 
 
-# ---------------------------------------------------------------- browser (window.__bench: bench/probe.js)
-def _widget(page: Any, item: dict) -> Any:
-    root = "[data-testid=stMain]" if item["where"] == "main" else "[data-testid=stSidebar]"
-    return page.locator(f"{root} [data-testid={item['tid']}]").nth(item["index"])
-
-
+# ---------------------------------------------------------------- browser (window.__bench: harness/probe.js)
 def _press_widget(page: Any, item: dict, quiet: int, back: bool = False) -> dict | None:
     """Do what a student does to the widget (``key r``, the floor: Streamlit's R shortcut, the whole page rerun with
     nothing moved); return the probe's timing (None: nothing to do)."""
@@ -154,7 +144,8 @@ def _press_widget(page: Any, item: dict, quiet: int, back: bool = False) -> dict
             expand.first.click(timeout=5000)
             expand.first.wait_for(state="hidden", timeout=5000)
     kind, keys, click = item["kind"], [], None
-    w = None if kind == "key r" else _widget(page, item)
+    root = "[data-testid=stMain]" if item["where"] == "main" else "[data-testid=stSidebar]"
+    w = None if kind == "key r" else page.locator(f"{root} [data-testid={item['tid']}]").nth(item["index"])
     if kind == "key r":
         page.evaluate("document.activeElement && document.activeElement.blur()")
         keys = ["r"]

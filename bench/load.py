@@ -16,13 +16,13 @@ import ipaddress
 import os
 import random
 import socket
+import statistics
 import time
 import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 from unittest import mock
 
 import frame
@@ -64,6 +64,10 @@ def scaled(s: Scenario, sessions: int | None = None, duration_s: float | None = 
     paced = duration_s is not None and s.duration_s
     return replace(s, sessions=sessions or s.sessions, duration_s=duration_s if paced else s.duration_s,
                    ramp_s=min(s.ramp_s, duration_s) if paced else s.ramp_s)
+
+
+def median(xs: list[float]) -> float | None:
+    return statistics.median(xs) if xs else None
 
 
 def pct(xs: list[float], q: float) -> float | None:
@@ -111,11 +115,6 @@ def rss_kb(pids: list[int]) -> int:
     return total
 
 
-def env(values: dict[str, str]) -> Any:
-    """These environment variables set while in the ``with`` block, put back after."""
-    return mock.patch.dict(os.environ, values)
-
-
 @contextmanager
 def target(processes: int = 1, url: str | None = None, floor: bool = False) -> Iterator[tuple[str, list[int], str]]:
     """(base URL, app pids, description) of a running deployment at ``url`` (nothing started), a fresh
@@ -124,7 +123,7 @@ def target(processes: int = 1, url: str | None = None, floor: bool = False) -> I
         check_loopback(url)
         yield url.rstrip("/"), [], f"the deployment at {url}"
         return
-    with env(SERVER_ENV):
+    with mock.patch.dict(os.environ, SERVER_ENV):
         if processes <= 1:
             with streamlit_server(script=str(HELLO) if floor else "app.py") as base:
                 time.sleep(1.0)

@@ -78,8 +78,7 @@ def checks(res: dict) -> list[tuple[str, str, Any, Any, str]]:
                     add("control_browser", what + " browser", r.get("browser_median"), hb)
             if r["widget"] == "error" or any("exception" in n for n in r.get("notes", [])):
                 add("page_errors", what, False, shown="; ".join(r["notes"])[:300])
-    cs = res.get("cold_start") or {}
-    add("cold_start", "cold start", cs.get("median"))
+    add("cold_start", "cold start", (res.get("cold_start") or {}).get("median"))
     train = (res.get("lab") or {}).get("training") or {}
     add("lab_training", f"lab: {train.get('settings', 'not run')}", train.get("seconds"))
     for run in (res.get("load") or {}).get("runs", []):
@@ -128,9 +127,8 @@ def budget_section(res: dict) -> list[str]:
         worst = max(judged, key=lambda v: (not v[5], v[2] / v[3] if b.unit == "×" else v[2] if number(v[2])
                                           else 0), default=None)
         bad = sum(1 for v in judged if not v[5])
-        rows.append([b.what, b.text(), len(judged) or "not measured in this mode",
-                     f"{worst[1]}: {worst[4]}" if worst else "—", "" if not judged else (OK if not bad else
-                                                                                         f"{MISS} {bad}")])
+        rows.append([b.what, b.text(), len(judged) or "not measured in this mode", f"{worst[1]}: {worst[4]}"
+                     if worst else "—", "" if not judged else f"{MISS} {bad}" if bad else OK])
     return ["## Budgets", "", *table(["measured", "budget", "checked", "worst", "result"], rows),
             "## Misses", "", *([f"- {MISS} {m}" for m in misses(res)] or [f"- {OK} none."]), ""]
 
@@ -155,7 +153,7 @@ def controls_section(res: dict) -> list[str]:
     hs, hb = hello(res)
     out = ["## Every control: one press", "", "Discovered at run time (bench/controls.py). *server*: rerun request "
            "→ script_finished over the websocket; *received*: bytes per press with the browser's message cache; "
-           "*browser*: Chromium, keydown/pointerdown → run finished and charts redrawn (bench/probe.js). *kind*: "
+           "*browser*: Chromium, keydown/pointerdown → run finished and charts redrawn (harness/probe.js). *kind*: "
            "page, fragment (only its st.fragment reran), in-chart and play (per frame in the browser, no rerun), "
            f"floor (the R key: the page rerun with nothing changed). Hello-world slider in this run: server "
            f"{ms(hs)}, browser {ms(hb)}. Presses per control: {res['runs'].get('presses')}.", ""]

@@ -6,11 +6,11 @@ st.cache_data and st.cache_resource before each of M runs (an upper bound for a 
 from __future__ import annotations
 
 import logging
-import statistics
 import time
 from typing import Any
 
 from bench import HELLO, ROOT
+from bench.load import median
 
 # The sidebar's running example at its largest: 64 words (the most posenc.tokenize accepts) with repeated words.
 LONG_SENTENCE = (
@@ -88,6 +88,6 @@ def measure(path: str | None, largest: bool, warm: int, cold: int) -> dict:
             at.run()
             times.append((time.perf_counter() - t0) * 1000)
             errors |= problems()
-        out |= {how: statistics.median(times) if times else None, f"{how}_ms": times}
+        out |= {how: median(times), f"{how}_ms": times}
         out |= chart_bytes(at) if how == "warm" else {}
     return out | {"errors": sorted(errors)}

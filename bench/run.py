@@ -21,7 +21,6 @@ import datetime as dt
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -63,6 +62,7 @@ def server_part(pages: list, warm: int, cold: int, log) -> tuple[dict, list[dict
     after (both halves count, so a machine that got busier moves the floor too)."""
     from streamlit.testing.v1.util import patch_config_options
 
+    from bench.load import median
     from bench.rerun import measure
 
     with patch_config_options({"client.showErrorDetails": "full"}):
@@ -75,7 +75,7 @@ def server_part(pages: list, warm: int, cold: int, log) -> tuple[dict, list[dict
                          "largest": measure(info.path, True, warm, cold)})
             log(f"  rerun: {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
         b = measure(None, False, warm, cold)
-    both = {k: statistics.median(a[k + "_ms"] + b[k + "_ms"] or [float("nan")]) for k in ("warm", "cold")}
+    both = {k: median(a[k + "_ms"] + b[k + "_ms"]) for k in ("warm", "cold")}
     return a | both, rows
 
 
@@ -86,6 +86,7 @@ def browser_part(pages: list, cold_runs: int, presses: int, sidebar: str, quick:
     from playwright.sync_api import sync_playwright
 
     from bench import controls
+    from bench.load import median
     from harness import browser
 
     cold: dict = {"runs": [], "median": None, "error": None}
@@ -119,7 +120,7 @@ def browser_part(pages: list, cold_runs: int, presses: int, sidebar: str, quick:
                 log(f"  controls (browser): {info.url_path or 'home'} ({time.monotonic() - t:.1f} s)")
             for a, b in zip(hb, in_browser(hello_base, "", n_hello, False, quiet)):
                 a.browser_ms += b.browser_ms
-    cold["median"] = statistics.median(cold["runs"]) if cold["runs"] else None
+    cold["median"] = median(cold["runs"])
     return cold, out, [r.as_dict() for r in controls.merge(hello, hb)]
 
 
@@ -159,7 +160,7 @@ def class_part(args: argparse.Namespace, log, keys: tuple[str, ...]) -> dict:
     for key in keys:
         log(f"  class: {n} students, stay {stay:.0f} s{', one process killed mid-vote' if key == 'fault' else ''}")
         out[key] = classvote.run(n, 2, ramp=min(30.0, max(5.0, n / 10)), stay=stay, fault=key == "fault",
-                                 lecture=None if key == "fault" else hall, baseline=True)
+                                 lecture=None if key == "fault" else hall)
         log(f"    {out[key]['acked']} acknowledged, {out[key]['stored']} stored, {out[key]['errors']} errors")
     return out
 

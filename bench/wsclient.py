@@ -180,10 +180,6 @@ class Session:
             await self.ws.close()
             self.ws = None
 
-    async def poll(self, fragment_id: str) -> float:
-        """The browser's auto-rerun of one fragment (st.fragment(run_every=…)); ms to its end."""
-        return await self.rerun(fragment=fragment_id, auto=True)
-
     @property
     def seed(self) -> Control | None:
         """The sidebar's Seed."""
@@ -247,8 +243,7 @@ class Session:
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         await asyncio.wait_for(self._until_finished(fragment), timeout or self.timeout)
-        ms = (time.perf_counter() - t0) * 1000
-        self.last.ms = ms
+        self.last.ms = ms = (time.perf_counter() - t0) * 1000
         if change is not None:
             change[0].value = change[1]
         if self.exceptions:
