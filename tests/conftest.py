@@ -22,10 +22,17 @@ from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.util import patch_config_options
 
+import frame
 from posenc.charts.spec import walk_dicts  # the one spec walker, shared with the page tests
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
+
+# The page list the page-wide properties run over, and its lessons: the chapter's pages (home and teach ask nothing).
+PAGES = frame.existing_pages()
+IDS = [p.url_path or "home" for p in PAGES]
+LESSONS = [p for p in PAGES if p.url_path not in ("", "teach")]
+LESSON_IDS = [p.url_path for p in LESSONS]
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -12,11 +12,9 @@ from __future__ import annotations
 import pytest
 
 import frame
+from conftest import IDS, LESSON_IDS, LESSONS, PAGES
 from harness.browser import SLOW, open_app, run_axe, wait_charts, wait_done
 
-PAGES = frame.existing_pages()
-IDS = [p.url_path or "home" for p in PAGES]
-LESSONS = [p for p in PAGES if p.url_path not in ("", "teach")]
 FOCUS_CONTRAST = 3.0
 
 
@@ -157,7 +155,7 @@ def test_a_keyboard_walk_reaches_every_control_with_a_visible_focus(server, page
     assert not faint, f"focus indicators under {FOCUS_CONTRAST}:1: {sorted(set(faint))[:6]}"
 
 
-@pytest.mark.parametrize("info", LESSONS, ids=[p.url_path for p in LESSONS])
+@pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)
 def test_picking_a_predict_answer_by_keyboard_announces_it_and_keeps_focus(server, page, info):
     open_app(page, f"{server}/{info.url_path}")
     ask = page.locator("[data-testid=stMain] [data-testid=stRadio]").filter(has_text="Predict.").first
@@ -175,7 +173,7 @@ def test_picking_a_predict_answer_by_keyboard_announces_it_and_keeps_focus(serve
     assert page.evaluate("() => document.activeElement !== document.body"), "focus fell to <body> after the pick"
 
 
-@pytest.mark.parametrize("info", LESSONS, ids=[p.url_path for p in LESSONS])
+@pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)
 def test_charts_expose_their_name_not_every_mark(server, page, info):
     open_app(page, f"{server}/{info.url_path}")
     labelled = page.evaluate("""() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')]

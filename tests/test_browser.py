@@ -18,8 +18,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-import frame
-from conftest import ROOT
+from conftest import IDS, LESSON_IDS, LESSONS, PAGES, ROOT
 from harness.browser import (
     SLOW,
     Frames,
@@ -36,10 +35,6 @@ from harness.browser import (
     wait_done,
 )
 
-PAGES = frame.existing_pages()
-IDS = [p.url_path or "home" for p in PAGES]
-LESSONS = [p for p in PAGES if p.url_path not in ("", "teach")]  # the pages that ask a Predict question
-LESSON_IDS = [p.url_path for p in LESSONS]
 SIZES = [(1366, 768), (1024, 768), (390, 844)]
 FIRST_SCREEN = 768  # at 1366×768 the key chart starts on the first screen
 MAIN_PATH_BUDGET = {(1366, 768): 3000, (390, 844): 4500}  # px, every expander closed (issue: narrative economy)

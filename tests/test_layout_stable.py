@@ -35,11 +35,8 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import frame
-from conftest import assert_ok, chart_spec, charts_of, layout_of, open_page
+from conftest import IDS, PAGES, assert_ok, chart_spec, charts_of, layout_of, open_page
 
-PAGES = frame.existing_pages()
-IDS = [p.url_path or "home" for p in PAGES]
 SEEDS = (0, 1, 2, 3, 4)
 D_VALUES = (32, 64, 128, 256, 512)  # powers of two up to D_MAX: a width the data's size might follow
 MOST_LAYOUTS = 3  # of five values; see the module's docstring

@@ -31,7 +31,11 @@ import frame
 from conftest import (
     FAILS,
     HOLDS,
+    IDS,
+    LESSON_IDS,
+    LESSONS,
     OLD_CHECK_MARKS,
+    PAGES,
     VERDICT,
     assert_ok,
     chart_rows,
@@ -48,9 +52,6 @@ from conftest import (
 )
 from posenc import chapter
 from posenc.charts import spec as chart_style
-
-PAGES = frame.existing_pages()
-IDS = [p.url_path or "home" for p in PAGES]
 
 # A sentence a student could type or a link could carry: a remote image, inline math, raw HTML, bold, and a
 # word no page prints by itself. None of it may reach an element the browser renders as Markdown.
@@ -125,8 +126,6 @@ def test_student_text_never_reaches_markdown(info):
         assert not leaks, f"{part!r} reached Markdown: {leaks[:3]}"
 
 
-LESSONS = [p for p in PAGES if p.url_path not in ("", "teach")]  # the chapter's pages (home and teach ask nothing)
-LESSON_IDS = [p.url_path for p in LESSONS]
 
 
 @pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)
