@@ -347,8 +347,15 @@ def _stack(params: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def _t(w: np.ndarray) -> np.ndarray:
-    """Per seed, the matrix transposed: (S, a, b) → (S, 1, b, a), ready to broadcast over the batch."""
-    return w.swapaxes(-1, -2)[:, None]
+    """Per seed, the matrix transposed: (S, a, b) → (S, b, a)."""
+    return w.swapaxes(-1, -2)
+
+
+def _mul(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """x @ w per seed: x (S, …, a), w (S, a, b) → (S, …, b), as one (rows, a) × (a, b) product a seed instead of
+    one per sequence: S calls of BLAS instead of S × B. Used only where OpenBLAS gives the same numbers bit for
+    bit as one product per sequence, checked at every length the lab trains or tests (tests/test_lab.py)."""
+    return (x.reshape(x.shape[0], -1, x.shape[-1]) @ w).reshape(*x.shape[:-1], w.shape[-1])
 
 
 def _run(stack, full: np.ndarray, scheme: str, causal: bool, H: int, bos: int, max_gap: int | None = None,
@@ -363,7 +370,7 @@ def _run(stack, full: np.ndarray, scheme: str, causal: bool, H: int, bos: int, m
     h = _embed(stack, full, scheme)
     cache, kept = [], []
     for layer in range(n_layers_of(stack)):
-        q, k, v = (_split(h @ stack[f"{w}.{layer}"][:, None], H) for w in ("W_q", "W_k", "W_v"))
+        q, k, v = (_split(_mul(h, stack[f"{w}.{layer}"]), H) for w in ("W_q", "W_k", "W_v"))
         qr, kr = (rope(q, pos, BASE), rope(k, pos, BASE)) if scheme == "rope" else (q, k)
         s = qr @ kr.swapaxes(-1, -2)  # s_ij = q_i·k_j/√(d/H) + bias_ij, per head (in place: no temporaries)
         s /= math.sqrt(dh)
@@ -373,13 +380,15 @@ def _run(stack, full: np.ndarray, scheme: str, causal: bool, H: int, bos: int, m
         h = h + _merge(a @ v)  # residual: h ← h + Σ_j a_ij v_j, heads side by side
         mlp = None
         if f"W_1.{layer}" in stack:
-            u = h @ stack[f"W_1.{layer}"][:, None] + stack[f"b_1.{layer}"][:, None, None]
+            u = _mul(h, stack[f"W_1.{layer}"]) + stack[f"b_1.{layer}"][:, None, None]
             z = np.maximum(u, 0.0)
             mlp = (h, u, z)
-            h = h + z @ stack[f"W_2.{layer}"][:, None] + stack[f"b_2.{layer}"][:, None, None]
+            h = h + _mul(z, stack[f"W_2.{layer}"]) + stack[f"b_2.{layer}"][:, None, None]
         cache.append((h_in, v, qr, kr, a, mlp))
         if states:
             kept.append(h[:, :, bos:])
+    # one product per sequence here: merged, a length with an odd number of content positions (never one the
+    # page trains or tests) comes out different in its last bits (OpenBLAS's edge kernels sum in another order)
     logits = h[:, :, bos:] @ stack["W_out"][:, None] + stack["b_out"][:, None, None]
     return logits, (h, cache), kept
 
@@ -410,7 +419,7 @@ def _backward(stack, full: np.ndarray, targets: np.ndarray, scheme: str, causal:
     grads: dict[str, np.ndarray] = {}
     grads["W_out"] = outer(h_last[:, :, bos:], g_logits)
     grads["b_out"] = g_logits.sum(axis=(1, 2))
-    g = g_logits @ _t(stack["W_out"])
+    g = _mul(g_logits, _t(stack["W_out"]))
     if bos:
         g = np.concatenate([np.zeros_like(g[:, :, :1]), g], axis=2)
     pos = np.arange(full.shape[-1])
@@ -420,10 +429,10 @@ def _backward(stack, full: np.ndarray, targets: np.ndarray, scheme: str, causal:
             h_mid, u, z = mlp
             grads[f"W_2.{layer}"] = outer(z, g)
             grads[f"b_2.{layer}"] = g.sum(axis=(1, 2))
-            g_u = (g @ _t(stack[f"W_2.{layer}"])) * (u > 0)
+            g_u = _mul(g, _t(stack[f"W_2.{layer}"])) * (u > 0)
             grads[f"W_1.{layer}"] = outer(h_mid, g_u)
             grads[f"b_1.{layer}"] = g_u.sum(axis=(1, 2))
-            g = g + g_u @ _t(stack[f"W_1.{layer}"])
+            g = g + g_u @ _t(stack[f"W_1.{layer}"])[:, None]  # per sequence: merged, its last bits differ
         g_o = _split(g, H)
         g_a = g_o @ v.swapaxes(-1, -2)
         g_v = a.swapaxes(-1, -2) @ g_o
@@ -437,7 +446,8 @@ def _backward(stack, full: np.ndarray, targets: np.ndarray, scheme: str, causal:
         g_q, g_k, g_v = _merge(g_q), _merge(g_k), _merge(g_v)
         for name, gw in (("W_q", g_q), ("W_k", g_k), ("W_v", g_v)):
             grads[f"{name}.{layer}"] = outer(h, gw)
-        g = g + g_q @ _t(stack[f"W_q.{layer}"]) + g_k @ _t(stack[f"W_k.{layer}"]) + g_v @ _t(stack[f"W_v.{layer}"])
+        g = (g + _mul(g_q, _t(stack[f"W_q.{layer}"])) + _mul(g_k, _t(stack[f"W_k.{layer}"]))
+             + _mul(g_v, _t(stack[f"W_v.{layer}"])))
     E = stack["E"]
     rows = (full + E.shape[1] * np.arange(S)[:, None, None]).ravel()  # seed i's rows of E sit at i·V' + token
     # Σ of g over the places each row was read, in order (np.add.at's sums, bit for bit, by bincount's faster loop)
@@ -663,9 +673,14 @@ def train_seeds(scheme: str, settings: Settings = Settings(), seeds=(0,),
     if not seeds:
         raise ValueError("Give at least one seed.")
     runs = [init_params(scheme, s.vocab, s.d_model, s.n_max, seed, s.n_layers, **s.options) for seed in seeds]
-    stack = {name: np.stack([p[name] for p in runs]) for name in runs[0]}
-    m = {n: np.zeros_like(p) for n, p in stack.items()}
-    v = {n: np.zeros_like(p) for n, p in stack.items()}
+    # every parameter of every seed is a view into one flat array, so Adam updates them all in one pass (each
+    # entry's arithmetic is the same, elementwise); the gradients are gathered into one flat array to match
+    flat = np.concatenate([np.stack([p[name] for p in runs]).ravel() for name in runs[0]])
+    stack, at = {}, 0
+    for name, p in runs[0].items():
+        stack[name] = flat[at:at + len(seeds) * p.size].reshape(len(seeds), *p.shape)
+        at += len(seeds) * p.size
+    flat_grad, m, v = np.empty_like(flat), np.zeros_like(flat), np.zeros_like(flat)
     rngs = [_rng("lab-train", s.task, s.k, s.L_train, s.vocab, seed) for seed in seeds]
     bos = int(s.bos)
     start = np.full((len(seeds), s.batch, bos), s.vocab, dtype=np.int64)  # the start token's id is vocab
@@ -677,7 +692,8 @@ def train_seeds(scheme: str, settings: Settings = Settings(), seeds=(0,),
         targets = np.stack([y for _, y in batches])
         losses[:, step], grads = _backward(stack, np.concatenate([start, tokens], axis=2) if bos else tokens,
                                            targets, scheme, True, s.heads, bos)
-        adam_step(stack, grads, m, v, step + 1, s.lr)
+        np.concatenate([grads[name].ravel() for name in stack], out=flat_grad)
+        adam_step({"θ": flat}, {"θ": flat_grad}, {"θ": m}, {"θ": v}, step + 1, s.lr)
         if losses_out is not None:
             losses_out.append(float(losses[:, step].mean()))
         if progress is not None and (step + 1) % every == 0:

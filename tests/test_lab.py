@@ -404,6 +404,25 @@ def test_seeds_trained_together_are_each_seed_trained_alone(scheme):
     assert not np.array_equal(together[0].losses, together[1].losses)
 
 
+@pytest.mark.parametrize("L_train", [8, 12, 16])
+def test_one_product_a_seed_is_the_per_sequence_products_bit_for_bit(L_train):
+    """Where posenc.lab multiplies a whole batch by a weight matrix in one product a seed (``_mul``), the numbers
+    are those of one product per sequence, bit for bit, at every length the page trains (with and without the
+    start token) or tests, for each (rows, columns) and orientation it is used with: h·W_q/k/v, the MLP's h·W_1
+    and z·W_2, and in the backward pass g·W_q/k/vᵀ, g·W_2ᵀ and g·W_outᵀ."""
+    s = lab.Settings(L_train=L_train)
+    d, wide, V = s.d_model, lab.MLP_WIDTH * s.d_model, s.vocab
+    rng = np.random.default_rng(L_train)
+    lengths = sorted({n + bos for n in (L_train, *s.test_lengths) for bos in (0, 1)})
+    for n in lengths:
+        for batch in (s.batch, s.n_test):
+            for a, b, transposed in ((d, d, False), (d, d, True), (d, wide, False), (wide, d, False),
+                                     (d, wide, True), (V, d, True)):
+                x = rng.standard_normal((3, batch, n, a))
+                w = rng.standard_normal((3, b, a)).swapaxes(-1, -2) if transposed else rng.standard_normal((3, a, b))
+                assert np.array_equal(lab._mul(x, w), x @ w[:, None]), (n, batch, a, b, transposed)
+
+
 def test_a_settings_key_reads_back_and_finds_the_precomputed_record():
     data = json.loads(DATA.read_text(encoding="utf-8"))
     for s in (lab.Settings(), lab.Settings(task="first", heads=2, steps=100)):
