@@ -405,12 +405,13 @@ def _backward(stack, full: np.ndarray, targets: np.ndarray, scheme: str, causal:
     top = logits.max(axis=-1, keepdims=True)
     logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
     safe = np.where(scored, targets, 0)
-    picked = np.take_along_axis(logp, safe[..., None], axis=-1)[..., 0]
+    at = np.arange(safe.size), safe.ravel()  # each entry's target, in the (entries, V) view of the logits
+    picked = logp.reshape(-1, V)[at].reshape(safe.shape)
     losses = np.array([-float(picked[i][scored[i]].sum()) / count[i] for i in range(S)])
 
     # ∂loss/∂logits = (softmax − onehot(target)) / count on scored entries, 0 elsewhere
     g_logits = np.exp(logp)
-    np.put_along_axis(g_logits, safe[..., None], np.take_along_axis(g_logits, safe[..., None], axis=-1) - 1, axis=-1)
+    g_logits.reshape(-1, V)[at] -= 1
     g_logits *= scored[..., None] / count[:, None, None, None]
 
     def outer(x: np.ndarray, g: np.ndarray) -> np.ndarray:  # Σ over batch and positions of xᵀg, per seed
@@ -576,8 +577,13 @@ def sample(rng: np.random.Generator, task: str, k: int, batch: int, length: int,
     batch = whole(batch, "batch", 1, 100_000)
     length = whole(length, "length", 1, 4 * MAX_LENGTH)
     vocab = whole(vocab, "vocab", 2, MAX_VOCAB)
-    tokens = rng.integers(0, vocab, size=(batch, length))
+    tokens = _draw(rng, batch, length, vocab)
     return tokens, targets_for(tokens, task, k)
+
+
+def _draw(rng: np.random.Generator, batch: int, length: int, vocab: int) -> np.ndarray:
+    """``sample``'s tokens, unchecked (for the training loop, whose settings are checked once)."""
+    return rng.integers(0, vocab, size=(batch, length))
 
 
 def test_set(settings: Settings, length: int) -> tuple[np.ndarray, np.ndarray]:
@@ -687,9 +693,8 @@ def train_seeds(scheme: str, settings: Settings = Settings(), seeds=(0,),
     losses = np.empty((len(seeds), s.steps))
     every = max(1, s.steps // 50)
     for step in range(s.steps):
-        batches = [sample(rng, s.task, s.k, s.batch, s.L_train, s.vocab) for rng in rngs]
-        tokens = np.stack([t for t, _ in batches])
-        targets = np.stack([y for _, y in batches])
+        tokens = np.stack([_draw(rng, s.batch, s.L_train, s.vocab) for rng in rngs])  # sample's, every seed
+        targets = targets_for(tokens.reshape(-1, s.L_train), s.task, s.k).reshape(tokens.shape)  # row by row
         losses[:, step], grads = _backward(stack, np.concatenate([start, tokens], axis=2) if bos else tokens,
                                            targets, scheme, True, s.heads, bos)
         np.concatenate([grads[name].ravel() for name in stack], out=flat_grad)
