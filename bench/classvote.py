@@ -2,7 +2,7 @@
 
 A fresh class in a fresh SQLite store (posenc/class_store.py) shared by two app processes behind HAProxy
 (deploy/serve.py). One teacher session opens the page with the teacher link, then the students
-(bench/wsclient.py sessions, the student link) over ``ramp`` s. Once all have the page, each picks an option of
+(harness/wsclient.py sessions, the student link) over ``ramp`` s. Once all have the page, each picks an option of
 the page's first Predict at a uniform moment within ``window`` s (that run is its vote: request → the server's
 ``script_finished``), then stays ``stay`` s, rerunning each fragment the server asked to auto-rerun at its
 interval, as the browser does (a student's status poll while the round is open, the teacher's counts).
@@ -33,8 +33,8 @@ from pathlib import Path
 from unittest import mock
 
 from bench import load
-from bench.wsclient import Session
 from frame.classroom import COOKIE
+from harness.wsclient import Session
 from posenc import class_store
 
 COUNT = re.compile(r"round 1: (\d+) answered")

@@ -1,6 +1,6 @@
 """Every control of every page, discovered at run time: what one press costs, on the server and in the browser.
 
-Server (bench/wsclient.py): each widget moved ``presses`` times one step on, then put back untimed; per press the
+Server (harness/wsclient.py): each widget moved ``presses`` times one step on, then put back untimed; per press the
 rerun request → ``script_finished``, the bytes received, and whether only its fragment ran. Browser (Chromium,
 harness/probe.js): each visible control pressed as a student does, timed from the keydown/pointerdown to the run
 finished and the charts redrawn; in-chart controls per frame; a play button left playing ``PLAY_MS``.
@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bench.load import median, pct
-from bench.wsclient import MAIN, SIDEBAR, TEXT_SUFFIX, Session, SessionError
 from harness.browser import wait_quiet, wait_rendered
+from harness.wsclient import MAIN, SIDEBAR, TEXT_SUFFIX, Session, SessionError
 from posenc.charts.spec import walk_dicts
 
 # Quick mode presses, in the browser, the first control of each of these kinds only.

@@ -1,5 +1,5 @@
 """Load scenarios (``SCENARIOS``, each put in words by ``Scenario.describe``): many Streamlit sessions over the
-websocket (bench/wsclient.py) against one process, N processes behind HAProxy (deploy/serve.py), the hello-world
+websocket (harness/wsclient.py) against one process, N processes behind HAProxy (deploy/serve.py), the hello-world
 page (the floor) or a running deployment given by URL (loopback only). *lecture* presses random controls of each
 session's page at a student's pace; *burst* presses the page's first slider (or the sidebar's Seed) with no pause,
 in waves: memory after each wave's sessions closed shows whether the caches are bounded.
@@ -27,8 +27,8 @@ from unittest import mock
 
 import frame
 from bench import HELLO
-from bench.wsclient import Session
 from harness.browser import streamlit_server
+from harness.wsclient import Session
 
 SESSION_TTL_S = 5  # servers started here drop a closed session after this (Streamlit's default: 120 s)
 STEP_TIMEOUT_S = 30.0

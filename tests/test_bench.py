@@ -203,8 +203,8 @@ def test_websocket_session_reruns_the_page():
     in CI): open the home page over the websocket, move the sidebar's Seed, get a finished run back."""
     import asyncio
 
-    from bench.wsclient import Session
     from harness.browser import streamlit_server
+    from harness.wsclient import Session
 
     async def go(base: str) -> tuple[float, float]:
         s = Session(base, "", timeout=60)
@@ -229,8 +229,8 @@ def test_websocket_session_forgets_widgets_a_fragment_run_no_longer_draws():
     Pressing it would ask the server to rerun a widget that no longer exists, a run that never finishes."""
     import asyncio
 
-    from bench.wsclient import Session
     from harness.browser import streamlit_server
+    from harness.wsclient import Session
 
     def predicts(s: Session) -> list[str]:
         return [c.label for c in s.page_controls() if c.label.startswith("**Predict.**")]
@@ -251,7 +251,8 @@ def test_websocket_session_forgets_widgets_a_fragment_run_no_longer_draws():
 
     with streamlit_server() as base:
         opened, elsewhere, back = asyncio.run(go(base))
-    assert len(opened) == len(elsewhere) == 1 and opened != elsewhere, (opened, elsewhere)
+    # every lab question names the length: none asked at the first length is still offered at the second
+    assert opened and elsewhere and not set(opened) & set(elsewhere), (opened, elsewhere)
     assert back == opened
 
 

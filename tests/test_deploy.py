@@ -72,9 +72,9 @@ def test_the_cookie_pins_a_browser_to_one_process(deployment):
 
 
 def test_a_streamlit_session_runs_through_the_proxy_on_the_pinned_process(deployment):
-    """A real websocket session (bench/wsclient.py) through HAProxy: the page runs, a control moves, the run
+    """A real websocket session (harness/wsclient.py) through HAProxy: the page runs, a control moves, the run
     finishes; the upgrade carried the sticky cookie and reached the process the cookie names."""
-    from bench.wsclient import Session
+    from harness.wsclient import Session
 
     async def go(cookie: str) -> tuple[str | None, int, float, float]:
         s = Session(deployment.url, "", timeout=60, headers={"Cookie": f"{serve.COOKIE}={cookie}"})

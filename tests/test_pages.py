@@ -299,7 +299,7 @@ def test_every_control_reruns_cleanly_on_a_real_server(info, server):
     one step, as a student would, then back; no run may show an exception (``Session.rerun`` raises on one)."""
     import asyncio
 
-    from bench.wsclient import Session
+    from harness.wsclient import Session
 
     async def go() -> list[str]:
         s = Session(server, info.url_path, timeout=120)
