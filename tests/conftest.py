@@ -303,17 +303,19 @@ def _js_str(v) -> str:
 
 def _d3_format(v: float, spec: str) -> str:
     """d3-format for the specifiers the charts use: ``[,][.precision][~](d|f|g)`` — grouping, ``d`` rounded to a
-    whole number, ``f`` fixed, ``g`` significant digits (``~`` trims insignificant zeros) — and d3's minus, −."""
+    whole number, ``f`` fixed, ``g`` significant digits (``~`` trims insignificant zeros) — and d3's minus, −, never
+    on a value that rounds to zero (d3-format: "if a negative value rounds to zero during formatting, treat as
+    positive")."""
     m = re.fullmatch(r"(,?)(?:\.(\d+))?(~?)([dfg])", spec)
     if m is None:
         raise NotImplementedError(spec)
     group, precision, trim, kind = m.groups()
     if kind == "d":
         text = f"{round(v):{group}d}"
-    elif kind == "f":
-        text = f"{v:{group}.{int(precision or 6)}f}"
+    elif kind == "f":  # z: a negative value that rounds to zero is written as zero, as d3 does
+        text = f"{v:z{group}.{int(precision or 6)}f}"
     else:  # JavaScript's toPrecision keeps trailing zeros unless trimmed
-        text = f"{v:{group}.{int(precision or 6)}g}" if trim else f"{v:{group}#.{int(precision or 6)}g}".rstrip(".")
+        text = f"{v:z{group}.{int(precision or 6)}g}" if trim else f"{v:z{group}#.{int(precision or 6)}g}".rstrip(".")
     return text.replace("-", "−")
 
 
