@@ -877,8 +877,8 @@ SHARED = 2.0  # the machine is shared (2 cores, several jobs): quiet-machine tim
 def per_step_s(s: Settings) -> float:
     """Seconds per training step of one run on a quiet core (measured: 1.5 ms for the default 2 layers at length
     16; 3.1 ms with the MLP and start token; 4.4 ms with 4 heads as well). Measured before the training's
-    speed-up (in-place softmax, one BLAS thread): a training now takes ~17 % less CPU, so these are upper bounds
-    until the queue's correction (real over quoted time of the last jobs) takes over."""
+    speed-ups (in-place softmax, one BLAS thread: ~17 % less CPU; one product a seed and one Adam pass: ~11 %
+    less again on the slowest live setting, ~29 % on the default), so these are upper bounds until the queue's correction (real over quoted time of the last jobs) takes over."""
     return 0.75e-3 * s.n_layers * (s.L_train / 16) ** 0.7 * (1 + 1.0 * s.mlp + 0.3 * (s.heads - 1) + 0.1 * s.bos)
 
 
