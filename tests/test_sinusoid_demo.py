@@ -358,3 +358,14 @@ def test_similarity_chart_is_one_based_and_holds_the_gaps():
     for r in rows:
         assert r["gap q − p"] == r["q"] - r["p"]
         assert r["PE(p)·PE(q)"] == pytest.approx(float(np.sum(np.cos(frequencies(16) * (r["q"] - r["p"])))))
+
+
+def test_the_catch_charts_description_says_what_its_scores_do():
+    """Its accessible name follows the scores it draws: moving, or (if they ever stayed put) flat."""
+    from posenc.charts import sinusoids as sc
+
+    ms = np.arange(4, 10)
+    moving = sc.catch_sweep(ms, np.linspace(-1.0, 1.0, ms.size), 3, []).spec["description"]
+    flat = sc.catch_sweep(ms, np.full(ms.size, 0.25), 3, []).spec["description"]
+    assert "the score moves with m" in moving and "stays put" not in moving
+    assert "stays put" in flat and "moves with m" not in flat

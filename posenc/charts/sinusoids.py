@@ -16,7 +16,7 @@ import altair as alt
 import numpy as np
 
 from posenc import chapter
-from posenc.sinusoid_demo import COLOUR_STOPS, COMPARED_SHIFTS
+from posenc.sinusoid_demo import CATCH_SPREAD, COLOUR_STOPS, COMPARED_SHIFTS
 
 from . import spec
 from .spec import MAX_MARKS
@@ -335,7 +335,8 @@ def _similarity_layout(n: int, positive: bool) -> alt.LayerChart:
 
 
 def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[int, float]]) -> spec.Figure:
-    """The additive scheme's score(m, m − gap) over m: not flat. ``marks`` (m, score) are ringed."""
+    """The additive scheme's score(m, m − gap) over m (not flat, in general; the description says which). ``marks``
+    (m, score) are ringed."""
     col = f"score(m, m − {gap})"
     ms = np.asarray(ms)
     data = {
@@ -347,7 +348,8 @@ def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[
     }
     return spec.figure(_catch_layout(gap), data, description=(
         f"The score of the query word at m on the key word at m − {gap}, with sinusoids added before W_Q and W_K: "
-        "the gap is fixed, yet the score moves with m."))
+        + ("the gap is fixed, yet the score moves with m." if np.ptp(scores) > CATCH_SPREAD
+           else "here the score stays put along m, though nothing in the model promises it.")))
 
 
 @spec.layout
