@@ -322,7 +322,7 @@ def _d3_format(v: float, spec: str) -> str:
 VEGA_FUNCTIONS = {"cos": math.cos, "sin": math.sin, "atan2": math.atan2, "sqrt": math.sqrt, "pow": math.pow,
                   "log": math.log, "exp": math.exp, "abs": abs, "floor": math.floor, "ceil": math.ceil,
                   "max": max, "min": min, "clamp": lambda v, lo, hi: max(lo, min(hi, v)), "format": _d3_format,
-                  "toString": _js_str}
+                  "toString": _js_str, "length": len}
 VEGA_CONSTANTS = {"PI": math.pi, "E": math.e, "true": True, "false": False}
 
 

@@ -42,6 +42,7 @@ def test_the_mirror_keeps_javascript_meaning():
     assert vega_eval("!a && b || 'q'", params={"a": 0, "b": 0}) == "q"  # && and || return an operand
     assert vega_eval("a !== 2 && a === 3", params={"a": 3}) is True
     assert vega_eval("format(-1234, ',d')") == "−1,234"
+    assert vega_eval("length(data('b')) ? data('b')[0].R : 1", params={"data": lambda n: []}) == 1
     assert vega_eval("format(-0.0000001, '.6f')") == "0.000000" and vega_eval("format(-0.0004, '.2~g')") == "−0.0004"
     assert vega_eval("datum['gap q − p'] === g", {"gap q − p": 2}, {"g": 2}) is True
     with pytest.raises(NameError):

@@ -27,7 +27,7 @@ from conftest import (
 )
 from posenc import chapter
 from posenc.charts import rope as rc
-from posenc.charts.spec import nice_bound
+from posenc.charts.spec import nice_bound, walk_dicts
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, rope
 from posenc.rope_demo import WINDOW, length_demo, rope_demo, score_window
@@ -102,7 +102,7 @@ def test_play_answer_quotes_the_chapters_pairs():
     assert f"sweeps from {n0} to {rc.N_MAX:,}" in question.label and f"stays {n0 - m0}" in question.label
     # the chart opens where the question says: n = 7, gap −3
     spec = json.loads(circle_chart(at).proto.spec)
-    values = {p["name"]: p["value"] for p in spec["params"]}
+    values = {p["name"]: p["value"] for p in spec["params"] if "bind" in p}  # where its inputs open
     r = rope_demo(SENT, QI, KI, 64, 0)
     assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: rc.PAIR_OPEN}
     pair = rc.pair_index(rc.PAIR_OPEN, 32)
@@ -164,8 +164,9 @@ def test_bounds_are_nice_symmetric_and_hold_every_value(seed):
     scores = np.abs(np.concatenate([table.column(s).to_numpy() for s in rc.SCHEMES]))
     assert low == -high and nice_bound(high) == high and high >= scores.max()
     low, high = json.loads(circles.proto.spec)["layer"][0]["encoding"]["y"]["scale"]["domain"]
-    assert (low, high) == ({"expr": f"-{rc.BOUND}"}, {"expr": rc.BOUND})  # ±R, R read from the "bound" data
-    [R] = chart_tables(circles)["bound"].column("R").to_pylist()
+    assert (low, high) == ({"expr": f"-{rc.BOUND}"}, {"expr": rc.BOUND})  # ±R, R the figure's REACH param
+    [R] = [p["value"] for p in walk_dicts(json.loads(circles.proto.spec)) if p.get("name") == rc.REACH
+           and "value" in p]
     t = chart_tables(circles)["pairs"]
     radii = np.concatenate([t.column("qlen").to_numpy(), t.column("klen").to_numpy()])
     assert nice_bound(R) == R and R >= radii.max()

@@ -177,8 +177,8 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     ``n``, ``gap``, ``pair`` (a fraction, ``pair_index``): where the sliders open; ``score`` the score there
     (from ``posenc``, for the
     description). The axes keep one unit = one unit on screen at any width (the x domain follows the
-    width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, sent as data (the
-    one-row "bound"), so every seed, word and d reuses the one layout."""
+    width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, the value of the unbound
+    param REACH set in the figure's own copy of the spec, so every seed, word and d reuses the one layout."""
     half = len(thetas)
     qp, kp = np.asarray(q_pairs, float), np.asarray(k_pairs, float)
     q_len, k_len = np.hypot(*qp.T), np.hypot(*kp.T)
@@ -190,13 +190,13 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     unit = spec.columns(t=t, order=np.arange(t.size), last=np.full(t.size, half - 1))
     pair = float(min(max(pair, 0.0), 1.0))
     chart = _circles_layout()
-    fig = spec.figure(chart, {"pairs": pairs, "unit": unit, "bound": spec.columns(R=[R])}, description=(
+    fig = spec.figure(chart, {"pairs": pairs, "unit": unit}, description=(
         f"Pair {pair_index(pair, half)} of q and of k on their circles, the key at n = {n:,} and the query at "
         f"m = {n - gap:,} "
         f"(gap {signed(gap)}): q turns by m·θ_i and k by n·θ_i, so when both positions move together the angle between "
         f"them stays the same and so does the score, {score:.6f}. Sliders in the chart move n, the gap and the "
         "pair."))
-    return _seed(fig, {KEY_POSITION: int(n), GAP: int(gap), PAIR: pair})
+    return _seed(fig, {KEY_POSITION: int(n), GAP: int(gap), PAIR: pair, REACH: R})
 
 
 def _seed(fig: spec.Figure, values: dict) -> spec.Figure:
@@ -208,14 +208,18 @@ def _seed(fig: spec.Figure, values: dict) -> spec.Figure:
     return fig
 
 
-BOUND = "data('bound')[0].R"  # the circle chart's axis reach R, read from its one-row "bound" data
+# The circle chart's axis reach R: a param with no input, its value set per figure. (It was read from a one-row
+# dataset, data('bound')[0].R; the browser evaluated the scales before Streamlit inserted the data, threw, and
+# left the chart blank — and once guarded, the domain never followed the data in.)
+REACH = "rp_reach"
+BOUND = REACH
 
 
 @spec.layout
 def _circles_layout() -> alt.LayerChart:
-    """The circles, spokes and points of the pair picked in the chart, on axes from −R to R (R from the "bound"
-    data; x widened by the width/height ratio), with the readouts (positions, angle, score) in the plot's
-    top-left corner."""
+    """The circles, spokes and points of the pair picked in the chart, on axes from −R to R (R the param REACH; x
+    widened by the width/height ratio), with the readouts (positions, angle, score) in the plot's top-left
+    corner."""
     n_in = alt.param(name=KEY_POSITION, value=int(chapter.PAIRS[0][1]),
                      bind=alt.binding_range(min=0, max=N_MAX, step=1, name="key position n "))
     gap_in = alt.param(name=GAP, value=int(chapter.PAIRS[0][1] - chapter.PAIRS[0][0]),
@@ -285,7 +289,8 @@ def _circles_layout() -> alt.LayerChart:
               .transform_joinaggregate(score="sum(dot)")
               .transform_filter(f"datum.pair == {PAIR_PICK}")
               .transform_calculate(angle=ex["angle"]))  # computed once a frame for all ten marks
-    return alt.layer(q_circle, k_circle, turned).add_params(n_in, gap_in, pair_in).properties(
+    return alt.layer(q_circle, k_circle, turned).add_params(n_in, gap_in, pair_in, alt.param(
+        name=REACH, value=1.0)).properties(
         height=CIRCLE_HEIGHT,
         title=alt.TitleParams("Pair i of q and of k, turned by their positions",
                               subtitle="Hollow: before turning. Filled: q turned by m·θᵢ, k by n·θᵢ."))
