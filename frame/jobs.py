@@ -247,15 +247,24 @@ def follow(job: Job, on_tick: Callable[[Job], None] | None = None, *, every: flo
     return job
 
 
+def quote(estimate: float, correction: float, budget_s: float) -> tuple[float, bool]:
+    """(seconds to quote, whether it may run live): the estimate corrected by the queue; refused when either the
+    estimate or the corrected one is over the budget (and then quoted as the larger)."""
+    quoted = estimate * correction
+    return (quoted, True) if max(estimate, quoted) <= budget_s else (max(estimate, quoted), False)
+
+
 def offered(key: Hashable, make_work: Callable[[dict], Callable], estimate: float, *, budget_s: float,
             offer: Callable[[float], str], too_slow: Callable[[float], str], button_key: str,
             live_chart: Callable[[dict], Any] | None = None, q: Queue | None = None) -> Any | None:
     """In a page: a long computation run on request, within a time budget. Returns the result of job ``key``
     once it is done; None before (the page shows what it can without it).
 
-    Not yet asked for (or failed before): when the estimate, corrected by the queue, is over ``budget_s`` the
-    page says ``too_slow(quoted seconds)`` and offers nothing; otherwise it says ``offer(quoted seconds)`` under a
-    button. Pressed, ``make_work(live)`` joins the queue (``live``: a dict the work fills as it goes).
+    Not yet asked for (or failed before): when the estimate, or the estimate corrected by the queue, is over
+    ``budget_s`` the page says ``too_slow(quoted seconds)`` and offers nothing; otherwise it says
+    ``offer(quoted seconds)`` under a button. A busy machine (correction over 1) refuses more; a quick last job
+    (correction under 1) never offers more than the estimates allow, the settings the benchmark times (one
+    correction for every setting would under-quote a heavier one after a light one). Pressed, ``make_work(live)`` joins the queue (``live``: a dict the work fills as it goes).
     Queued or running — for whoever asked — the page follows it: place, wait, progress and, when ``live_chart``
     is given, the figure ``live_chart(job.live)`` redrawn as it goes."""
     import streamlit as st
@@ -265,8 +274,8 @@ def offered(key: Hashable, make_work: Callable[[dict], Callable], estimate: floa
     q = q or queue()
     job = q.get(key)
     if job is None or job.state == FAILED:
-        quoted = estimate * q.correction()
-        if quoted > budget_s:
+        quoted, fits = quote(estimate, q.correction(), budget_s)
+        if not fits:
             st.info(too_slow(quoted), icon=":material/timer_off:")
             return None
         if job is not None:

@@ -94,6 +94,16 @@ def test_estimates_are_corrected_by_how_long_finished_jobs_took():
     assert blocker.state == jobs.DONE
 
 
+def test_a_quick_last_job_never_lets_a_setting_over_its_estimate_budget_train_live():
+    """One correction serves every setting, and the estimates' errors differ by setting (a light training ran at
+    0.17 of its estimate, the heaviest at 0.39): after a light one, a heavy setting quoted under the budget would
+    run far over it. The settings the estimates allow are the ones the benchmark times; a busy machine refuses more."""
+    assert jobs.quote(25.0, 0.2, 18.0) == (25.0, False)  # quick machine: still refused, quoted as estimated
+    assert jobs.quote(10.0, 0.2, 18.0) == (pytest.approx(2.0), True)  # allowed: quoted as the queue corrects it
+    assert jobs.quote(10.0, 2.5, 18.0) == (pytest.approx(25.0), False)  # busy machine: refused, quoted as it runs
+    assert jobs.quote(18.0, 1.0, 18.0) == (18.0, True)
+
+
 def test_the_same_key_is_the_same_job_and_a_failed_one_can_be_tried_again():
     q = jobs.Queue()
     log: list = []
