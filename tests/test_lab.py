@@ -491,12 +491,15 @@ def test_the_precomputed_file_is_small_and_says_where_it_came_from():
 
 def test_every_precomputed_record_carries_its_mask_leak_exactly():
     """The page reads the mask's leak from the record (no least-squares fit on a page run): each stored value is
-    recomputed here from the record's settings (an untrained model, no training) and must match bit for bit."""
+    recomputed here from the record's settings (an untrained model, no training) and must match to 1e-12. Not bit
+    for bit: it is a least-squares fit, and LAPACK's kernels follow the CPU (this machine's last digit differs
+    from the one that stored it: 0.5471893851195517 against …515, with one BLAS thread or two)."""
     data = json.loads(DATA.read_text(encoding="utf-8"))
     stored = [*data["experiments"].values(), *data["variants"]["bos+mlp"].values()]
     assert len({tuple(r["mask_leak"]) for r in stored}) == len(stored)  # one value per setting, none copied
     for record in stored:
-        assert record["mask_leak"] == list(lab.mask_leak(lab.settings_from(record)))
+        assert record["mask_leak"] == pytest.approx(list(lab.mask_leak(lab.settings_from(record))), rel=1e-12,
+                                                    abs=1e-15)
 
 
 def test_a_trained_record_carries_the_mask_leak_of_its_own_settings():
