@@ -140,9 +140,8 @@ def why(record: dict, rs: dict[str, Reading], s: Settings, leak: tuple[float, fl
     none = ("**No positions** (`none`) still has the causal mask, and the mask leaks position: query i averages "
             "i tokens, and an average of many random vectors is shorter than one of few. A read-out of layer 1 in "
             f"an *untrained* model recovers log-position with R² = {r2(with_mask)} with the mask, {r2(without)} "
-            f"without; trained, R² = {r2(rs['none'].probe[0])}. {PAPERS['haviv']} found causal language models "
-            "with no position encoding still learn position, and point to the mask, which lets a token count what "
-            "it reads.")
+            f"without; trained, R² = {r2(rs['none'].probe[0])}. {PAPERS['haviv']} found the same in causal "
+            "language models with no position encoding: they still learn position.")
     return learned, none
 
 
@@ -150,8 +149,8 @@ def gaps_question(s: Settings) -> tuple[str, list[str]]:
     """The question of “Why each one fails” and its options, in the order of ``gaps_answer``'s index: what keys
     limited to the gaps seen in training do to `rope` past L_train (rises, moves less than MOVES, falls)."""
     L, p = s.L_train, f"{100 * MOVES:.0f}"
-    return (f"At {4 * L} tokens, let each query read only keys up to {L - 1} places back — the gaps seen in "
-            f"training. What happens to `rope`'s accuracy past position {L}?",
+    return (f"Keys limited to the gaps seen in training (≤ {L - 1} back): what does `rope`'s accuracy past "
+            f"position {L} do at {4 * L} tokens?",
             [f"It rises by {p} points or more", f"It moves by less than {p} points", f"It falls by {p} points or more"])
 
 
