@@ -17,6 +17,7 @@ from conftest import run_transforms, vega_eval
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.charts.spec import nice_bound, records
+from posenc.core import signed
 from posenc.encodings import rope, rope_score
 from posenc.rope_demo import WINDOW, rope_demo, score_window, wrap_angle
 
@@ -102,7 +103,7 @@ def test_turned_pairs_score_and_angle_match_posenc(d, seed, n, gap, fraction):
     texts = {k.split(":", 2)[2] for k in rows}
     assert f"score (all pairs) {score:.6f}".replace("-", "−") in texts
     assert f"q at m = {m:,}" in texts and f"k at n = {n:,}" in texts
-    assert any(t.startswith(f"gap n − m = {gap} · angle q → k ") for t in texts)
+    assert any(t.startswith(f"gap n − m = {signed(gap)} · angle q → k ") for t in texts)  # d3's minus, −
     assert f"pair i = {pair} of 0 … {half - 1} · θᵢ = {r.thetas[pair]:.3g}" in texts
     # each label sits outside its point, on its spoke
     for row in rows.values():

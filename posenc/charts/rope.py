@@ -128,7 +128,7 @@ KEY_POSITION, GAP, PAIR = "rp_n", "rp_gap", "rp_pair"
 N_MAX = 4000  # the key-position slider's end: the chapter's far pair (4000, 3997) is on it
 GAP_MIN = -20  # gap n − m from −20 to 0: the key sits at or before the query, so m = n − gap ≥ n ≥ 0
 READOUT_PAIR = "'pair i = ' + datum.pair + ' of 0 … ' + datum.last + ' · θᵢ = ' + format(datum.theta, '.3~g')"
-READOUT_ANGLE = f"'gap n − m = ' + {GAP} + ' · angle q → k ' + format(datum.angle, '.3f') + ' rad'"
+READOUT_ANGLE = f"'gap n − m = ' + format({GAP}, 'd') + ' · angle q → k ' + format(datum.angle, '.3f') + ' rad'"
 READOUT_SCORE = "'score (all pairs) ' + format(datum.score, '.6f')"
 
 
