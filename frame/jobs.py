@@ -264,7 +264,8 @@ def offered(key: Hashable, make_work: Callable[[dict], Callable], estimate: floa
     ``budget_s`` the page says ``too_slow(quoted seconds)`` and offers nothing; otherwise it says
     ``offer(quoted seconds)`` under a button. A busy machine (correction over 1) refuses more; a quick last job
     (correction under 1) never offers more than the estimates allow, the settings the benchmark times (one
-    correction for every setting would under-quote a heavier one after a light one). Pressed, ``make_work(live)`` joins the queue (``live``: a dict the work fills as it goes).
+    correction for every setting would under-quote a heavier one after a light one). Pressed, ``make_work(live)``
+    joins the queue (``live``: a dict the work fills as it goes).
     Queued or running — for whoever asked — the page follows it: place, wait, progress and, when ``live_chart``
     is given, the figure ``live_chart(job.live)`` redrawn as it goes."""
     import streamlit as st

@@ -100,7 +100,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             qi, ki, _ = frame.word_pair(tokens, "sn")
         ca, fig = catch_view(ex.sentence, qi, ki, d, ex.seed)
         with where:
-            varies, swept = ca.spread > CATCH_SPREAD, float(np.ptp(ca.sweep_scores))  # the pairs; the chart
+            varies, swept = ca.spread > CATCH_SPREAD, ca.sweep_spread  # the chapter's pairs; the chart's sweep
             ask = frame.predict(
                 f"Slide the query word (at m) and the key word ({ca.gap} places before it) along together: what "
                 "does their score do?",

@@ -211,8 +211,12 @@ def rounding_size(x: float) -> str:
 
 
 def signed(x: float, spec: str = ",") -> str:
-    """A number for page text with a true minus sign (−3, not -3), as the charts' d3 format writes it."""
-    return format(x, spec).replace("-", "−")
+    """A number for page text with a true minus sign (−3, not -3), as the charts' d3 format writes it: no sign on
+    a value that rounds to zero (−0.0000001 at ".6f" is "0.000000")."""
+    text = format(x, spec)
+    if text.startswith("-") and not any(c in "123456789" for c in text):
+        text = text[1:]
+    return text.replace("-", "−")
 
 
 def count(n: int, noun: str) -> str:

@@ -251,6 +251,11 @@ class Catch:
     sweep_m: np.ndarray  # m = gap + 1 … gap + sweep
     sweep_scores: np.ndarray  # score(m, m − gap)
 
+    @property
+    def sweep_spread(self) -> float:
+        """max − min of the swept score: how far it moves along m with the gap fixed (what its chart draws)."""
+        return float(np.ptp(self.sweep_scores)) if self.sweep_scores.size else 0.0
+
 
 def catch(tokens: list[str], q_index: int, k_index: int, d: int, seed: int = 0, base: float = chapter.BASE,
           pairs: tuple[tuple[int, int], ...] = chapter.PAIRS, sweep: int = 300) -> Catch:

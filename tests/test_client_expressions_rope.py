@@ -63,7 +63,7 @@ def circles(d: int, seed: int, tokens=TOKENS, qi=QI, ki=KI):
 def drawn(spec: dict, params: dict) -> dict[str, dict]:
     """The one row each pair-layer draws at these slider values, by the text or field it shows."""
     pairs = spec["datasets"]["pairs"]
-    opened = {p["name"]: p["value"] for p in spec.get("params", []) if "value" in p}  # REACH, and the rest
+    opened = {p["name"]: p["value"] for p in spec.get("params", []) if "value" in p}  # BOUND, and the rest
     params = {**opened, **params, "data": lambda name: [SimpleNamespace(**r) for r in spec["datasets"][name]]}
     [turned] = [layer for layer in spec["layer"] if layer.get("data", {}).get("name") == "pairs"]
     shared = run_transforms(pairs, turned["transform"], params)  # once a frame, for every mark below
@@ -159,7 +159,7 @@ def test_the_sliders_open_at_the_chapters_first_pair_and_are_named_for_the_addre
     r, spec = circles(64, 0)
     params = {p["name"]: p for p in spec["params"] if "bind" in p}
     assert set(params) == {rc.KEY_POSITION, rc.GAP, rc.PAIR} and all(k.startswith("rp_") for k in params)
-    reach = next(p["value"] for p in spec["params"] if p["name"] == rc.REACH)  # no input: the axes' end, per figure
+    reach = next(p["value"] for p in spec["params"] if p["name"] == rc.BOUND)  # no input: the axes' end, per figure
     assert reach == nice_bound(1.25 * max(np.hypot(*np.asarray(r.q_pairs).T).max(),
                                           np.hypot(*np.asarray(r.k_pairs).T).max()))
     (m, n) = chapter.PAIRS[0]

@@ -457,3 +457,4 @@ def test_block_average_respects_the_limits(rows, cols, max_rows, max_cols):
 def test_signed_numbers_carry_a_true_minus_as_the_charts_write_them():
     assert signed(-3) == "−3" and signed(-1234) == "−1,234" and signed(7) == "7"
     assert signed(-0.25, ".2f") == "−0.25" and "-" not in signed(-1e-9, ".0e")
+    assert signed(-1e-7, ".6f") == "0.000000" and signed(-4e-7, ".6f") == "0.000000" != signed(-6e-7, ".6f")

@@ -164,8 +164,8 @@ def test_bounds_are_nice_symmetric_and_hold_every_value(seed):
     scores = np.abs(np.concatenate([table.column(s).to_numpy() for s in rc.SCHEMES]))
     assert low == -high and nice_bound(high) == high and high >= scores.max()
     low, high = json.loads(circles.proto.spec)["layer"][0]["encoding"]["y"]["scale"]["domain"]
-    assert (low, high) == ({"expr": f"-{rc.BOUND}"}, {"expr": rc.BOUND})  # ±R, R the figure's REACH param
-    [R] = [p["value"] for p in walk_dicts(json.loads(circles.proto.spec)) if p.get("name") == rc.REACH
+    assert (low, high) == ({"expr": f"-{rc.BOUND}"}, {"expr": rc.BOUND})  # ±R, R the figure's BOUND param
+    [R] = [p["value"] for p in walk_dicts(json.loads(circles.proto.spec)) if p.get("name") == rc.BOUND
            and "value" in p]
     t = chart_tables(circles)["pairs"]
     radii = np.concatenate([t.column("qlen").to_numpy(), t.column("klen").to_numpy()])

@@ -268,7 +268,7 @@ def test_window_figure_holds_both_schemes_and_a_bound_pick():
     assert len(table["RoPE"]) == WINDOW * WINDOW
     [param] = win.spec["params"]
     assert param["name"] == "rp_scheme" and param["bind"]["input"] == "radio"
-    picks = {p["name"]: p for p in circles.spec["params"] if "bind" in p}  # its inputs (REACH has none)
+    picks = {p["name"]: p for p in circles.spec["params"] if "bind" in p}  # its inputs (BOUND has none)
     assert set(picks) == {"rp_n", "rp_gap", "rp_pair"} and picks["rp_pair"]["bind"]["max"] == 1  # a fraction
     # one row per pair is shipped (the browser turns them): d/2 rows, and a unit circle
     assert circles.datasets["pairs"].num_rows == 32

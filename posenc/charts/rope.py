@@ -43,7 +43,7 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
     top = spec.nice_bound(float(np.max(np.abs(every))) if every.size else 0.0)  # few values: the layout is reused
     chart = _window_layout(w, top, scheme)
     title = f"Score at (m, n), positions {pos[0]:,} … {pos[-1]:,}" if w else "Score at (m, n)"
-    texts = {f"{s} text": [_score_text(v) for v in by_scheme[s]] for s in SCHEMES}
+    texts = {f"{s} text": [signed(v, ".6f") for v in by_scheme[s]] for s in SCHEMES}  # as d3 writes them
     data = {"main": spec.columns(m=mm, n=nn, **by_scheme, m_text=_texts(mm), n_text=_texts(nn),
                                  gap_text=_texts(nn - mm), **texts,
                                  title=spec.categories(np.zeros(mm.size, dtype=int), [title]))}
@@ -56,13 +56,6 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
         f"Score of the query word at m against the key word at n, {where}. With RoPE the score changes by at most "
         f"{diag:.1e} along any diagonal (one gap n − m) and by up to {row:.2f} along a row; adding sinusoids, it "
         f"changes by up to {add:.2f} along a diagonal. A radio in the chart picks the scheme."))
-
-
-def _score_text(v: float) -> str:
-    """A score as the chart's d3 ``format(v, '.6f')`` writes it: a true minus sign, none on a value that rounds
-    to 0."""
-    text = signed(v, ".6f")
-    return text.lstrip("−") if float(text.lstrip("−")) == 0 else text
 
 
 def _texts(values: np.ndarray) -> pa.DictionaryArray:
@@ -178,7 +171,7 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     (from ``posenc``, for the
     description). The axes keep one unit = one unit on screen at any width (the x domain follows the
     width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, the value of the unbound
-    param REACH set in the figure's own copy of the spec, so every seed, word and d reuses the one layout."""
+    param BOUND set in the figure's own copy of the spec, so every seed, word and d reuses the one layout."""
     half = len(thetas)
     qp, kp = np.asarray(q_pairs, float), np.asarray(k_pairs, float)
     q_len, k_len = np.hypot(*qp.T), np.hypot(*kp.T)
@@ -196,7 +189,7 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
         f"(gap {signed(gap)}): q turns by m·θ_i and k by n·θ_i, so when both positions move together the angle between "
         f"them stays the same and so does the score, {score:.6f}. Sliders in the chart move n, the gap and the "
         "pair."))
-    return _seed(fig, {KEY_POSITION: int(n), GAP: int(gap), PAIR: pair, REACH: R})
+    return _seed(fig, {KEY_POSITION: int(n), GAP: int(gap), PAIR: pair, BOUND: R})
 
 
 def _seed(fig: spec.Figure, values: dict) -> spec.Figure:
@@ -211,13 +204,12 @@ def _seed(fig: spec.Figure, values: dict) -> spec.Figure:
 # The circle chart's axis reach R: a param with no input, its value set per figure. (It was read from a one-row
 # dataset, data('bound')[0].R; the browser evaluated the scales before Streamlit inserted the data, threw, and
 # left the chart blank — and once guarded, the domain never followed the data in.)
-REACH = "rp_reach"
-BOUND = REACH
+BOUND = "rp_reach"
 
 
 @spec.layout
 def _circles_layout() -> alt.LayerChart:
-    """The circles, spokes and points of the pair picked in the chart, on axes from −R to R (R the param REACH; x
+    """The circles, spokes and points of the pair picked in the chart, on axes from −R to R (R the param BOUND; x
     widened by the width/height ratio), with the readouts (positions, angle, score) in the plot's top-left
     corner."""
     n_in = alt.param(name=KEY_POSITION, value=int(chapter.PAIRS[0][1]),
@@ -290,7 +282,7 @@ def _circles_layout() -> alt.LayerChart:
               .transform_filter(f"datum.pair == {PAIR_PICK}")
               .transform_calculate(angle=ex["angle"]))  # computed once a frame for all ten marks
     return alt.layer(q_circle, k_circle, turned).add_params(n_in, gap_in, pair_in, alt.param(
-        name=REACH, value=1.0)).properties(
+        name=BOUND, value=1.0)).properties(
         height=CIRCLE_HEIGHT,
         title=alt.TitleParams("Pair i of q and of k, turned by their positions",
                               subtitle="Hollow: before turning. Filled: q turned by m·θᵢ, k by n·θᵢ."))
