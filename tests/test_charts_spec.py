@@ -369,6 +369,18 @@ def test_to_vega_lite_caps_a_numeric_height(height, cap, expected):
     assert line_figure(height=height).to_vega_lite(max_height=cap)["height"] == expected
 
 
+@pytest.mark.parametrize("rows", [spec.CANVAS_ROWS, spec.CANVAS_ROWS + 1])
+def test_a_chart_of_many_rows_draws_on_a_canvas(rows):
+    """Past CANVAS_ROWS data rows the spec asks vega-embed for its canvas renderer (usermeta.embedOptions, read by
+    vega-embed itself); at or below it the chart stays SVG. The figure itself is left alone either way."""
+    xs = np.arange(rows, dtype=float)
+    fig = spec.figure(points_layout("main"), {"main": {"x": xs, "y": xs}}, description="Many points.")
+    out = fig.to_vega_lite()
+    renderer = out.get("usermeta", {}).get("embedOptions", {}).get("renderer")
+    assert renderer == ("canvas" if rows > spec.CANVAS_ROWS else None)
+    assert "usermeta" not in fig.spec
+
+
 def test_to_vega_lite_leaves_a_container_height_alone():
     assert line_figure(height="container").to_vega_lite(max_height=420)["height"] == "container"
     assert "height" not in line_figure().to_vega_lite(max_height=420)
