@@ -232,8 +232,9 @@ def _frames(page: Any, row: ControlRow, item: dict, steps: int) -> None:
 
 def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sidebar: bool, quiet: int,
                          one_per_kind: bool = False) -> list[ControlRow]:
-    """Open the page in a new tab of ``ctx`` (a context with the probe), take its floor (R), then press every
-    visible control (``one_per_kind``: only the first of each quick kind in each place)."""
+    """Open the page in a new tab of ``ctx`` (a context with the probe), take its floor (R), then drag every
+    in-chart control and play every play button, then press every visible Streamlit control (``one_per_kind``:
+    only the first of each quick kind in each place)."""
     page = ctx.new_page()
     done: set[tuple] = set()
     try:
@@ -258,7 +259,10 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
                                     ).filter(visible=True).all():
                 with suppress(Exception):
                     det.click(timeout=2000)
-            for item in page.evaluate("s => window.__bench.find(s)", sidebar):
+            # in-chart controls and play buttons first: they rerun nothing, so the charts they drive are still the
+            # ones the page opened with (a Streamlit press can swap a chart, e.g. the lab's task, and its inputs)
+            found = page.evaluate("s => window.__bench.find(s)", sidebar)
+            for item in sorted(found, key=lambda it: it["where"] != "chart"):
                 key = (item["where"], item["kind"], item.get("param") or (item["label"], item.get("index")))
                 if key in done or (one_per_kind and ((item["where"], item["kind"]) in done
                                                      or item["kind"] not in QUICK_KINDS)):
