@@ -6,12 +6,17 @@
 
 The question and its options are compact (one labelled radio group, named by the question for screen readers);
 the answer — which option was right, and the page's claim with its live number — appears under the chart once
-the student has picked, or after “Show me the answer”. Call ``predict`` inside a ``frame.section``: picking
-reruns that section only (its chart is unchanged, so the browser keeps it).
+the student has picked, or after “Show me the answer”. Picking, or the button, reruns the question and its answer
+only: ``answer`` runs one small ``st.fragment`` that draws the radio back into the place ``predict`` kept for it
+(a container written on every run of its section, so Streamlit keeps its slot) and the answer under the chart;
+the chart between them is not sent again. A question whose ``answer`` is not reached in a run gets its radio at
+the end of its section (``flush``), so it is never lost.
 """
 
 from __future__ import annotations
 
+import contextvars
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +33,8 @@ class Question:
     options: list[str]
     correct: int
     room: Any = field(default=None, repr=False, compare=False)  # frame.classroom.Room in class mode
+    where: Any = field(default=None, repr=False, compare=False)  # the question's place (solo mode)
+    radio: Callable[[], None] | None = field(default=None, repr=False, compare=False)  # draws the question
 
     @property
     def choice(self) -> str | None:
@@ -43,11 +50,28 @@ class Question:
         if self.room is not None:
             self.room.answer(self.key, lambda: self._draw(text, then))
             return
-        if not self.answered():
-            st.button("Show me the answer", key=f"{self.key}_show", icon=":material/visibility:",
-                      on_click=_show, args=(self.key,), help="Or pick an answer above first.")
+        _forget(self)
+
+        @st.fragment
+        def ask() -> None:  # a pick or the button reruns this alone: the question above, the answer here
+            self._ask()
+            if not self.answered():
+                st.button("Show me the answer", key=f"{self.key}_show", icon=":material/visibility:",
+                          on_click=_show, args=(self.key,), help="Or pick an answer above first.")
+                return
+            self._draw(text, then)
+
+        ask()
+
+    def _ask(self) -> None:
+        """The radio (and, once picked, the line that says where the answer is) in the question's place."""
+        if self.radio is None:
             return
-        self._draw(text, then)
+        with self.where:
+            self.radio()
+            if self.choice is not None:
+                st.html('<p class="pe-feedback" role="status" aria-live="polite">Your prediction is in: the answer '
+                        "is under the chart.</p>")
 
     def _draw(self, text: str, then: str | None = None) -> None:
         right = self.options[self.correct]
@@ -65,6 +89,24 @@ class Question:
 
 def _show(key: str) -> None:
     st.session_state[f"{key}_shown"] = True
+
+
+_PENDING: contextvars.ContextVar[list[Question] | None] = contextvars.ContextVar("frame_predict", default=None)
+
+
+def _forget(q: Question) -> None:
+    pending = _PENDING.get()
+    if pending and q in pending:
+        pending.remove(q)
+
+
+def flush() -> None:
+    """Draw the radio of every question asked since the last flush whose ``answer`` did not run (the frame calls
+    this at the end of each section and of the page)."""
+    pending = _PENDING.get() or []
+    _PENDING.set([])
+    for q in pending:
+        q._ask()
 
 
 def predict(question: str, options: list[str], correct: int, *, key: str) -> Question:
@@ -85,12 +127,10 @@ def predict(question: str, options: list[str], correct: int, *, key: str) -> Que
         st.radio(f"**{PREDICT_LABEL}.** {question}", options, index=None, key=f"{key}_guess", horizontal=True,
                  on_change=on_change, args=args)
 
-    q = Question(key, list(options), correct, room)
     if room is not None:
+        q = Question(key, list(options), correct, room)
         room.ask(key, list(options), correct, state, radio)
-    else:
-        radio()
-        if q.choice is not None:
-            st.html('<p class="pe-feedback" role="status" aria-live="polite">Your prediction is in: the answer is '
-                    "under the chart.</p>")
+        return q
+    q = Question(key, list(options), correct, where=st.container(), radio=radio)
+    _PENDING.set([*(_PENDING.get() or []), q])
     return q

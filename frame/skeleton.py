@@ -43,6 +43,7 @@ from posenc.charts.spec import columns
 from .live import PRESENT_MAX_HEIGHT, chart, presenting  # noqa: F401  (re-exported)
 from .pages import PageInfo, next_page, page_info
 from .predict import PREDICT_LABEL, Question, predict  # noqa: F401  (re-exported: frame.predict)
+from .predict import flush as flush_questions
 
 CHECKS_KEY = "checks"  # the Checks block's URL key (?checks=true opens it)
 CHECKS_LABEL = "Checks: every claim on this page, measured"
@@ -97,6 +98,7 @@ class Page:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        flush_questions()
         self._body.__exit__(*exc)
         if self._token is not None:
             _PAGE.reset(self._token)
@@ -165,6 +167,7 @@ def section(title: str | None, *, fragment: bool = True, anchor: str | None = No
             try:
                 fn()
             finally:
+                flush_questions()  # a question whose answer this run did not reach still shows its radio
                 _SLOT.reset(token)
                 if slot is not None:
                     slot.draw()

@@ -77,9 +77,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             f"measured {term.content_score:.3g}). The index coordinate of a key meets one coordinate of the query, "
             f"of size about 1, and adds about 1 × {start:,} — the chapter's “term of order {P_RAW}” when "
             f"p = {P_RAW}. With the query carrying its own index too, the term is pᵢ·pⱼ, up to {hi:,}. "
-            f"{view.words_fare()}"))
-        if q.answered():  # the formula names the pull: it waits with the answer
-            frame.formula(r"s_{ij} = \frac{q_i\cdot k_j + p_i\,p_j}{\sqrt{d}}")
+            f"{view.words_fare()}\n\n"
+            r"$$s_{ij} = \frac{q_i\cdot k_j + p_i\,p_j}{\sqrt{d}}$$"))  # the formula names the pull: it waits too
         if n < 3:
             st.info("With two words every pair of scores lies on a line, so R² is 1 whatever the words say. Type "
                     "three or more words for a measure of how much of the ranking position explains.")

@@ -99,8 +99,8 @@ def show_reading(q, record: dict, key: tuple) -> None:
 
 def why_section(key: tuple, figs: dict) -> None:
     """The section that explains the settings the first section drew (``figs``: their ``figures``)."""
-    # not a fragment: its Predict vanishes with the record it reads (an untrained setting), and a rerun of a
-    # fragment the page no longer draws never finishes (tests/test_pages.py presses such a stale control)
+    # not a fragment: it vanishes with the record it reads (an untrained setting), which only the page's run
+    # decides (its Predict still reruns alone: frame.predict)
     @frame.section("Why each one fails", fragment=False)
     def why():
         record = record_for(key)
