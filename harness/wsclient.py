@@ -198,17 +198,12 @@ class Session:
         """The page's own controls (main area)."""
         return [c for c in self.ordered() if c.root == MAIN]
 
-    def _nesting(self, paths: dict[str, list[tuple[int, ...]]]) -> None:
-        """Which fragments sit inside which, from where a full run drew their elements (a fragment's elements
-        share its container's path)."""
-        def prefix(ps: list[tuple[int, ...]]) -> tuple[int, ...]:
-            first = ps[0] if len(ps) > 1 else ps[0][:-1]
-            n = next((k for k in range(len(first)) if any(len(p) <= k or p[k] != first[k] for p in ps)), len(first))
-            return first[:n]
-        where = {f: prefix(ps) for f, ps in paths.items()}
-        for f, pf in where.items():
+    def _nesting(self, places: dict[str, tuple[int, ...]]) -> None:
+        """Which fragments sit inside which, from where a full run drew each fragment's own container (the first
+        delta a fragment sends; its other writes may go to a container outside it, e.g. a Predict's radio)."""
+        for f, pf in places.items():
             self._inside.setdefault(f, set()).update(
-                g for g, pg in where.items() if g != f and len(pg) > len(pf) and pg[:len(pf)] == pf)
+                g for g, pg in places.items() if g != f and len(pg) > len(pf) and pg[:len(pf)] == pf)
 
     def _redrawn(self, fragment: str, drawn: list[str]) -> None:
         """After a run of ``fragment``: its widgets (and those of fragments drawn inside it) are the ones it drew
@@ -252,7 +247,7 @@ class Session:
 
     async def _until_finished(self, fragment: str) -> None:
         order: list[str] = []
-        paths: dict[str, list[tuple[int, ...]]] = {}  # fragment id → where its elements were drawn
+        places: dict[str, tuple[int, ...]] = {}  # fragment id → where its own container was drawn
         charts: list[str] = []
         while True:
             raw = await self.ws.recv()
@@ -284,14 +279,14 @@ class Session:
             elif kind == "stop_auto_rerun":
                 for f in fm.stop_auto_rerun.fragment_ids:
                     self.autoruns.pop(f, None)
-            elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+            if kind == "delta" and fm.delta.fragment_id:
+                places.setdefault(fm.delta.fragment_id, tuple(fm.metadata.delta_path))
+            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
                 el = fm.delta.new_element
                 if self.on_element is not None:
                     self.on_element(el)
                 et = el.WhichOneof("type")
                 root = fm.metadata.delta_path[0] if fm.metadata.delta_path else MAIN
-                if fm.delta.fragment_id:
-                    paths.setdefault(fm.delta.fragment_id, []).append(tuple(fm.metadata.delta_path))
                 if et == "exception":
                     self.exceptions.append(f"{el.exception.type}: {el.exception.message}"[:200])
                 elif et == "vega_lite_chart":
@@ -318,7 +313,7 @@ class Session:
                 self.last.fragment = status == FINISHED_FRAGMENT
                 if not fragment and not self.last.fragment:
                     self.order, self.charts = order, charts
-                    self._nesting(paths)
+                    self._nesting(places)
                 elif fragment:
                     self._redrawn(fragment, order)
                 return

@@ -256,6 +256,35 @@ def test_websocket_session_forgets_widgets_a_fragment_run_no_longer_draws():
     assert back == opened
 
 
+def test_websocket_session_keeps_the_other_questions_when_a_predict_reruns_alone():
+    """A Predict's pick reruns one small fragment that writes its radio into a place kept outside it (in the
+    binary page's second section, a section drawn by the page, not a fragment). The session places that fragment
+    by its own container, so its run does not claim the page's other questions as its own and forget them."""
+    import asyncio
+
+    from harness.browser import streamlit_server
+    from harness.wsclient import Session
+
+    def predicts(s: Session) -> list[str]:
+        return [c.label for c in s.page_controls() if c.label.startswith("**Predict.**")]
+
+    async def go(base: str) -> tuple[list[str], list[str], bool]:
+        s = Session(base, "binary", timeout=60)
+        try:
+            await s.open()
+            before = predicts(s)
+            for c in [c for c in s.page_controls() if c.label.startswith("**Predict.**")]:
+                await s.rerun((c, c.moved()))
+                assert s.last.fragment, c.label
+            return before, predicts(s), s.last.fragment
+        finally:
+            await s.close()
+
+    with streamlit_server() as base:
+        before, after, _ = asyncio.run(go(base))
+    assert len(before) >= 3 and after == before, (before, after)
+
+
 def test_the_lecture_floor_is_the_hello_world_page_under_the_same_load():
     """The lecture's floor: the same paced load against bench/hello_app.py, every session on its one page. The
     server's CPU over the wave is read, and the floor never counts against the app's lecture budget."""
