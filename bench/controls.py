@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
@@ -48,8 +49,12 @@ class ControlRow:
                 "browser_median": median(self.browser_ms), "browser_p95": pct(self.browser_ms, 0.95)}
 
 
+_LINK = re.compile(r'\[([^\]]*)\]\((?:[^()"]|"[^"]*")*\)')  # a Markdown link [text](url "title"): its text
+
+
 def _norm(label: str) -> str:
-    return " ".join(str(label).replace("$", "").replace("*", "").split()).lower()
+    """A label as both sides can compare it: the websocket sees the Markdown source, the browser the text."""
+    return " ".join(_LINK.sub(r"\1", str(label)).replace("$", "").replace("*", "").split()).lower()
 
 
 def chart_controls(page: str, specs: list[str]) -> list[ControlRow]:

@@ -347,3 +347,19 @@ def test_cpu_seconds_reads_the_processes_cpu_time():
     sum(i * i for i in range(3_000_000))  # some fixed work: a few hundred ms of CPU, well over a clock tick
     assert cpu_seconds([os.getpid()]) > before
     assert cpu_seconds([2 ** 22 + 12345]) is None
+
+
+def test_a_control_whose_label_links_a_glossary_word_is_one_row():
+    """The websocket reads a label's Markdown source (a glossary word is a link with a title); the browser reads
+    its text. The two are one control: one row, with both sides' times — not two half rows."""
+    from bench.controls import ControlRow, merge
+    from frame.parts import term
+
+    source = f"**Predict.** Which {term('key')} gets the {term('query')}'s weight (most of it)?"
+    shown = "Predict. Which key gets the query's weight (most of it)?"
+    server = ControlRow("p", source, "radio", "main", "fragment", server_ms=[50.0])
+    browser = ControlRow("p", shown, "radio", "main", "page", browser_ms=[90.0])
+    other = ControlRow("p", "Predict. Which query?", "radio", "main", "page", browser_ms=[80.0])
+    rows = merge([server], [browser, other])
+    assert [(r.label, r.browser_ms) for r in rows] == [(source, [90.0]), (other.label, [80.0])]
+    assert rows[1].notes == ["seen in the browser only"]
