@@ -131,13 +131,19 @@ CHART_OVERFLOWS = """() => {
                `${Math.round(box.left)}…${Math.round(box.right)} px`);
     const right = Math.max(r.right, box.right);
     if (right > W + 1) out.push(`${name}: reaches ${Math.round(right)} px, past the window's right edge (${W} px)`);
+    // Vega ends a title, a legend's or an axis' label it cut to its limit with "…" (read in SVG charts; a canvas
+    // chart's text is pixels)
+    c.querySelectorAll('svg.marks text').forEach((t) => {
+      if (t.textContent.endsWith('…')) out.push(`${name}: text cut short “${t.textContent}”`);
+    });
   });
   return out;
 }"""
 
 
 def chart_overflows(page) -> list[str]:
-    """Charts whose drawing is wider than its container or runs past the window's right edge."""
+    """Charts whose drawing is wider than its container or runs past the window's right edge, or whose text Vega
+    cut short to fit."""
     return page.evaluate(CHART_OVERFLOWS)
 
 

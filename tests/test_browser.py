@@ -1,7 +1,8 @@
 """Browser tests: Playwright driving Debian's Chromium against a real `streamlit run app.py` (one server per
 module). They fail (never skip) when Chromium or axe-core is missing. Screenshots go to artifacts/screenshots/.
 
-- every page at 1366×768, 1024×768 and 390×844: no exception, no chart leaving its container or the window;
+- every page at 1366×768, 1024×768 and 390×844, and projected: no exception, no chart leaving its container or
+  the window, no chart text cut short;
 - at 1366×768 the first chart starts on the first screen;
 - a control inside a section reruns only that section (a fragment), moves its chart and the URL, and the
   “Copy the link to this view” link opens the same view in a new browser;
@@ -261,6 +262,10 @@ def projected(server, browser, info) -> dict:
               const h1 = box('[data-testid=stMain] h1');
               return {header: header ? header.bottom : 0, h1: h1 ? h1.top : null, key: (new Function('return ' + key))()()};
             }""", KEY_CHART)
+            page.evaluate("""() => document.querySelectorAll('[data-testid=stMain] details:not([open]) > summary')
+                .forEach((s) => s.getClientRects().length && s.click())""")  # every aside in view open, projected too
+            wait_charts(page)
+            _projected[info.path]["overflows"] = chart_overflows(page)
             full_screenshot(page, f"{info.url_path or 'home'}-present-1280x720")
         finally:
             ctx.close()
@@ -271,6 +276,13 @@ def projected(server, browser, info) -> dict:
 def test_presentation_mode_shows_the_title_clear_of_the_header(server, browser, info):
     m = projected(server, browser, info)
     assert m["h1"] is not None and m["h1"] >= m["header"] - 1, f"the title's top {m['h1']} px is under the header ({m['header']} px)"
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_presentation_mode_fits_every_chart(server, browser, info):
+    """Projected (larger text, a 853 px wide page), every aside open: no chart leaves its container and none has
+    text cut short."""
+    assert not projected(server, browser, info)["overflows"]
 
 
 @pytest.mark.parametrize("info", LESSONS, ids=LESSON_IDS)

@@ -405,3 +405,45 @@ def test_every_mark_is_hidden_from_screen_readers_and_projected_text_grows():
     assert sizes == [18] and shown["title"]["subtitleFontSize"] == 15
     assert [n["mark"].get("fontSize") for n in spec.walk_dicts(fig.spec) if isinstance(n.get("mark"), dict)
             and n["mark"].get("type") == "text"] == [13]
+
+
+# ---------------------------------------------------------------- titles and legends that fit
+LONG_TITLE = "float32 against float64 at p = 5,000,000, coordinate by coordinate"
+LONG_SUBTITLE = "Dark = 1, light = 0. Bit b flips every 2^b steps; thick red outline: flipped from p − 1"
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_a_long_title_fits_its_chart_and_a_long_subtitle_is_set_as_lines(present):
+    """Sent to the browser, a title too wide for a phone is an expression that splits it from the container's
+    width (at a projector's text size when presenting; a title from the data alike), a long subtitle is lines of
+    at most SUBTITLE_CHARS that read as the original, a short title and axis titles stay as they are, the spec
+    still validates, and the figure itself is left alone."""
+    @spec.layout
+    def titled(title: str, from_data: bool) -> alt.LayerChart:
+        base = alt.Chart(spec.named("main"))
+        text = spec.text_from("main", "title") if from_data else title
+        return alt.layer(base.mark_line().encode(x=alt.X("x:Q", title=LONG_TITLE), y="y:Q"),
+                         base.mark_point().encode(x="x:Q", y="y:Q").properties(title="short")).properties(
+            title=alt.TitleParams(text, subtitle=LONG_SUBTITLE))
+
+    data = {"main": spec.columns(x=[1, 2], y=[1.0, 2.0], title=[LONG_TITLE] * 2)}
+    px = spec.TITLE_CHAR_PX * (spec.PRESENT_TEXT if present else 1)
+    for from_data, source in ((False, '"' + LONG_TITLE + '"'), (True, f"({spec.text_from('main', 'title').expr})")):
+        fig = spec.figure(titled(LONG_TITLE, from_data), data, description="A long title.")
+        before = copy.deepcopy(fig.spec)
+        out = fig.to_vega_lite(present=present)
+        assert out["title"]["text"] == {"expr": spec.fitted_title(source, px)}
+        lines = out["title"]["subtitle"]
+        assert len(lines) > 1 and max(map(len, lines)) <= spec.SUBTITLE_CHARS and " ".join(lines) == LONG_SUBTITLE
+        assert out["layer"][1]["title"] == "short" and out["layer"][0]["encoding"]["x"]["title"] == LONG_TITLE
+        assert fig.spec == before
+        spec.validate(spec.Figure(spec={k: v for k, v in out.items() if k != "datasets"}, datasets=fig.datasets))
+
+
+def test_a_legend_never_cuts_a_label_and_stacks_under_a_narrow_chart():
+    """Vega cuts a legend label at 160 px unless told; the house config lifts the cut and, on a chart narrower
+    than LEGEND_ROW_MIN, puts one entry per line (in the browser, from the container's width), projected too."""
+    for config in (spec.CONFIG, spec.PRESENT_CONFIG):
+        legend = config["legend"]
+        assert legend["labelLimit"] == 0
+        assert legend["columns"] == {"expr": f"containerSize()[0] < {spec.LEGEND_ROW_MIN} ? 1 : 0"}

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import json
+import textwrap
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -60,6 +61,13 @@ DIVERGING = "blueorange"  # signed values (scores, coordinates): the scheme's en
 SEQUENTIAL = "blues"  # non-negative values (weights, similarities)
 
 
+# A legend label is never cut short (Vega cuts at 160 px by default: "sinusoid pairs: ×ba…" on a projector): its
+# entries stand in one row under a wide chart and one per line under a narrow one (a phone, a half-width column),
+# so the whole text fits either way. Read once, when the chart is drawn into its container.
+LEGEND_ROW_MIN = 640  # px: a chart narrower than this stacks its legend's entries
+LEGEND_FIT = {"labelLimit": 0, "columns": {"expr": f"containerSize()[0] < {LEGEND_ROW_MIN} ? 1 : 0"}}
+
+
 def _config(font: int, marks: int | None = None) -> dict:
     """The house config at axis/legend text size ``font``; ``marks``: the size of text marks and subtitles that set
     none of their own (presentation mode grows them too)."""
@@ -68,7 +76,7 @@ def _config(font: int, marks: int | None = None) -> dict:
         "axis": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font,
                  "tickColor": REFERENCE, "domainColor": REFERENCE},
         "legend": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font,
-                   "orient": "bottom", "direction": "horizontal"},
+                   "orient": "bottom", "direction": "horizontal", **LEGEND_FIT},
         "header": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font},
         "title": {"color": TEXT, "fontSize": font + 2, "anchor": "start", "subtitleColor": TEXT,
                   **({"subtitleFontSize": marks} if marks else {})},
@@ -102,10 +110,10 @@ class Figure:
 
     def to_vega_lite(self, *, present: bool = False, max_height: int | None = None) -> dict:
         """The spec with its datasets, for ``st.vega_lite_chart``; ``present`` swaps in the large text and
-        ``max_height`` caps the height (presentation mode)."""
-        spec = dict(self.spec)
+        ``max_height`` caps the height (presentation mode). Titles and subtitles wrap to fit (``_fit_titles``)."""
+        spec = _fit_titles(json.loads(json.dumps(self.spec)), PRESENT_TEXT if present else 1.0)
         if present:
-            spec = _scaled_text(json.loads(json.dumps(spec)), PRESENT_TEXT)
+            spec = _scaled_text(spec, PRESENT_TEXT)
             spec["config"] = _merge(spec.get("config", {}), PRESENT_CONFIG)
         if max_height and isinstance(spec.get("height"), (int, float)) and spec["height"] > max_height:
             spec["height"] = max_height
@@ -266,6 +274,45 @@ def _quiet(spec: dict) -> None:
             node["mark"] = {"type": mark, "aria": False}
         elif isinstance(mark, dict):
             mark["aria"] = False
+
+
+# A chart's title never loses its end to Vega's cut at the plot's width ("float32 against float64 at p = 5,000,000,
+# c…" on a phone): a title wider than its chart splits into lines at spaces, in the browser, from the chart's
+# container width (read once, when the chart is drawn) — one line on a laptop, two or three on a phone; static
+# and data-driven titles alike (the expression wraps the title's own text or expression). A subtitle can only
+# be text: one longer than SUBTITLE_CHARS is set as lines of at most that many characters, everywhere.
+TITLE_CHAR_PX = 9  # a title character's width at the house title size (15 px bold), a little generous
+TITLE_MARGIN_PX = 60  # the container's width beyond the plot's (the y axis' labels and title)
+SUBTITLE_CHARS = 56  # fits a 390 px phone at the subtitle size (Vega's 10 px; 16 px on a projector's wider chart)
+VIEW_KEYS = {"mark", "layer", "hconcat", "vconcat", "concat", "facet", "repeat"}
+
+
+def fitted_title(text: str, char_px: float) -> str:
+    """The Vega expression for title text ``text`` (an expression) split into lines that fit the container."""
+    room = f"max(containerSize()[0] - {TITLE_MARGIN_PX}, {10 * char_px:g})"
+    chars = f"floor({room} / {char_px:g})"
+    return (f"length({text}) * {char_px:g} > {room} ? split(trim(replace({text}, "
+            f"regexp('(.{{1,' + {chars} + '}})(\\\\s+|$)', 'g'), '$1\\n')), '\\n') : {text}")
+
+
+def _fit_titles(spec: dict, factor: float) -> dict:
+    """Every view title of ``spec`` (a copy) fitted to its chart (see ``fitted_title``), at text size × ``factor``."""
+    for node in walk_dicts(spec):
+        title = node.get("title")
+        if title is None or not VIEW_KEYS & node.keys():
+            continue  # an axis', a legend's or a channel's title
+        title = node["title"] = dict(title) if isinstance(title, dict) else {"text": title}
+        text = title.get("text")
+        if isinstance(text, str) and len(text) * TITLE_CHAR_PX > 300:
+            title["text"] = {"expr": fitted_title(json.dumps(text, ensure_ascii=False), TITLE_CHAR_PX * factor)}
+        elif isinstance(text, dict) and isinstance(text.get("expr"), str):
+            title["text"] = {"expr": fitted_title(f"({text['expr']})", TITLE_CHAR_PX * factor)}
+        sub = title.get("subtitle")
+        if isinstance(sub, str) and len(sub) > SUBTITLE_CHARS:
+            title["subtitle"] = textwrap.wrap(sub, SUBTITLE_CHARS)
+        if list(title) == ["text"] and isinstance(title["text"], str):
+            node["title"] = title["text"]
+    return spec
 
 
 def _scaled_text(spec: dict, factor: float) -> dict:

@@ -99,7 +99,7 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
         y2=alt.Y2("floor:Q"),
         color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
                         scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], SERIES[1]]),
-                        legend=alt.Legend(labelLimit=170, direction="vertical", orient="right")),
+                        legend=alt.Legend()),  # the house legend: under the chart, never cut
         tooltip=tip).add_params(s, base, method)
     ticks = src.mark_tick(aria=False, thickness=3).encode(
         x=x, y=alt.Y("reach:Q"),
