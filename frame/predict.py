@@ -10,7 +10,7 @@ the student has picked, or after “Show me the answer”. Picking, or the butto
 only: ``answer`` runs one small ``st.fragment`` that draws the radio back into the place ``predict`` kept for it
 (a container written on every run of its section, so Streamlit keeps its slot) and the answer under the chart;
 the chart between them is not sent again. A question whose ``answer`` is not reached in a run gets its radio at
-the end of its section (``flush``), so it is never lost.
+the end of its own section (``close_scope``), so it is never lost.
 """
 
 from __future__ import annotations
@@ -100,13 +100,20 @@ def _forget(q: Question) -> None:
         pending.remove(q)
 
 
-def flush() -> None:
-    """Draw the radio of every question asked since the last flush whose ``answer`` did not run (the frame calls
-    this at the end of each section and of the page)."""
+def open_scope() -> contextvars.Token:
+    """Start a scope (a section, a page): the questions asked in it are its own until ``close_scope``."""
+    return _PENDING.set([])
+
+
+def close_scope(token: contextvars.Token) -> None:
+    """Draw the radio of every question asked in this scope whose ``answer`` did not run, then give the outer
+    scope back its own (the frame calls this at the end of each section and of the page)."""
     pending = _PENDING.get() or []
-    _PENDING.set([])
-    for q in pending:
-        q._ask()
+    try:
+        for q in pending:
+            q._ask()
+    finally:
+        _PENDING.reset(token)
 
 
 def predict(question: str, options: list[str], correct: int, *, key: str) -> Question:

@@ -42,8 +42,7 @@ from posenc.charts.spec import columns
 
 from .live import PRESENT_MAX_HEIGHT, chart, presenting  # noqa: F401  (re-exported)
 from .pages import PageInfo, next_page, page_info
-from .predict import PREDICT_LABEL, Question, predict  # noqa: F401  (re-exported: frame.predict)
-from .predict import flush as flush_questions
+from .predict import PREDICT_LABEL, Question, close_scope, open_scope, predict  # noqa: F401  (re-exported: frame.predict)
 
 CHECKS_KEY = "checks"  # the Checks block's URL key (?checks=true opens it)
 CHECKS_LABEL = "Checks: every claim on this page, measured"
@@ -95,13 +94,16 @@ class Page:
         self._page_slot = _Slot(self, self._checks.container(), "_page")
         self._body.__enter__()
         self._token = _PAGE.set(self)
+        self._questions = open_scope()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        flush_questions()
-        self._body.__exit__(*exc)
-        if self._token is not None:
-            _PAGE.reset(self._token)
+        try:
+            close_scope(self._questions)  # a question outside every section still shows its radio
+        finally:
+            self._body.__exit__(*exc)
+            if self._token is not None:
+                _PAGE.reset(self._token)
         self._page_slot.draw()
         self.summarise()
         if not any(st.session_state["_frame_checks"][self.info.path].values()):
@@ -163,12 +165,14 @@ def section(title: str | None, *, fragment: bool = True, anchor: str | None = No
             if slot is not None:
                 slot.lines.clear()
                 pg.tally[slot.name] = []
-            token = _SLOT.set(slot)
+            token, questions = _SLOT.set(slot), open_scope()
             try:
                 fn()
             finally:
-                flush_questions()  # a question whose answer this run did not reach still shows its radio
-                _SLOT.reset(token)
+                try:
+                    close_scope(questions)  # a question whose answer this run did not reach still shows its radio
+                finally:
+                    _SLOT.reset(token)
                 if slot is not None:
                     slot.draw()
                     pg.summarise()  # in a page's run too: a fragment may only fill what its page run wrote

@@ -440,10 +440,22 @@ def test_a_long_title_fits_its_chart_and_a_long_subtitle_is_set_as_lines(present
         spec.validate(spec.Figure(spec={k: v for k, v in out.items() if k != "datasets"}, datasets=fig.datasets))
 
 
-def test_a_legend_never_cuts_a_label_and_stacks_under_a_narrow_chart():
-    """Vega cuts a legend label at 160 px unless told; the house config lifts the cut and, on a chart narrower
-    than LEGEND_ROW_MIN, puts one entry per line (in the browser, from the container's width), projected too."""
+def test_a_legend_never_cuts_a_label_stacks_under_a_narrow_chart_and_stays_vertical_when_asked():
+    """Vega cuts a legend label at 160 px unless told: the house config lifts the cut (projected too) and stacks
+    the entries under a narrow chart; a legend that asks to be vertical — on its channel or in the chart's config —
+    keeps one entry per line (Vega reads columns before direction, so the house rule would put it in a row)."""
     for config in (spec.CONFIG, spec.PRESENT_CONFIG):
-        legend = config["legend"]
-        assert legend["labelLimit"] == 0
-        assert legend["columns"] == {"expr": f"containerSize()[0] < {spec.LEGEND_ROW_MIN} ? 1 : 0"}
+        assert config["legend"]["labelLimit"] == 0 and "containerSize()" in config["legend"]["columns"]["expr"]
+
+    @spec.layout
+    def legends(how: str) -> alt.Chart:
+        legend = alt.Legend(direction="vertical") if how == "channel" else alt.Undefined
+        chart = alt.Chart(spec.named("main")).mark_point().encode(x="x:Q", y="y:Q", color=alt.Color("s:N", legend=legend))
+        return chart.configure_legend(direction="vertical") if how == "config" else chart
+
+    data = {"main": spec.columns(x=[1, 2], y=[1.0, 2.0], s=["a", "b"])}
+    for how in ("channel", "config", "house"):
+        out = spec.figure(legends(how), data, description="Two points.").to_vega_lite()
+        channel = out["encoding"]["color"].get("legend") or {}
+        columns = channel.get("columns", out["config"]["legend"]["columns"])
+        assert columns == (spec.LEGEND_FIT["columns"] if how == "house" else 1), how

@@ -76,7 +76,7 @@ def _coordinate_bars_layout() -> alt.LayerChart:
     enc_y = alt.Y("value:Q", title="value of the coordinate")
     colour = alt.Color("kind:N", sort=alt.EncodingSortField("k", op="min"), title=None,
                        scale=alt.Scale(range=[SERIES[0], FOCUS]),
-                       legend=alt.Legend(labelLimit=320, direction="vertical"))
+                       legend=alt.Legend(direction="vertical"))
     tooltip = [alt.Tooltip("coordinate:Q"), alt.Tooltip("value:Q", format=",.3f"), alt.Tooltip("kind:N", title="what")]
     bars = alt.Chart(named("coords")).mark_rect(aria=False).encode(
         x=alt.X("left:Q", **x_axis), x2="right:Q",

@@ -65,7 +65,8 @@ SEQUENTIAL = "blues"  # non-negative values (weights, similarities)
 # entries stand in one row under a wide chart and one per line under a narrow one (a phone, a half-width column),
 # so the whole text fits either way. Read once, when the chart is drawn into its container.
 LEGEND_ROW_MIN = 640  # px: a chart narrower than this stacks its legend's entries
-LEGEND_FIT = {"labelLimit": 0, "columns": {"expr": f"containerSize()[0] < {LEGEND_ROW_MIN} ? 1 : 0"}}
+LEGEND_FIT = {"labelLimit": 0,
+              "columns": {"expr": f"containerSize()[0] > 0 && containerSize()[0] < {LEGEND_ROW_MIN} ? 1 : 0"}}
 
 
 def _config(font: int, marks: int | None = None) -> dict:
@@ -281,35 +282,47 @@ def _quiet(spec: dict) -> None:
 # container width (read once, when the chart is drawn) — one line on a laptop, two or three on a phone; static
 # and data-driven titles alike (the expression wraps the title's own text or expression). A subtitle can only
 # be text: one longer than SUBTITLE_CHARS is set as lines of at most that many characters, everywhere.
-TITLE_CHAR_PX = 9  # a title character's width at the house title size (15 px bold), a little generous
+TITLE_CHAR_PX = 7.5  # a title character's width at the house title size (15 px bold): a phone fits ~40
 TITLE_MARGIN_PX = 60  # the container's width beyond the plot's (the y axis' labels and title)
+TITLE_FITS_PX = 240  # a static title narrower than this fits any chart as it is (a half column on a projector)
 SUBTITLE_CHARS = 56  # fits a 390 px phone at the subtitle size (Vega's 10 px; 16 px on a projector's wider chart)
 VIEW_KEYS = {"mark", "layer", "hconcat", "vconcat", "concat", "facet", "repeat"}
 
 
 def fitted_title(text: str, char_px: float) -> str:
-    """The Vega expression for title text ``text`` (an expression) split into lines that fit the container."""
+    """The Vega expression for title text ``text`` (an expression) split into lines that fit the container: as
+    few lines as fit, of about equal length (no orphan word on the last line)."""
     room = f"max(containerSize()[0] - {TITLE_MARGIN_PX}, {10 * char_px:g})"
-    chars = f"floor({room} / {char_px:g})"
-    return (f"length({text}) * {char_px:g} > {room} ? split(trim(replace({text}, "
+    lines = f"ceil(length({text}) * {char_px:g} / {room})"
+    chars = f"min(floor({room} / {char_px:g}), ceil(length({text}) / {lines}) + 8)"
+    return (f"containerSize()[0] > 0 && length({text}) * {char_px:g} > {room} ? split(trim(replace({text}, "
             f"regexp('(.{{1,' + {chars} + '}})(\\\\s+|$)', 'g'), '$1\\n')), '\\n') : {text}")
+
+
+def wrapped_subtitle(text: str) -> list[str]:
+    """``text`` in as few lines of at most SUBTITLE_CHARS as it needs, of about equal length."""
+    lines = -(-len(text) // SUBTITLE_CHARS)
+    width = -(-len(text) // lines)
+    while len(textwrap.wrap(text, width, break_long_words=False)) > lines and width < SUBTITLE_CHARS:
+        width += 1
+    return textwrap.wrap(text, width, break_long_words=False)
 
 
 def _fit_titles(spec: dict, factor: float) -> dict:
     """Every view title of ``spec`` (a copy) fitted to its chart (see ``fitted_title``), at text size × ``factor``."""
     for node in walk_dicts(spec):
         title = node.get("title")
-        if title is None or not VIEW_KEYS & node.keys():
-            continue  # an axis', a legend's or a channel's title
+        if title is None or not VIEW_KEYS & node.keys() or node is spec.get("config"):
+            continue  # an axis', a legend's or a channel's title, or the house config's
         title = node["title"] = dict(title) if isinstance(title, dict) else {"text": title}
         text = title.get("text")
-        if isinstance(text, str) and len(text) * TITLE_CHAR_PX > 300:
+        if isinstance(text, str) and len(text) * TITLE_CHAR_PX * factor > TITLE_FITS_PX:
             title["text"] = {"expr": fitted_title(json.dumps(text, ensure_ascii=False), TITLE_CHAR_PX * factor)}
         elif isinstance(text, dict) and isinstance(text.get("expr"), str):
             title["text"] = {"expr": fitted_title(f"({text['expr']})", TITLE_CHAR_PX * factor)}
         sub = title.get("subtitle")
         if isinstance(sub, str) and len(sub) > SUBTITLE_CHARS:
-            title["subtitle"] = textwrap.wrap(sub, SUBTITLE_CHARS)
+            title["subtitle"] = wrapped_subtitle(sub)
         if list(title) == ["text"] and isinstance(title["text"], str):
             node["title"] = title["text"]
     return spec
@@ -327,6 +340,16 @@ def _scaled_text(spec: dict, factor: float) -> dict:
     return spec
 
 
+def _vertical_legends(spec: dict) -> None:
+    """A legend (or a chart's legend config) that asks for ``direction: vertical`` keeps one entry per line: Vega
+    reads a legend's columns before its direction, so the house ``columns`` expression would put it in a row."""
+    for node in walk_dicts(spec):
+        legend = node.get("legend")
+        if (isinstance(legend, dict) and legend.get("direction") == "vertical"
+                and legend.get("columns", LEGEND_FIT["columns"]) == LEGEND_FIT["columns"]):
+            legend["columns"] = 1
+
+
 def _finish(spec: dict) -> dict:
     """The house style on a converted chart (done once per layout): config, sizing, and marks hidden from screen
     readers (``_quiet``)."""
@@ -335,6 +358,7 @@ def _finish(spec: dict) -> dict:
     if view == {"continuousWidth": 300, "continuousHeight": 300}:  # Altair's default theme; Streamlit drops it
         del spec["config"]["view"]
     spec["config"] = _merge(CONFIG, spec.get("config", {}))
+    _vertical_legends(spec)
     if "autosize" not in spec and not COMPOSED & spec.keys():
         # The width follows the column and the height is the plot's own. (Streamlit's default for a stretched
         # chart fits title, axes and a legend below inside the height, which squeezes the plot to a sliver.)
