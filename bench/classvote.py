@@ -37,7 +37,7 @@ from frame.classroom import COOKIE
 from harness.wsclient import Session
 from posenc import class_store
 
-COUNT = re.compile(r"round 1: (\d+) answered")
+COUNT = re.compile(r"round 1: (\d+) answered")  # in the vote chart's reading (frame.live.reading_html)
 
 
 def _predict(s: Session):
@@ -113,9 +113,9 @@ async def _teacher(base: str, page: str, query: str, st: dict, r: dict) -> None:
     """The teacher's page, following its counts; it reconnects if its process dies (as the browser does)."""
     seen = r["teacher_seen"]
 
-    def count(el) -> None:
-        spec = el.vega_lite_chart.spec if el.WhichOneof("type") == "vega_lite_chart" else ""
-        if "Class votes" in spec and (m := COUNT.search(spec)):
+    def count(el) -> None:  # the vote chart's reading (the html element after it) states the counts
+        body = el.html.body if el.WhichOneof("type") == "html" else ""
+        if "pe-reading" in body and "Votes so far" in body and (m := COUNT.search(body)):
             seen.append((time.monotonic(), int(m[1])))
 
     while time.monotonic() < st["until"]:

@@ -54,6 +54,7 @@ upgrade fixes them, so the work-arounds can go).
 from __future__ import annotations
 
 import copy
+import html
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,7 +97,7 @@ def mount() -> None:
 
 def chart(fig: Figure, *, play: str | None = None) -> None:
     """Draw a finished figure (``posenc.charts.spec.figure``): full width of its column, large text and a
-    capped height in presentation mode. Bound params are seeded from the address (see the module's docstring);
+    capped height in presentation mode; its reading (this setting's numbers) right after it, for screen readers. Bound params are seeded from the address (see the module's docstring);
     ``play`` names a bound range param to get a Play button."""
     present = presenting()
     spec = fig.to_vega_lite(present=present, max_height=PRESENT_MAX_HEIGHT if present else None)
@@ -106,8 +107,17 @@ def chart(fig: Figure, *, play: str | None = None) -> None:
         if param is None or param["bind"].get("input") != "range":
             raise ValueError(f"play={play!r}: the figure has no range input bound to a param of that name")
     st.vega_lite_chart(spec, width="stretch")
+    if fig.reading:  # this setting's numbers, for screen readers, right after the chart (see ``reading_html``)
+        st.html(reading_html(fig.reading))
     if play is not None:
         _COMPONENT(key=f"pe_play_{play}", data={"role": "play", "play": play}, height="content")
+
+
+def reading_html(reading: str) -> str:
+    """A figure's reading as our markup: escaped text (a reading may quote the student's sentence), never
+    Markdown; visually hidden and out of the page's flow (``frame.theme``), read out after the chart's name.
+    The description stays fixed while the reading changes, so the browser keeps the chart and swaps its data."""
+    return f'<p class="pe-reading">{html.escape(reading, quote=False)}</p>'
 
 
 # ---------------------------------------------------------------- bound params and the address
@@ -172,6 +182,35 @@ def parse(bind: dict, raw: str) -> Any:
     raise ValueError(f"{kind} inputs are not seeded from the address")
 
 
+_UNLINKED = object()  # the address carries no value for a param (or its input is not seeded from it)
+
+
+def _linked(p: dict) -> Any:
+    """The address's value for the bound param ``p`` (``parse``), ``_UNLINKED`` when it carries none; ValueError
+    when it carries one the page cannot use."""
+    raw = st.query_params.get_all(p["name"])
+    if not raw or p["bind"].get("input") not in SEEDED:
+        return _UNLINKED
+    try:
+        return parse(p["bind"], raw[-1])
+    except (TypeError, OverflowError) as err:
+        raise ValueError(raw[-1]) from err
+
+
+def opening(spec: dict) -> dict[str, Any]:
+    """The value each bound param of ``spec`` (a figure's or a layout's) opens at, by name: the address's when
+    usable, as ``chart`` seeds it, else the spec's own. For a page's prose and checks that speak of the chart's
+    opening state (a link may open it elsewhere)."""
+    out = {}
+    for p in bound_params(spec):
+        try:
+            value = _linked(p)
+        except ValueError:
+            value = _UNLINKED
+        out[p["name"]] = p.get("value") if value is _UNLINKED else value
+    return out
+
+
 def seed(spec: dict) -> dict:
     """``spec`` with each bound param's value taken from the address when the link carries a usable one (a
     copy; the figure's own spec is left alone). Registers every bound name as a known URL parameter; a value
@@ -191,16 +230,13 @@ def seed(spec: dict) -> dict:
                              "(page prefix + what it sets, e.g. sn_pos)")
         ours.add(name)
         registry[name] = p.get("value")
-        raw = st.query_params.get_all(name)
-        if not raw or p["bind"].get("input") not in SEEDED:
-            continue
         try:
-            value = parse(p["bind"], raw[-1])
-        except (ValueError, TypeError, OverflowError):
+            value = _linked(p)
+        except ValueError:
             shown = js_text(p.get("value")) if p.get("value") is not None else "the chart's default"
             st.warning(f"The link's value for “{name}” was not usable; using {shown}.", icon=":material/link_off:")
             continue
-        if value != p.get("value"):
+        if value is not _UNLINKED and value != p.get("value"):
             wanted[name] = value
     if not wanted:
         return spec

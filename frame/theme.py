@@ -63,6 +63,10 @@ a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visib
   border: 1px solid #1f5fbf; border-radius: 0.5rem; background: #ffffff; color: #1f5fbf; cursor: pointer; }
 .pe-play[aria-pressed="true"] { background: #1f5fbf; color: #ffffff; }
 .pe-play:focus-visible { outline: 3px solid #1f5fbf; outline-offset: 2px; }
+/* A chart's reading (frame.live.reading_html): read out after the chart, not seen, and no gap in the page. */
+[data-testid="stElementContainer"]:has(.pe-reading) { position: absolute !important; width: 1px !important;
+  min-width: 0 !important; height: 1px !important; overflow: hidden; clip-path: inset(50%); white-space: nowrap;
+  margin: 0; padding: 0; }
 /* ---------------- end of frame.live's block ---------------- */
 </style>
 """

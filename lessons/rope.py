@@ -33,10 +33,18 @@ def window_data(sentence: str, qi: int, ki: int, d: int, seed: int, start: int):
 
 
 @frame.cached
-def pair_data(sentence: str, qi: int, ki: int, d: int, seed: int):
-    r = rope_demo(posenc.tokenize(sentence), qi, ki, d, seed, M0, N0)
-    pair = rc.pair_index(rc.PAIR_OPEN, len(r.thetas))
-    return r, pair, rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=N0, gap=N0 - M0, score=r.score)
+def pair_data(sentence: str, qi: int, ki: int, d: int, seed: int, n: int, gap: int, fraction: float):
+    """At the circle chart's opening n, gap and pair (the question, the reading and the checks speak of it)."""
+    r = rope_demo(posenc.tokenize(sentence), qi, ki, d, seed, n - gap, n)
+    pair = rc.pair_index(fraction, len(r.thetas))
+    return r, pair, rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=n, gap=gap, score=r.score, pair=fraction)
+
+
+def opening() -> tuple[int, int, float]:
+    """The key position n, the gap n − m and the pair (a fraction) the circle chart opens at (a link may carry
+    them; ``frame.live.opening``)."""
+    at = frame.live.opening(rc.circles_spec())
+    return int(at[rc.KEY_POSITION]), int(at[rc.GAP]), float(at[rc.PAIR])
 
 
 @frame.cached
@@ -116,11 +124,12 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
 
     @frame.section("Each pair turns on its own circle")
     def circles():
+        n0, gap0, fraction = opening()
         q = frame.predict(
-            f"Press Play: the key position n sweeps from {N0} to {rc.N_MAX:,} while the gap n − m stays "
-            f"{N0 - M0}, so the query moves with it. What does the score do?",
+            f"Press Play: the key position n sweeps from {n0 if n0 < rc.N_MAX else 0:,} to {rc.N_MAX:,} while "
+            f"the gap n − m stays {gap0}, so the query moves with it. What does the score do?",
             ["It grows", "It shrinks", "It swings up and down", "It stays the same"], 3, key="rp_predict_play")
-        r, pair, fig = pair_data(ex.sentence, qi, ki, ex.d, ex.seed)
+        r, pair, fig = pair_data(ex.sentence, qi, ki, ex.d, ex.seed, n0, gap0, fraction)
         left, right = st.columns([3, 2])
         with left:
             frame.chart(fig, play=rc.KEY_POSITION)
@@ -132,10 +141,12 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
                       r.identity_error < r.identity_tol,
                       f"difference {small(r.identity_error)} (tolerance {r.identity_tol:.0e})")
         pairs = ", ".join(f"({a:,}, {b:,})" for a, b in r.pairs)
+        slow = rc.pair_index(rc.PAIR_OPEN, len(r.thetas))  # half way: slow enough to follow (rc.pair_index)
+        follow = (", slow enough to follow while playing" if pair >= slow else
+                  f"; to follow one while playing, pick pair {slow} (θ = {r.thetas[slow]:.2g}) or a slower one")
         fastest = ("the one pair turns by θ₀ = 1 radian per position" if len(r.thetas) == 1 else
                    f"pair 0 turns fastest (θ₀ = 1 radian per position), pair {len(r.thetas) - 1} slowest "
-                   f"(θ = {r.thetas[-1]:.2g}); the chart opens on pair {pair} (θ = {r.thetas[pair]:.2g}), "
-                   "slow enough to follow while playing")
+                   f"(θ = {r.thetas[-1]:.2g}); the chart opens on pair {pair} (θ = {r.thetas[pair]:.2g})" + follow)
         with right:
             q.answer(
                 (f"The chapter's pairs {pairs} score {r.pair_scores[0]:.6f}, "

@@ -33,17 +33,18 @@ def run(sentence: str, order: tuple[int, ...], d: int, seed: int, causal: bool):
     k = min(SHOWN_DIMS, d)
     limit = float(max(np.max(np.abs(res.out_of_scrambled[:, :k])), np.max(np.abs(res.permuted_out[:, :k]))))
     err = res.equivariance_error
-    same = (f"the two pictures are identical (largest difference {err:.0e})" if err < TOL else
-            f"with the causal mask the two pictures differ (largest difference {err:.2g})")
+    same = (f"The two pictures are identical (largest difference {err:.0e})." if err < TOL else
+            f"With the causal mask the two pictures differ (largest difference {err:.2g}).")
     figs = (
         charts.outputs(res.out_of_scrambled[:, :k], moved, title="Attn(PX): attention on the scramble",
                        d=d, limit=limit, legend=False,
-                       description=f"Attn(PX): the outputs of attention run on the scrambled sentence, one row per "
-                                   f"slot, labelled with each word's original position; {same}."),
+                       description="Attn(PX): the outputs of attention run on the scrambled sentence, one row per "
+                                   "slot, labelled with each word's original position, to compare with P·Attn(X).",
+                       reading=same),
         charts.outputs(res.permuted_out[:, :k], moved, title="P·Attn(X): the original, reordered",
                        d=d, limit=limit,
-                       description=f"P·Attn(X): the outputs of the original sentence moved to the same slots; "
-                                   f"{same}."),
+                       description="P·Attn(X): the outputs of the original sentence moved to the same slots, to "
+                                   "compare with Attn(PX).", reading=same),
     )
     return res, figs
 

@@ -25,21 +25,10 @@ def methods_data(d: int, L_train: int, s: int, base: int, seq_len: int):
     return res, cs.ratio_figure(res)
 
 
-def opening() -> tuple[int, int]:
-    """The s and base the key chart opens at: the address's when usable, as ``frame.chart`` seeds its in-chart
-    inputs (``frame.live.parse`` on the same inputs), else the defaults. (A local helper: frame exports no
-    reader of a seeded value.)"""
-    from frame.live import parse
-
-    out = []
-    for name, bind, default in (("st_s", {"input": "range", "min": 1, "max": cs.S_MAX, "step": 1}, TYPICAL_S),
-                                ("st_base", {"input": "select", "options": list(cs.BASES)}, BASE)):
-        raw = st.query_params.get(name)
-        try:
-            out.append(int(parse(bind, raw)) if raw is not None else default)
-        except ValueError:
-            out.append(default)
-    return out[0], out[1]
+def opening(d: int) -> tuple[int, int]:
+    """The s and base the key chart opens at (a link may carry them; ``frame.live.opening``)."""
+    at = frame.live.opening(cs.turns_spec(d))
+    return int(at["st_s"]), int(at["st_base"])
 
 
 def go(n: int) -> str:
@@ -175,7 +164,7 @@ with frame.page(PATH, "Trained on short texts, a model now reads longer ones: wh
                      icon=":material/error:")
             return
         rest = st.container()
-        s0, base0 = opening()
+        s0, base0 = opening(d)
         res, turns = stretch_data(d, L_train, s0, base0)
         with top:
             q = frame.predict(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import html
 import json
 import math
 import re
@@ -112,13 +113,21 @@ NOT_MARKDOWN = {"Text", "Code", "Dataframe", "UnknownElement", "Json"}
 RENDERED_FIELDS = {"body", "label", "help", "placeholder", "caption", "options"}
 
 
+READING = re.compile(r'^<p class="pe-reading">(.*)</p>$', re.S)  # frame.live.reading_html
+
+
 def frame_markup(proto) -> bool:
-    """The frame's own fixed markup (the share button, the style sheet): no student text can be in it."""
+    """The frame's own markup (the share button, the style sheet, a chart's reading as escaped text in HTML,
+    never Markdown): no student text can act in it."""
     import frame
 
     body = getattr(proto, "body", None)
-    return isinstance(body, str) and (body.strip() == frame.skeleton._SHARE.strip()
-                                      or body.lstrip().startswith("<style>"))
+    if not isinstance(body, str):
+        return False
+    reading = READING.match(body)
+    if reading:  # escaped through and through: the text shows as it is
+        return html.escape(html.unescape(reading.group(1)), quote=False) == reading.group(1)
+    return body.strip() == frame.skeleton._SHARE.strip() or body.lstrip().startswith("<style>")
 
 
 def markdown_values(at: AppTest) -> list[str]:
@@ -233,13 +242,33 @@ def chart_specs(at: AppTest) -> list[dict]:
     return [chart_spec(c) for c in charts_of(at)]
 
 
+
+def chart_readings(at: AppTest) -> list[str]:
+    """Each chart's reading (frame.live.reading_html: the numbers of this setting, set right after the chart),
+    in the order of ``charts_of``; "" for a chart without one."""
+    out: list[str] = []
+    for node in elements(at):
+        if kind(node) == "vega_lite_chart":
+            out.append("")
+        elif kind(node) == "html" and out and not out[-1]:
+            m = READING.match(str(node.proto.body))
+            if m:
+                out[-1] = html.unescape(m.group(1))
+    return out
+
+
+def chart_texts(at: AppTest) -> list[str]:
+    """What a screen reader reads for each chart, in order: its description, then its reading."""
+    return [f"{chart_spec(c).get('description', '')} {r}".strip() for c, r in zip(charts_of(at), chart_readings(at))]
+
+
 def layout_of(fig_or_spec, *, slider_ranges: bool = True) -> dict:
-    """A figure's (or a sent chart's) spec without its description, which ``spec.figure`` attaches per call: what
-    the ``@layout`` built. Two presses with equal layouts reuse the layout, and the browser swaps only the data.
+    """A figure's (or a sent chart's) spec as the browser keys it: what the ``@layout`` built and the description
+    (words fixed by the layout; the numbers travel in the reading). Two presses with equal layouts reuse the
+    layout, and the browser keeps the chart and swaps only the data.
     ``slider_ranges=False`` also leaves out the ends of in-chart range sliders (a slider over d/2 pairs is
     structure that follows d)."""
     spec = json.loads(json.dumps(dict(getattr(fig_or_spec, "spec", fig_or_spec))))
-    spec.pop("description", None)
     spec.pop("datasets", None)
     if not slider_ranges:
         for node in walk_dicts(spec):

@@ -4,7 +4,8 @@ the lesson pages. Run: streamlit run tests/live_app.py
 
 - a sine over a bound position ``lv_pos`` (range 0 … 63) with a Play button, a dot and its value that follow it;
 - a second chart with a radio ``lv_wave`` (sin / cos), a checkbox ``lv_grid`` and a select ``lv_freq``;
-- a Streamlit slider bound to the address (``lv_n``), in a fragment with the charts, so a rerun redraws them;
+- a Streamlit slider bound to the address (``lv_n``), in a fragment with the charts, so a rerun redraws them
+  (the second chart's layout and description stay, its data and its reading change: the browser keeps it);
 - a sidebar with a text box and a toggle (the collapsed sidebar must hold no Tab stop), a code block, tabs
   bound to the address (Streamlit 1.67 drops focus to <body> when an arrow key switches them).
 """
@@ -61,7 +62,8 @@ def sine_figure(n: int = N) -> spec.Figure:
 def pick_figure(n: int = N) -> spec.Figure:
     p = np.arange(n)
     return spec.figure(_pick_layout(), {"wave": spec.columns(p=p)},
-                       description="A sine or cosine at a chosen frequency, picked inside the chart.")
+                       description="A sine or cosine at a chosen frequency, picked inside the chart.",
+                       reading=f"It runs over positions 0 … {n - 1}.")
 
 
 if __name__ == "__main__":

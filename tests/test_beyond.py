@@ -331,6 +331,78 @@ def test_chart_builders_validate_and_stay_small(d, L_train, s, heads, sentence):
         assert all(m.get("aria") is False for m in _marks(fig.spec)), "every mark hidden from screen readers"
 
 
+def test_beyond_descriptions_stay_put_and_readings_carry_the_numbers():
+    """A chart's description (its accessible name) names no number of the data: another seed or d keeps it, and
+    the chart with it (Streamlit rebuilds a chart whose description changes); the numbers go in the reading,
+    recomputed here from posenc."""
+    from posenc.beyond import score_curves
+    from posenc.charts import beyond as bc
+
+    sentence = "the dog bit the man"
+    for seed_a, seed_b, d in ((0, 1, 64), (2, 3, 128)):
+        als = [alibi_attention(sentence, d, seed, 8) for seed in (seed_a, seed_b)]
+        prs = [precision_demo(d, 10000.0, seed) for seed in (seed_a, seed_b)]
+        scs = [score_curves(d, 10000.0, seed) for seed in (seed_a, seed_b)]
+        builders = [(bc.alibi_figure, als), (bc.offset_figure, prs), (bc.angle_error_figure, prs),
+                    (bc.pair_error_figure, prs), (bc.score_figure, scs)]
+        for build, (x, y) in builders:
+            a, b = build(x), build(y)
+            assert a.description == b.description and layout_of(a) == layout_of(b)
+            assert a.reading and a.spoken == f"{a.description} {a.reading}"
+        # the readings, from the numbers
+        al, pr, sc = als[0], prs[0], scs[0]
+        j1, j2 = al.copies
+        q = al.query
+        read = bc.alibi_figure(al).reading
+        assert (f"the query at position {q + 1} gives the copies at {j1 + 1} and {j2 + 1} weights "
+                f"{al.weights[0, q, j1]:.2f} and {al.weights[0, q, j2]:.2f}") in read
+        assert f"without ALiBi both get {al.plain_weights[q, j1]:.2f}" in read
+        assert f"{al.weights[0, q, j1]:.2f}" not in bc.alibi_figure(al).description
+        drift = bc.offset_figure(pr)
+        assert f"{pr.probe_offset['float32']:.2g} in float32" in drift.reading
+        assert f"{pr.probe_offset['bfloat16']:.2g} in bfloat16" in drift.reading
+        assert f"m = {pr.probe:,}" in drift.reading and f"{pr.probe_offset['float32']:.2g}" not in drift.description
+        assert f"{pr.probe_angle_error:.3g} rad at p = {pr.probe:,}" in bc.angle_error_figure(pr).reading
+        w = int(np.argmax(pr.pairs.error))
+        assert f"Pair {w} is off by {pr.pairs.error[w]:.3g} rad" in bc.pair_error_figure(pr).reading
+        m = sc.mean(1.0)
+        tail = max(1, sc.deltas.size // 10)
+        assert f"from {m[0]:.2f} at Δ = 0 to {np.mean(m[-tail:]):.2f}" in bc.score_figure(sc).reading
+
+    dec = decay_demo(64, 10000.0, 1.0, 0)
+    bound = bc.bound_figure(dec)
+    assert f"rising again at {int(np.sum(np.diff(dec.bound) > 0))} of its {dec.deltas.size - 1} steps" in bound.reading
+    assert f"from {(64 / 2 + 1) / 2:g} at Δ = 0" in bound.reading and "B(0) = (d/2 + 1)/2" in bound.description
+    win = bf16_positions(248, 272)
+    stored = bc.bf16_figure(win)
+    assert stored.reading == f"Only {len(set(win.stored))} of 25 stay distinct." and "248 to 272" in stored.description
+    assert bc.bf16_figure(bf16_positions(0, 20)).reading == "All 21 stay distinct."  # every integer ≤ 256 is exact
+
+
+@pytest.mark.parametrize("heads", [1, 3, 8, 12, 16])
+def test_slope_chart_words_follow_alibis_two_series(heads):
+    """Heads past the largest power of two c take every other slope of the 2c-head series, so the slopes do not
+    fall head by head (3 heads: 1/16, 1/256, then 1/4): the description says which series each head takes, and
+    the reading names both series' ends, from ``alibi_slopes``."""
+    from posenc.charts import beyond as bc
+
+    m = alibi_slopes(heads)
+    c = 2 ** int(math.floor(math.log2(heads)))
+    fig = bc.slopes_figure(m, c)
+    if heads == 1:
+        assert fig.reading == f"The slope is {2 ** -8:.3g}." and "1 heads" not in fig.spoken
+        return
+    assert f"each head's slope is 2^(−8/{c}) = {2 ** (-8 / c):.3g} times the one before" in fig.description \
+        or f"each slope 2^(−8/{c}) = {2 ** (-8 / c):.3g} times the one before" in fig.description
+    assert f"from {2 ** (-8 / c):.3g} for head 1 down to {2 ** -8:.3g} for head {c}" in fig.reading
+    if heads == 3:
+        assert "head 3 takes every other slope of the 4-head series" in fig.description
+        assert f"head 3's is {2 ** (-8 / 4):.3g}" in fig.reading and m[2] > m[0]
+    if heads == 12:
+        assert "heads 9 to 12 take every other slope of the 16-head series" in fig.description
+        assert f"then from {2 ** (-8 / 16):.3g} for head 9 down to {2 ** (-8 * 7 / 16):.3g} for head 12" in fig.reading
+
+
 def _marks(node):
     if isinstance(node, dict):
         if isinstance(node.get("mark"), dict):

@@ -288,5 +288,49 @@ def test_the_ladder_names_its_ratios_in_the_data_so_every_d_shares_one_layout():
         # the sinusoid factor is the next page's Predict: the legend names the rule, never the number
         assert "sinusoid pairs: ×base^(2/d) per rung" in names
         assert not any(f"{lad.pair_ratio:.4f}" in name for name in names)
-        figs.append({k: v for k, v in fig.spec.items() if k != "description"})
+        assert f"{lad.pair_ratio:.4f}" not in fig.spoken and f"{lad.pair_ratio:.3g}" not in fig.reading
+        # the numbers of this d are read out after the chart: d, the rungs, the last wavelength, and how the
+        # factor compares with the bits' 2 (10000^(2/d) < 2 for every d ≥ 27)
+        assert fig.reading.startswith(f"At d = {d}, ") and f"over {MAX_BITS} rungs" in fig.reading
+        assert f"a smaller factor, over more rungs ({d // 2})" in fig.reading
+        assert f"to {2 * np.pi * 10000.0 ** ((d - 2) / d):,.0f}." in fig.reading
+        figs.append(fig.spec)  # the description included: it names no number of d
     assert figs[0] == figs[1] == figs[2]
+
+
+@pytest.mark.parametrize("n", ALL_N)
+def test_the_hamming_heatmap_reads_out_its_pairs_bits_and_keeps_its_description(n):
+    """The description names the pairs (the layout's own arguments); the bits they differ in are the reading's,
+    counted here by hand."""
+    from posenc.charts import binary_codes as bc
+
+    res = binary_demo(n)
+    codes = code_strings(res.table)
+    fig = bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="hamming")
+    (a, b), (c, e) = res.near_pair, res.far_pair
+    ha, hc = bin(a ^ b).count("1"), bin(c ^ e).count("1")
+    assert f"outlined: {a} and {b}, neighbours" in fig.description
+    assert f"positions 0 … {res.shown - 1};" in fig.description
+    if n == 1:  # two positions: the bits that differ are the distance
+        assert fig.reading == "It does here: over positions 0 … 1 the bits that differ are |i − j| itself; " \
+                              "0 and 1 differ in 1 bit."
+    else:
+        assert ha > hc
+        assert fig.reading == (f"It does not: {a} and {b} are neighbours yet differ in {ha} bits; {c} and {e} are "
+                               f"{e - c} apart yet differ in {hc} {'bit' if hc == 1 else 'bits'}.")
+    assert not any(ch.isdigit() for ch in bc.hamming_heatmap(
+        res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="distance").reading)
+
+
+def test_the_sizes_strip_reads_the_spread_and_keeps_its_layout():
+    """Two words on the same axis rung: one spec (description included); the reading says whether a bit of 1
+    stays inside the word's spread."""
+    from posenc.charts import binary_codes as bc
+
+    low, high = (bc.sizes_strip(np.array(c), 4, 500, "word (2)") for c in ([0.9, -0.2], [1.0, 0.3]))
+    assert low.spec == high.spec  # both on the axis rung 2
+    assert low.reading == "The word's 2 coordinates reach ±0.90: a bit of 1 sticks out of that spread by 0.10, " \
+                          "still nothing like the raw index."
+    assert high.reading == "The word's 2 coordinates reach ±1.00: every bit stays inside that spread, at every " \
+                           "position."
+    assert "the 4 bits stay 0 or 1" in low.description and "walks off to 15" in low.description

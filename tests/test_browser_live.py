@@ -89,6 +89,35 @@ def test_a_rerun_keeps_the_in_chart_value_and_the_address_keeps_every_parameter(
     page.context.close()
 
 
+READING = """() => [...document.querySelectorAll('.pe-reading')].map(p => {
+  const box = p.closest('[data-testid=stElementContainer]'), r = box.getBoundingClientRect();
+  return {text: p.textContent, position: getComputedStyle(box).position, w: r.width, h: r.height,
+          hidden: !!p.closest('[aria-hidden=true]')}; })"""
+
+
+def test_a_press_that_changes_only_the_data_keeps_the_chart_and_updates_its_reading(browser, server):
+    """The second chart's spec (its description included) is the same at every n; only its data and its reading
+    change. The browser then keeps the drawn chart (the same element, marked before the press) and swaps the data;
+    the reading, read out after the chart, says the new numbers, takes no room and is not hidden from screen
+    readers. (With n in the description, Streamlit rebuilds the chart: a new element.)"""
+    page = fresh(browser, server)
+    page.evaluate("() => { document.querySelectorAll('[data-testid=stVegaLiteChart]')[1]"
+                  ".querySelector('svg, canvas').__peMark = 1; }")
+    assert page.evaluate(READING) == [{"text": "It runs over positions 0 … 63.", "position": "absolute",
+                                       "w": 1, "h": 1, "hidden": False}]
+    page.focus(".st-key-lv_n input[type=range]")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_timeout(300)
+    wait_done(page)
+    wait_charts(page)
+    page.wait_for_function("() => document.querySelector('.pe-reading').textContent.includes('47')")
+    kept = page.evaluate("() => document.querySelectorAll('[data-testid=stVegaLiteChart]')[1]"
+                         ".querySelector('svg, canvas').__peMark === 1")
+    assert kept, "the chart was rebuilt by a press that changed only its data"
+    assert [r["text"] for r in page.evaluate(READING)] == ["It runs over positions 0 … 47."]
+    page.context.close()
+
+
 def test_a_bad_value_in_the_link_opens_the_default_with_a_notice_and_the_link_is_corrected(browser, server):
     page = fresh(browser, server, "?lv_pos=zz&lv_wave=tan")
     text = page.inner_text("[data-testid=stMain]")

@@ -93,6 +93,10 @@ def test_a_figure_carries_its_description_and_the_house_config():
     fig = line_figure("  Rising line: y grows with x.  ")
     assert fig.description == "Rising line: y grows with x."
     assert fig.spec["description"] == "Rising line: y grows with x."
+    assert fig.reading == "" and fig.spoken == "Rising line: y grows with x."
+    read = spec.figure(line_layout(), {"main": spec.columns(x=[1], y=[2.0])}, description="A line.",
+                       reading="  It ends\n at 2.  ")
+    assert read.reading == "It ends at 2." and read.spoken == "A line. It ends at 2." and read.description == "A line."
     config = fig.spec["config"]
     assert config["axis"]["labelColor"] == spec.TEXT and config["axis"]["titleColor"] == spec.TEXT
     assert config["legend"]["orient"] == "bottom"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import assert_ok, open_page, page_text
+from conftest import assert_ok, chart_readings, charts_of, open_page, page_text
 from posenc import class_store as cs
 
 PAGE, KEY, KEY2 = "lessons/rope.py", "rp_predict", "rp_predict_play"  # the page's two Predicts
@@ -95,13 +95,13 @@ def test_the_teacher_sees_the_counts_and_controls(store):
         assert store.vote(code, QID, cs.new_student_id(), i).ok
     t.run()
     assert "3 answered" in page_text(t)
-    votes = [c for c in t.get("vega_lite_chart") if "Class votes" in c.proto.spec]
-    assert votes and "round 1: 3 answered" in votes[0].proto.spec
+    votes = [r for c, r in zip(charts_of(t), chart_readings(t)) if "Class votes" in c.proto.spec]
+    assert votes and "round 1: 3 answered" in votes[0]  # the counts are the chart's reading, after it
     t.button(key=f"pe_again_{KEY}").click().run()
     assert_ok(t)
     assert store.state(code, QID).round == 2 and "round 2" in page_text(t)
-    votes = [c for c in t.get("vega_lite_chart") if "Class votes" in c.proto.spec]
-    assert "round 1: 3 answered, round 2: 0 answered" in votes[0].proto.spec  # round 2 beside round 1
+    votes = [r for c, r in zip(charts_of(t), chart_readings(t)) if "Class votes" in c.proto.spec]
+    assert "round 1: 3 answered, round 2: 0 answered" in votes[0]  # round 2 beside round 1
     t.button(key=f"pe_reveal_{KEY}").click().run()
     assert_ok(t)
     assert store.state(code, QID).revealed and answer_shown(t)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -397,6 +398,42 @@ def test_a_sliders_value_is_data_not_layout():
     for x, y in zip(a, b):
         assert layout_of(x) == layout_of(y), x.description
         assert any(not x.datasets[k].equals(y.datasets[k]) for k in x.datasets) or "one-hot" in x.description
+
+
+@pytest.mark.parametrize("kw", [
+    dict(start=500, length=100, position=50, width=8, past=9),
+    dict(start=1701, length=937, position=713, width=40, past=9),
+    dict(start=1, length=10, position=1, width=1, past=1, d=2),
+])
+def test_the_numbers_of_a_setting_are_read_out_not_named(kw):
+    """A slider's value, and every number that follows it, is in the figure's reading (read out after the
+    chart), never in its description (the chart's name, which would rebuild the chart at every press)."""
+    from posenc.fixes import DWARFS
+
+    figs = _all_figures(TOKENS, **kw)
+    coord, terms, weights, sweep, strip, gap, lines, dist = figs[:8]
+    start, length, position, n = kw["start"], kw["length"], kw["position"], len(TOKENS)
+    sliders = {start, length, position} - {1, 2}  # 1 and 2 are the chapter's own words: size about 1, √2
+    for fig in figs:
+        named = {int(v.replace(",", "")) for v in re.findall(r"\d[\d,]*", fig.description)}
+        assert not sliders & named, fig.description
+    inp, r, _, _, o, _ = _demos(TOKENS, kw.get("d", 16), 0, start, length, position, kw["width"], kw["past"])
+    x = inp.X[0]
+    rms = math.sqrt(sum(v * v for v in x) / len(x))
+    assert coord.reading.startswith(f"The vector of “{TOKENS[0]}” at position {start:,}: its {len(x)} own")
+    assert f"typical size {rms:.2f}" in coord.reading
+    assert ("hardly show" in coord.reading) == (start >= DWARFS * rms)
+    assert terms.reading.startswith(f"At position {start:,}, d = {kw.get('d', 16)}: ")
+    wins = sum(int(np.argmax(row)) == n - 1 for row in r.weights_with)  # queries whose top key is the last
+    assert f"With the index, {wins} of {n} queries" in weights.reading
+    assert sweep.reading.startswith(f"The first word is at {start:,}. From a start of 1 to {max(1000, start):,}, "
+                                    f"R² goes from {r.sweep_share[0]:.3f} to {r.sweep_share[-1]:.3f}")
+    assert f"word 3 is {3 / n:.3g} in the first and {3 / length:.3g} in the second" in strip.reading
+    assert gap.reading == f"The step is {1 / n:.3g} in your {n} words and {1 / length:.3g} in {length}."
+    assert f"the rule at m = {position:,}" in lines.reading
+    shown = min(kw["width"], o.shown)
+    assert dist.reading == ("Position 1 only: a table one column wide has no two different positions." if shown == 1
+                            else f"Positions 1 to {shown}: every distance off the diagonal is {math.sqrt(2):.6f}.")
 
 
 def test_one_hot_width_is_data_not_layout():

@@ -11,7 +11,9 @@ from conftest import (
     HOLDS,
     VERDICT,
     assert_ok,
+    chart_readings,
     chart_spec,
+    chart_texts,
     charts_of,
     deep_link,
     elements,
@@ -354,6 +356,33 @@ frame.chart(fig)
         s = chart_spec(charts_of(at)[0])
         assert s["config"]["axis"]["labelFontSize"] == font and s["height"] == height
         assert s["description"] == "A tall line: it rises."
+
+
+def test_a_chart_s_reading_follows_it_escaped_and_its_description_stays_fixed():
+    """The numbers of this setting are read out after the chart (our markup, the text escaped: a reading may
+    quote the student's sentence), so the spec, description included, is the same at every setting and the
+    browser keeps the chart."""
+    script = """
+import altair as alt
+import streamlit as st
+import frame
+from posenc.charts import spec
+
+frame.begin_run()
+k = st.number_input("k", 1, 9, 2, key="k")
+line = spec.layout(lambda: alt.Chart(spec.named("m")).mark_line().encode(x="x:Q", y="y:Q"))
+fig = spec.figure(line(), {"m": spec.columns(x=[1, 2], y=[1, k])}, description="A line: it rises.",
+                  reading=f"It ends at <b>{k}</b> & up.")
+frame.chart(fig)
+st.markdown("after")
+"""
+    at = assert_ok(AppTest.from_string(script, default_timeout=60).run())
+    first = chart_spec(charts_of(at)[0])
+    assert chart_readings(at) == ["It ends at <b>2</b> & up."]
+    assert chart_texts(at) == ["A line: it rises. It ends at <b>2</b> & up."]
+    assert "&lt;b&gt;2&lt;/b&gt; &amp; up" in frame.live.reading_html("It ends at <b>2</b> & up.")
+    assert_ok(at.number_input(key="k").set_value(5).run())
+    assert chart_spec(charts_of(at)[0]) == first and chart_readings(at) == ["It ends at <b>5</b> & up."]
 
 
 # ---------------------------------------------------------------- verdicts, predictions, glossary words

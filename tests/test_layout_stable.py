@@ -1,7 +1,7 @@
 """Moving the sidebar's Seed or Model width d, or pressing a number input or slider of the main area, reuses the
 charts' layouts, on every page of the page list.
 
-A chart's layout (its Vega-Lite spec without the data and the description) is built once per distinct arguments
+A chart's layout (its Vega-Lite spec without the data; its description included, which names no number of the data) is built once per distinct arguments
 of its ``@layout`` and kept (``posenc.charts.spec``). A value of the data in a layout argument — a colour-scale
 bound taken from the numbers, a number in a title — makes every seed or d a new layout, built again for 10–60 ms
 (measured under a lecture hall's load: 12 % of the server's time). So, for each chart of the page, the layouts

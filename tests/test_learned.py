@@ -302,6 +302,55 @@ def test_every_figure_is_valid_named_small_and_fills_its_column():
                 assert "tooltip" in layer["encoding"], fig.description
 
 
+def test_every_chart_is_named_in_words_and_read_with_its_numbers():
+    """A chart's description (its accessible name, part of the spec) is the same at every setting; this
+    setting's numbers are its reading, recomputed here."""
+    from posenc.charts import learned as C
+
+    inside, past = edge(1024, 16, 0, 100), edge(1024, 16, 0, 4096)
+    a = C.table_window(inside.values, inside.rows, 1024, 100)
+    b = C.table_window(past.values, past.rows, 1024, 4096)
+    assert a.description == b.description and "×" in a.description
+    assert "row 100 is outlined (found)." in a.reading and "Every row shown is in the table." in a.reading
+    assert "row 4096 is outlined (it does not exist)." in b.reading
+    assert f"Rows past 1024 have nothing in them: {sum(r > 1024 for r in past.rows)} of the rows" in b.reading
+
+    idx = downsample_index(1024, 300)
+    figs = []
+    for n_sentences, median in ((10_000, 32.0), (1_000, 200.0)):
+        tr = simulate_training(1024, 16, 0, n_sentences, median)
+        top, bottom = C.per_row(idx + 1, tr.updates[idx], tr.relative[idx], 1024)
+        assert top.reading == f"The table has 1,024 rows: row 1 got {n_sentences:,} updates and row 1,024 " \
+                              f"got {int(tr.updates[-1]):,}."
+        assert f"row 1,024 {tr.relative[-1]:.3f} times" in bottom.reading
+        labels, _, sums = log2_bins(tr.length_counts)
+        hist = C.length_histogram(labels, sums)
+        j = int(np.argmax(sums))
+        assert f"The fullest bin is {labels[j]} words, with {sums[j]:,} of the {n_sentences:,} sentences" \
+            in hist.reading
+        figs.append((top, bottom, hist))
+    assert [f.description for f in figs[0]] == [f.description for f in figs[1]]
+
+    words = ["the", "cat", "sat", "the", "mat"]
+    pt = pattern_terms(words, 1024, 16, 0)
+    fig = C.pattern_chart(pt.starts, pt.learned, pt.raw, pt.content, 1024)
+    assert f"{pt.learned.min() / pt.content:.2g} to {pt.learned.max() / pt.content:.2g} times" in fig.reading
+    assert C.pattern_chart(pt.starts, pt.raw, pt.learned, 1.0, 1024).description == fig.description
+
+    ind = independence(1024, 16, 0)
+    sampled = C.cosine_offsets(idx, {"random": ind.by_offset[idx]}, "t")  # the sample skips offset 1
+    assert sampled.reading == f"Rows {idx[1]} apart — random: {ind.by_offset[idx[1]]:+.3f}."
+    every = C.cosine_offsets(np.arange(10), {"random": ind.by_offset[:10]}, "t")
+    assert every.reading == f"Rows 1 apart — random: {ind.by_offset[1]:+.3f}." and every.description == \
+        sampled.description
+
+    m = np.array([[1.0, 0.5, 0.1], [0.5, 1.0, 0.3], [0.1, 0.3, 1.0]])
+    grid = C.cosine_grid(m, [1, 17, 33], "g")
+    assert grid.reading == "3 rows; neighbours in the grid (rows 16 apart) have a mean cosine of +0.400."
+    norms = C.row_norms(np.arange(1, 4), np.array([0.5, 2.0, 1.25]), 3)
+    assert norms.reading == "The rows' lengths run from 0.50 to 2.00." and "no row 4" in norms.description
+
+
 def test_table_window_draws_missing_rows_as_crosses_not_zeros():
     from posenc.charts import learned as C
 

@@ -15,6 +15,7 @@ import frame
 from conftest import (
     HOLDS,
     assert_ok,
+    chart_readings,
     charts_of,
     elements,
     kind,
@@ -124,8 +125,8 @@ def test_predict_comes_first_and_no_verdict_sits_on_the_main_path(default_page):
 
 def test_the_chart_is_one_spec_with_linked_views_and_quiet_marks(default_page):
     """Hovering (or tapping) a row in any panel lights that word in every panel: one point selection over the
-    five cell views. Every mark has aria: false; the chart is named by its description, with the takeaway's
-    numbers."""
+    five cell views. Every mark has aria: false; the chart is named by its description, and its reading (set
+    right after it) carries the takeaway's numbers."""
     spec = chart_spec(default_page)
     hover = next(p for p in spec_params(spec) if p["name"] == HOVER)
     assert hover["select"]["type"] == "point" and hover["select"]["fields"] == ["row"]
@@ -136,7 +137,9 @@ def test_the_chart_is_one_spec_with_linked_views_and_quiet_marks(default_page):
     assert marks and all(isinstance(m, dict) and m.get("aria") is False for m in marks), marks
     tokens = tokenize(frame.DEFAULT_SENTENCE)
     a, b = chapter.copies(tokens)
-    assert f"Words {a + 1} and {b + 1} are the same word and get the same row in every step" in spec["description"]
+    assert f"Words {a + 1} and {b + 1} are the same word and get the same row in every step" in \
+        chart_readings(default_page)[0]
+    assert spec["description"].startswith("Attention in five steps")
 
 
 
@@ -255,4 +258,4 @@ def test_a_link_that_sets_the_query_opens_the_chart_there():
     at = assert_ok(open_page(PAGE, query={PARAM: "5 mouse"}))
     spec = chart_spec(at)
     assert next(p for p in spec["params"] if p["name"] == PARAM)["value"] == "5 mouse"
-    assert "Word 5, the query outlined" in spec["description"]
+    assert "Word 5, the query outlined" in chart_readings(at)[0]

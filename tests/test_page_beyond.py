@@ -7,7 +7,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import assert_ok, chart_spec, charts_of, open_page, page_fixture, page_text, predict_radios, verdict
+from conftest import (
+    assert_ok,
+    chart_readings,
+    chart_spec,
+    chart_texts,
+    charts_of,
+    open_page,
+    page_fixture,
+    page_text,
+    predict_radios,
+    verdict,
+)
 from posenc import chapter
 from posenc.beyond import DECAY_D, OFFSET_TOL, alibi_attention, first_drift, precision_demo, score_curves
 from posenc.stretch import DECAY_IDENTITY
@@ -42,6 +53,38 @@ def test_question_first_three_ideas(default_page):
     assert [r.key for r in predict_radios(at)] == ["by_predict_guess", "by_decay_guess", "by_precision_guess"]
     names = {p["name"] for c in charts_of(at) for p in _params(chart_spec(c))}
     assert {"by_head", "by_rho"} <= names  # the ALiBi head and ρ run in the charts
+
+
+def test_every_chart_is_read_out_with_its_numbers(default_page):
+    """Each chart's description stays put (what it shows); the numbers of this setting follow it as its reading,
+    recomputed here from posenc: the ALiBi copies' weights, the drift at the probe."""
+    at = default_page
+    specs = [chart_spec(c) for c in charts_of(at)]
+    readings = chart_readings(at)
+    assert len(readings) == len(specs) and all(readings), readings
+    alibi = next(i for i, sp in enumerate(specs) if sp["description"].startswith("Attention weights with ALiBi"))
+    al = alibi_attention(chapter.SENTENCE, 64, 0, 8)
+    j1, j2 = al.copies
+    q = al.query
+    assert (f"gives the copies at {j1 + 1} and {j2 + 1} weights {al.weights[0, q, j1]:.2f} and "
+            f"{al.weights[0, q, j2]:.2f}") in readings[alibi]
+    assert chart_texts(at)[alibi] == f"{specs[alibi]['description']} {readings[alibi]}"
+    drift = next(i for i, sp in enumerate(specs) if sp["description"].startswith("Score drift"))
+    pr = precision_demo(DECAY_D, chapter.BASE, 0)
+    assert f"{pr.probe_offset['float32']:.2g} in float32" in readings[drift]
+    assert f"{pr.probe_offset['float32']:.2g}" not in specs[drift]["description"]
+
+
+def test_another_seed_keeps_the_descriptions_and_changes_the_readings():
+    at = open_page(PAGE)
+    before, read_before = [chart_spec(c)["description"] for c in charts_of(at)], chart_readings(at)
+    at.number_input(key="seed").set_value(1).run()
+    assert_ok(at)
+    assert [chart_spec(c)["description"] for c in charts_of(at)] == before
+    after = chart_readings(at)
+    pr = precision_demo(DECAY_D, chapter.BASE, 1)
+    drift = next(i for i, d in enumerate(before) if d.startswith("Score drift"))
+    assert after != read_before and f"{pr.probe_offset['float32']:.2g} in float32" in after[drift]
 
 
 def test_alibi_answer_and_check():

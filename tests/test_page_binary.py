@@ -10,6 +10,7 @@ import pytest
 
 from conftest import (
     assert_ok,
+    chart_readings,
     chart_spec,
     chart_specs,
     chart_tables,
@@ -62,6 +63,7 @@ def test_the_page_asks_before_it_answers_and_never_prints_the_next_pages_ratio()
         assert ratio not in page_text(assert_ok(at))
         assert not any(ratio in json.dumps(chart_spec(c), ensure_ascii=False) or
                        any(ratio in str(t.to_pylist()) for t in chart_tables(c).values()) for c in charts_of(at))
+        assert not any(ratio in r or f"{10000.0 ** (2 / d):.3g}" in r for r in chart_readings(at))
 
 
 def test_bits_beside_the_content_live():
@@ -70,6 +72,7 @@ def test_bits_beside_the_content_live():
     toks = tokenize(chapter.SENTENCE)
     biggest = float(np.max(np.abs(embed(toks, 64, 0)[toks.index(chapter.QUERY_WORD)])))
     assert f"the word's coordinates reach ±{biggest:.2f}" in text
+    assert f"The word's 64 coordinates reach ±{biggest:.2f}: every bit stays inside" in "\n".join(chart_readings(at))
     strip = next(s for s in chart_specs(at) if any(p.get("name") == "bn_raw" for p in s.get("params", [])))
     p = next(p for p in strip["params"] if p["name"] == "bn_raw")
     assert p["bind"]["max"] == 2**MAX_BITS - 1 and p["value"] == chapter.RAW_POSITION

@@ -10,7 +10,17 @@ import pyarrow as pa
 import pytest
 
 import posenc
-from conftest import assert_ok, charts_of, checks_block, main_path, open_page, page_text, predict_radios, verdicts
+from conftest import (
+    assert_ok,
+    chart_readings,
+    charts_of,
+    checks_block,
+    main_path,
+    open_page,
+    page_text,
+    predict_radios,
+    verdicts,
+)
 from posenc import chapter
 from posenc.core import embed, projections, softmax
 from posenc.encodings import rope, sinusoidal
@@ -100,7 +110,8 @@ def test_copies_chart_sends_every_query_and_picks_in_the_chart():
     for s in SCHEMES:
         got = [w for sc, qq, w in zip(data["scheme"], data["query"], data["weight"]) if sc == s and qq == q]
         assert np.allclose(got, by_hand(s), atol=1e-12)
-        assert f"{s}: {got[0]:.3f} and {got[1]:.3f}" in spec["description"]  # the takeaway's numbers
+        assert f"{s}: {got[0]:.3f} and {got[1]:.3f}" in chart_readings(at)[0]  # the takeaway's numbers
+    assert spec["description"].startswith("Weights on the copies of") and "0." not in spec["description"]
 
 
 def test_scramble_chart_predict_and_answer():
@@ -110,6 +121,9 @@ def test_scramble_chart_predict_and_answer():
     assert param["name"] == "ex_scheme" and param["bind"]["options"] == list(SCHEMES)
     assert param["value"] == "sinusoids" and "with sinusoids" in at.radio(key="ex_predict_scramble_guess").label
     assert spec["mark"]["aria"] is False
+    said = chart_readings(at)[1]  # the numbers are read after the chart; its name stays fixed
+    assert said.startswith("The largest change of a word's weight after the swap — ")
+    assert all(f"{s}: " in said for s in SCHEMES) and "after the swap" not in spec["description"]
     text = page_text(at)
     assert "X:  the cat chased the mouse\nPX: the mouse chased the cat" in text
     at = pick(at, "ex_predict_scramble", "Only with no positions")

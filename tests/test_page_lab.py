@@ -8,13 +8,26 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import assert_ok, chart_specs, charts_of, kind, main_path, open_page, page_text, verdicts
+from conftest import (
+    assert_ok,
+    chart_readings,
+    chart_specs,
+    chart_texts,
+    charts_of,
+    kind,
+    layout_of,
+    main_path,
+    open_page,
+    page_text,
+    verdicts,
+)
 from posenc import lab
 
 PAGE = "lessons/lab.py"
@@ -58,6 +71,26 @@ def test_every_task_opens_on_the_precomputed_results(task_page):
     expected = sum(run["past"][i] for run in record["runs"]["alibi"]) / len(record["seeds"])
     # the charts ship float32 (7 significant digits; they show 3)
     assert len(rows) == 1 and rows[0]["value"] == pytest.approx(expected, rel=1e-6)
+
+
+def test_every_chart_is_read_out_with_the_settings_numbers(task_page):
+    """The descriptions say what each chart shows; the numbers of the record follow as each chart's reading,
+    recomputed here from the data file."""
+    task, at = task_page
+    record = RECORD[task]
+    s = lab.settings_from(record)
+    specs, readings = chart_specs(at), chart_readings(at)
+    assert len(readings) == len(specs) == 6 and all(readings), readings
+    assert chart_texts(at)[0] == f"{specs[0]['description']} {readings[0]}"
+    assert f"the training length is {s.L_train}" in readings[0] and f"positions {s.L_train + 1} and on" in readings[0]
+    assert f"Chance is 1/{s.vocab}, and n_max = {s.n_max}." in readings[0]
+    assert f"n_max = {s.n_max}" not in specs[0]["description"]
+    loss = next(i for i, sp in enumerate(specs) if sp["description"].startswith("Training loss against step"))
+    for scheme in lab.SCHEMES:
+        last = sum(run["losses"][-1] for run in record["runs"][scheme]) / len(record["seeds"])
+        assert f"{scheme} {last:.3f}" in readings[loss]
+    assert f"At step {record['loss_steps'][-1]:,} the mean loss is" in readings[loss]
+    assert f"ln {s.vocab} = {math.log(s.vocab):.3f}" in readings[loss]
 
 
 def test_verdicts_follow_the_honest_readings(task_page):
@@ -201,6 +234,18 @@ def test_every_lab_figure_is_valid_vega_lite_and_small():
                     charts.angles_figure(lab.settings_from(record))):
             validate(fig)
             assert fig.description and all(t.num_rows <= MAX_MARKS for t in fig.datasets.values())
+
+
+def test_the_live_loss_chart_keeps_its_description_and_layout_while_it_trains():
+    """Redrawn at every tick of a live training: only the data and the reading (the latest losses) change."""
+    from posenc.charts import lab as charts
+
+    early = charts.live_loss_figure({"none": [2.5, 2.4]}, 16, 100)
+    later = charts.live_loss_figure({"none": [2.5, 2.4, 2.2], "learned": [2.6]}, 16, 100)
+    assert early.description == later.description and layout_of(early) == layout_of(later)
+    assert later.reading == (f"Latest loss, of 100 steps: none {2.2:.3f} at step 3 and learned {2.6:.3f} at step 1. "
+                             f"A uniform guess scores ln 16 = {math.log(16):.3f}.")
+    assert charts.live_loss_figure({"none": []}, 16, 100).reading.startswith("No step has finished yet.")
 
 
 # ---------------------------------------------------------------- a real browser

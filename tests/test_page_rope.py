@@ -14,6 +14,8 @@ from test_rope_demo import marks_of
 from conftest import (
     assert_ok,
     chart_bytes,
+    chart_readings,
+    chart_spec,
     chart_specs,
     chart_tables,
     charts_of,
@@ -28,7 +30,7 @@ from conftest import (
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.charts.spec import nice_bound, walk_dicts
-from posenc.core import embed, projections, tokenize
+from posenc.core import embed, projections, signed, tokenize
 from posenc.encodings import MAX_POSITION, rope
 from posenc.rope_demo import WINDOW, length_demo, rope_demo, score_window
 
@@ -221,3 +223,76 @@ def test_every_chart_has_tooltips_a_description_and_no_pixel_width():
     for s in chart_specs(open_page(PAGE)):
         assert "tooltip" in json.dumps(s) and s.get("description") and "width" not in s
         assert marks_of(s) and all(m["aria"] is False for m in marks_of(s))
+
+
+def test_each_chart_is_named_in_words_and_reads_its_numbers_after():
+    """A chart's name (its description) holds no number of the data, so a press keeps it (and the browser keeps
+    the chart); this setting's numbers come right after it, in the reading, computed here from posenc."""
+    at = assert_ok(open_page(PAGE))
+    names = [chart_spec(c)["description"] for c in charts_of(at)]
+    window, circles, lengths = chart_readings(at)
+    w = score_window(SENT, QI, KI, 64, 0, 1)
+    assert f"positions 1 to {WINDOW}" in window and f"at most {w.rope_diag_spread:.1e} along any diagonal" in window
+    assert f"up to {w.rope_row_spread:.2f} along a row" in window
+    (m0, n0) = chapter.PAIRS[0]
+    r = rope_demo(SENT, QI, KI, 64, 0, m0, n0)
+    assert f"n = {n0:,}" in circles and f"m = {m0:,}" in circles and f"gap {signed(n0 - m0)}" in circles
+    assert f"the score is {signed(r.score, '.6f')}" in circles
+    L = length_demo(SENT, QI, 64, 0, chapter.RAW_POSITION)
+    assert f"m = {chapter.RAW_POSITION:,}" in lengths and f"{L.q_norm:.3f} long" in lengths
+    assert f"grown to {L.raw_norm:,.1f}" in lengths
+    at.number_input(key="rp_start").set_value(1_000_000).run()
+    at.number_input(key="rp_p").set_value(1_000_000).run()
+    assert_ok(at)
+    assert [chart_spec(c)["description"] for c in charts_of(at)] == names
+    window, _, lengths = chart_readings(at)
+    assert f"positions 1,000,000 to {1_000_000 + WINDOW - 1:,}" in window and "m = 1,000,000" in lengths
+
+
+def test_a_link_opens_the_circles_where_it_says_and_the_page_speaks_of_that_setting():
+    """``?rp_n=…&rp_gap=…&rp_pair=…`` opens the circle chart there (frame.chart seeds its sliders); the question,
+    the reading and the checks speak of that opening, computed here from posenc."""
+    n, gap, fraction = 250, -7, 51 / 255  # on the pair slider's steps (1/255)
+    at = assert_ok(open_page(PAGE, query={rc.KEY_POSITION: str(n), rc.GAP: str(gap), rc.PAIR: "0.2"}))
+    assert not at.warning
+    spec = json.loads(circle_chart(at).proto.spec)
+    values = {p["name"]: p["value"] for p in spec["params"] if "bind" in p}
+    assert values[rc.KEY_POSITION] == n and values[rc.GAP] == gap and values[rc.PAIR] == pytest.approx(fraction)
+    r = rope_demo(SENT, QI, KI, 64, 0, n - gap, n)
+    pair = rc.pair_index(fraction, 32)
+    reading = chart_readings(at)[1]
+    assert f"opens on pair {pair}," in reading and f"n = {n:,}" in reading and f"m = {n - gap:,}" in reading
+    assert f"gap {signed(gap)}" in reading and f"the score is {signed(r.score, '.6f')}" in reading
+    question = at.radio(key="rp_predict_play_guess")
+    assert f"sweeps from {n} to {rc.N_MAX:,}" in question.label and f"stays {gap}" in question.label
+    assert verdict(at, f"at m = {n - gap:,}, n = {n:,} the score equals one turn by the gap")[0]
+    question.set_value("It stays the same").run()
+    text = page_text(assert_ok(at))
+    slow = rc.pair_index(rc.PAIR_OPEN, 32)
+    assert pair < slow and f"the chart opens on pair {pair} (θ = {r.thetas[pair]:.2g})" in text
+    assert f"pick pair {slow}" in text and "slow enough to follow while playing" not in text
+
+
+def test_a_link_at_the_sliders_end_plays_from_the_start():
+    at = assert_ok(open_page(PAGE, query={rc.KEY_POSITION: str(rc.N_MAX), rc.GAP: str(rc.GAP_MIN), rc.PAIR: "1"}))
+    assert f"sweeps from 0 to {rc.N_MAX:,}" in at.radio(key="rp_predict_play_guess").label  # play starts over
+    r = rope_demo(SENT, QI, KI, 64, 0, rc.N_MAX - rc.GAP_MIN, rc.N_MAX)
+    reading = chart_readings(at)[1]
+    assert "opens on pair 31," in reading and f"the score is {signed(r.score, '.6f')}" in reading
+    assert all(h for h, _, _ in verdicts(at))
+
+
+@pytest.mark.parametrize("query", [{rc.KEY_POSITION: "x"}, {rc.GAP: "5"}, {rc.PAIR: "2"},
+                                   {rc.KEY_POSITION: str(rc.N_MAX + 1), rc.GAP: "-3.5e9", rc.PAIR: "nan"}])
+def test_a_bad_link_value_opens_the_circles_at_the_chapters_setting(query):
+    at = assert_ok(open_page(PAGE, query=query))
+    assert at.warning  # frame.chart's notice: the link's value was not usable
+    (m0, n0) = chapter.PAIRS[0]
+    spec = json.loads(circle_chart(at).proto.spec)
+    values = {p["name"]: p["value"] for p in spec["params"] if "bind" in p}
+    assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: rc.PAIR_OPEN}
+    r = rope_demo(SENT, QI, KI, 64, 0, m0, n0)
+    reading = chart_readings(at)[1]
+    assert f"opens on pair {rc.pair_index(rc.PAIR_OPEN, 32)}," in reading
+    assert f"n = {n0:,}" in reading and f"m = {m0:,}" in reading and f"the score is {signed(r.score, '.6f')}" in reading
+    assert f"sweeps from {n0} to" in at.radio(key="rp_predict_play_guess").label

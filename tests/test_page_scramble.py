@@ -17,6 +17,7 @@ import frame
 from conftest import (
     HOLDS,
     assert_ok,
+    chart_readings,
     chart_spec,
     chart_tables,
     charts_of,
@@ -150,6 +151,9 @@ def test_defaults_error_number_is_posencs(default_page):
     assert line.startswith(HOLDS)
     assert f"largest difference {res.equivariance_error:.0e}" in line
     assert f"{len(tokens)} × {frame.DEFAULT_D}" in line
+    for said in chart_readings(default_page)[:2]:  # read after each picture: the same number
+        assert said == (f"The two pictures are identical (largest difference {res.equivariance_error:.0e}). "
+                        f"Each output has d = {frame.DEFAULT_D} coordinates.")
 
 
 def test_defaults_equal_weight_checks_pass(default_page):
@@ -356,6 +360,7 @@ def test_custom_order_default_is_reversed():
 
 def test_causal_toggle_breaks_the_equation():
     at = open_page(PAGE)
+    names = [chart_spec(c)["description"] for c in charts_of(at)]
     at.toggle(key="causal").set_value(True).run()
     assert_ok(at)
     tokens = tokenize(DEFAULT)
@@ -365,6 +370,10 @@ def test_causal_toggle_breaks_the_equation():
     assert line.startswith(HOLDS) and "differs" in line
     assert f"largest difference {res.equivariance_error:.2g}" in line
     assert f"{len(rows_changed(res))} of {len(tokens)} slots differ" in line
+    assert [chart_spec(c)["description"] for c in charts_of(at)] == names  # the charts keep their names …
+    for said in chart_readings(at)[:2]:  # … and the reading says what the mask did
+        assert said.startswith(f"With the causal mask the two pictures differ (largest difference "
+                               f"{res.equivariance_error:.2g}).")
     assert "The causal mask breaks the equation" in page_text(at)
     # queries 4 and 5 see both copies of "the" and still weigh them equally
     assert check_line(at, MASK_WEIGHTS).startswith(HOLDS)
@@ -516,5 +525,6 @@ def test_a_link_that_sets_the_in_chart_query_is_what_the_copies_predict_asks_abo
     w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
     line = check_line(at, PARADOX)
     assert "the query at position 5 gives copies 1 and 4" in line and f"{w[0]:.4f}, {w[3]:.4f}" in line
+    assert chart_readings(at)[2] == f"From the query 5 mouse, the copies get {w[0]:.4f}, {w[3]:.4f}."
     bad = assert_ok(open_page(PAGE, query={"sc_q": "9 nothing"}))  # not a word of the sentence: the default
     assert "from the query at position 3 (“chased”)" in predict_label(bad, "sc_copies")

@@ -12,6 +12,7 @@ import pytest
 from conftest import (
     assert_ok,
     chart_bytes,
+    chart_readings,
     chart_spec,
     chart_tables,
     charts_of,
@@ -274,9 +275,9 @@ def test_the_titles_that_name_p_and_k_read_them_from_the_data():
         assert text in chart_tables(chart)[dataset].column("title")[0].as_py(), start
 
 
-def test_the_dial_descriptions_carry_the_numbers():
+def test_the_dial_readings_carry_the_numbers():
     at = open_page(PAGE)
-    dials, shifted = (chart_spec(c)["description"] for c in charts_of(assert_ok(at))[:2])
+    dials, shifted = chart_readings(assert_ok(at))[:2]
     assert "pair 0: 6.283" in dials and "pair 31: 47,117" in dials
     closed = float(np.sum(np.cos(chapter.SHIFT * 10000.0 ** (-np.arange(0, 64, 2) / 64))))
     assert f"PE(p)·PE(p + k) = {closed:.4f} at every p" in shifted

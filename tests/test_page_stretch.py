@@ -10,6 +10,7 @@ import pytest
 
 from conftest import (
     assert_ok,
+    chart_readings,
     chart_spec,
     charts_of,
     layouts,
@@ -161,6 +162,9 @@ def test_predict_and_answer_speak_of_the_state_the_chart_opens_in(s, base):
     res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, s, TYPICAL_SEQ_LEN, float(base))
     question = str(predict_radios(at)[0].label)
     assert f"base {base:,}" in question and f"s = {s}:" in question
+    turns, ratio = chart_readings(at)  # the charts' readings speak of that state too
+    assert f"opens at s = {s}, base {base:,}" in turns and f"L_train = {TYPICAL_L_TRAIN:,} tokens" in turns
+    assert ratio.startswith(f"At s = {s}:") and f"seq_len = {TYPICAL_SEQ_LEN:,}" in ratio
     past = int(res.unseen["RoPE as trained"].sum())
     text = _answer(at, pick=1 if past else 3)
     assert "Right." in text
@@ -172,3 +176,21 @@ def test_predict_and_answer_speak_of_the_state_the_chart_opens_in(s, base):
         assert f"At s = {s}: PI" in text
     else:  # base 100: every pair turns within L_train
         assert "Here none" in text and "nothing to bring back" in text
+
+
+def test_the_charts_names_hold_no_number_and_their_readings_do():
+    """The key chart's name (its description) is fixed by its pairs' count; L_train, s, the base and the counts of
+    slow pairs are this setting's numbers, in the reading (computed here from posenc)."""
+    at = open_page(PAGE)
+    names = [chart_spec(c)["description"] for c in charts_of(at)]
+    res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN)
+    slow, past = int((res.rotations < 1).sum()), int(res.unseen["RoPE as trained"].sum())
+    turns, ratio = chart_readings(at)
+    assert f"{past} of {slow} slow pairs reach up to {res.overreach['RoPE as trained']:.3g}×" in turns
+    assert f"keeps pairs 0 to {res.low} as they were and divides pairs from {res.high} on by s" in ratio
+    assert f"{TYPICAL_D // 2} pairs" in names[0] and str(TYPICAL_L_TRAIN) not in names[0].replace(",", "")
+    at = open_page(PAGE, query={"st_L": "100000", "st_len": "50000"})
+    assert_ok(at)
+    assert [chart_spec(c)["description"] for c in charts_of(at)] == names
+    turns, ratio = chart_readings(at)
+    assert "L_train = 100,000 tokens" in turns and "seq_len = 50,000" in ratio

@@ -157,7 +157,7 @@ def test_printed_weights_are_at_least_4_5_to_1_on_every_cell():
     assert (full + 0.05) / (text + 0.05) < 4.5 and 1.05 / (full + 0.05) < 4.5
 
 
-def test_marks_are_quiet_and_the_description_carries_the_takeaway():
+def test_marks_are_quiet_and_the_reading_carries_the_takeaway():
     tokens = tokenize(chapter.SENTENCE)
     res = primer(tokens, 64, 0)
     copies, gap = copy_rows_gap(res)
@@ -166,8 +166,13 @@ def test_marks_are_quiet_and_the_description_carries_the_takeaway():
     marks = [n["mark"] for n in walk_dicts(fig.spec["vconcat"]) if "mark" in n]
     assert marks and all(m.get("aria") is False for m in marks)
     top = int(np.argmax(res.weights[q]))
-    assert f"gives its largest weight, {res.weights[q, top]:.2f}, to word {top + 1}" in fig.description
-    assert f"Words {copies[0] + 1} and {copies[1] + 1} are the same word" in fig.description
+    assert f"gives its largest weight, {res.weights[q, top]:.2f}, to word {top + 1}" in fig.reading
+    assert f"Words {copies[0] + 1} and {copies[1] + 1} are the same word" in fig.reading
+    assert f"d = {res.d}" in fig.reading and f"{len(tokens)} words" in fig.reading
+    # the chart's name says what it shows in words: another sentence, seed or d keeps it
+    other = primer(tokenize("a b c d e f"), 16, 3)
+    assert steps(other, query=0, shown_words=MAX_SHOWN_WORDS, shown_coords=SHOWN_COORDS).description == \
+        fig.description
     hover = next(p for p in fig.spec["params"] if p["name"] == HOVER)
     assert len(hover["views"]) == 5
 

@@ -275,10 +275,11 @@ def test_window_figure_holds_both_schemes_and_a_bound_pick():
     # every mark is hidden from screen readers: the chart is named by its description
     for fig in (win, circles, lengths):
         assert marks_of(fig.spec) and all(m["aria"] is False for m in marks_of(fig.spec))
-    w = score_window(SENT, 2, 1, 64, 0, 1)  # the takeaway's numbers are in the chart's name
-    assert f"at most {w.rope_diag_spread:.1e} along any diagonal" in win.description
-    assert f"up to {w.rope_row_spread:.2f} along a row" in win.description
-    assert f"up to {w.additive_diag_spread:.2f} along a diagonal" in win.description
+    w = score_window(SENT, 2, 1, 64, 0, 1)  # the takeaway's numbers are in the chart's reading, after its name
+    assert f"at most {w.rope_diag_spread:.1e} along any diagonal" in win.reading
+    assert f"up to {w.rope_row_spread:.2f} along a row" in win.reading
+    assert f"up to {w.additive_diag_spread:.2f} along a diagonal" in win.reading
+    assert win.spoken == f"{win.description} {win.reading}"
     # the circle chart keeps its aspect: the x domain follows width / height in the browser
     assert "width" in json.dumps(circles.spec["layer"][0]["encoding"]["x"]["scale"]["domain"])
     # lengths: RoPE flat, the raw index growing
@@ -286,6 +287,25 @@ def test_window_figure_holds_both_schemes_and_a_bound_pick():
     rope_rows = [v for s, v in zip(t["scheme"], t["length"]) if s.startswith("RoPE")]
     raw_rows = [v for s, v in zip(t["scheme"], t["length"]) if s.startswith("raw")]
     assert np.ptp(rope_rows) < 1e-12 and raw_rows[-1] > 1e6
+
+
+def test_readings_carry_this_settings_numbers_and_descriptions_none():
+    """The chart's name (its description) is the same at every setting; the numbers travel in the reading."""
+    from posenc.core import signed
+
+    win, circles, lengths = _figures(d=64, start=1, m=10, n=7)
+    far = _figures(d=8, start=MAX_POSITION - WINDOW + 1, m=MAX_POSITION, n=0,
+                   tokens=tokenize("a dog saw a cat"))
+    assert [f.description for f in far] == [f.description for f in (win, circles, lengths)]
+    assert f"{WINDOW} query positions" in win.description and "positions 1 to 40" in win.reading
+    r = rope_demo(SENT, 2, 1, 64, 0, 10, 7)  # _figures opens the circles at n = 7, gap 7 − 10 = −3
+    assert "n = 7" in circles.reading and "m = 10" in circles.reading and "gap −3" in circles.reading
+    assert f"pair {int(np.floor(0.5 * 31 + 0.5))}" in circles.reading and f"score is {signed(r.score, '.6f')}" in circles.reading
+    L = length_demo(SENT, 2, 64, 0, 10)
+    raw = float(np.hypot(L.x_norm, 10))  # ‖[x ; m]‖, from the vector's own length
+    assert "m = 10" in lengths.reading and f"{L.q_norm:.3f} long" in lengths.reading
+    assert f"grown to {raw:,.1f}" in lengths.reading
+    assert f"1 to {MAX_POSITION:,}" in lengths.description
 
 
 def test_window_and_lengths_layouts_are_the_same_for_every_position():

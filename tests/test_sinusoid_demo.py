@@ -324,7 +324,7 @@ def test_every_chart_is_valid_vega_lite_with_tooltips(d, base, length, k, p):
     for name, fig in _page_figs(d, base, length, k, p).items():
         full = spec.validate(fig)  # the Vega-Lite schema
         assert '"tooltip"' in json.dumps(full), name
-        assert fig.description, name
+        assert fig.description and fig.reading, name
         assert fig.rows <= spec.MAX_MARKS, name
         assert "width" not in fig.spec, name  # no pixel widths: the chart fills its container
         refs = list(data_refs(fig.spec))
@@ -360,12 +360,14 @@ def test_similarity_chart_is_one_based_and_holds_the_gaps():
         assert r["PE(p)·PE(q)"] == pytest.approx(float(np.sum(np.cos(frequencies(16) * (r["q"] - r["p"])))))
 
 
-def test_the_catch_charts_description_says_what_its_scores_do():
-    """Its accessible name follows the scores it draws: moving, or (if they ever stayed put) flat."""
+def test_the_catch_charts_reading_says_what_its_scores_do():
+    """What a screen reader hears follows the scores it draws: moving, or (if they ever stayed put) flat; the
+    chart's name (its description) stays the same, so the browser keeps the chart."""
     from posenc.charts import sinusoids as sc
 
     ms = np.arange(4, 10)
-    moving = sc.catch_sweep(ms, np.linspace(-1.0, 1.0, ms.size), 3, []).spec["description"]
-    flat = sc.catch_sweep(ms, np.full(ms.size, 0.25), 3, []).spec["description"]
-    assert "the score moves with m" in moving and "stays put" not in moving
-    assert "stays put" in flat and "moves with m" not in flat
+    moving = sc.catch_sweep(ms, np.linspace(-1.0, 1.0, ms.size), 3, [])
+    flat = sc.catch_sweep(ms, np.full(ms.size, 0.25), 3, [])
+    assert moving.description == flat.description
+    assert "the score moves with m" in moving.reading and "stays put" not in moving.spoken
+    assert "stays put" in flat.reading and "moves with m" not in flat.spoken

@@ -8,6 +8,8 @@ them redraws with no rerun. Colours keep their one app-wide meaning (``spec.FOCU
 ``spec.SERIES`` via ``spec.series``, ``spec.REFERENCE``); compared lines differ by colour, dash and shape, and are
 labelled directly where they separate, on a white halo. Pair indices i are 0-based (as RoPE code counts them); positions in the
 precision charts are token indices p as RoPE code counts them (0-based); words in the ALiBi chart are 1-based.
+Each description says what its chart shows in words and the layout's own arguments (so it stays put while the
+numbers change); the numbers of this setting go in the figure's reading (``spec.figure``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import altair as alt
 import numpy as np
 
 from posenc.beyond import AlibiDemo, Bf16Positions, DecayDemo, PrecisionDemo
+from posenc.core import count
 
 from . import spec
 from .spec import FOCUS, REFERENCE, SERIES, Figure, layout
@@ -111,9 +114,33 @@ def slopes_figure(slopes: np.ndarray, base_heads: int, height: int = 240) -> Fig
     src = (np.arange(H) >= base_heads).astype(int)
     data = {"slopes": spec.columns(h=np.arange(1, H + 1), m=m, l2=np.log2(m), floor=np.full(H, float(m.min()) / 2),
                                    src=spec.categories(src, _slope_series(base_heads)))}
-    return spec.figure(_slopes_layout(H, base_heads, height), data,
-                       description=f"ALiBi slopes for {H} heads: from {m.max():.3g} down to "
-                                   f"{m.min():.3g}, each head halving (or less) the one before.")
+    return spec.figure(_slopes_layout(H, base_heads, height), data, description=_slopes_description(H, base_heads),
+                       reading=_slopes_reading(m, base_heads))
+
+
+def _slopes_description(H: int, c: int) -> str:
+    """What the slopes chart shows, from its layout's arguments: ``H`` heads, the first ``c`` from the c-head
+    series (m_h = 2^(−8h/c)), the rest every other term of the 2c-head series (the same ratio 2^(−8/c))."""
+    if H == 1:
+        return "The ALiBi slope of 1 head, as one bar (log₂ scale)."
+    head = f"ALiBi slopes for {H} heads, one bar per head (log₂ scale)"
+    ratio = f"2^(−8/{c}) = {2 ** (-8 / c):.3g}"
+    if H == c:
+        return f"{head}: each head's slope is {ratio} times the one before."
+    rest = f"head {c + 1} takes" if H == c + 1 else f"heads {c + 1} to {H} take"
+    return (f"{head}: heads 1 to {c} take the {c}-head series, each slope {ratio} times the one before; {rest} "
+            f"every other slope of the {2 * c}-head series (outlined, lighter fill).")
+
+
+def _slopes_reading(m: np.ndarray, c: int) -> str:
+    if m.size == 1:
+        return f"The slope is {m[0]:.3g}."
+    first = f"from {m[0]:.3g} for head 1 down to {m[c - 1]:.3g} for head {c}"
+    if m.size == c:
+        return f"The slopes run {first}."
+    if m.size == c + 1:
+        return f"The slopes run {first}; head {c + 1}'s is {m[c]:.3g}."
+    return f"The slopes run {first}, then from {m[c]:.3g} for head {c + 1} down to {m[-1]:.3g} for head {m.size}."
 
 
 @layout
@@ -133,7 +160,7 @@ def _slopes_layout(H: int, base_heads: int, height: int) -> alt.LayerChart:
                  _tip("src", "from", "N")])
     text = alt.Chart(spec.named("slopes")).mark_text(aria=False, dy=-7).encode(
         x=x, y=alt.Y("m:Q"), text=alt.Text("m:Q", format=".3g"))
-    return alt.layer(bars, text, title=f"ALiBi slopes for {H} heads", height=height)
+    return alt.layer(bars, text, title=f"ALiBi slopes for {count(H, 'head')}", height=height)
 
 
 # ALiBi in the chart: the raw scores travel as data, the head's slope, the bias and the softmax are closed forms
@@ -161,16 +188,21 @@ def alibi_figure(al: AlibiDemo) -> Figure:
         marks = spec.columns(i=np.array([al.query] * 2), j=np.array(al.copies))
         j1, j2 = al.copies
         q = al.query
-        take = (f"with head 1 (m = {al.slopes[0]:.3g}) the query at position {q + 1} gives the copies at {j1 + 1} and "
-                f"{j2 + 1} weights {al.weights[0, q, j1]:.2f} and {al.weights[0, q, j2]:.2f}; without ALiBi both get "
-                f"{al.plain_weights[q, j1]:.2f}")
+        reading = (f"With head 1 (m = {al.slopes[0]:.3g}) the query at position {q + 1} gives the copies at {j1 + 1} "
+                   f"and {j2 + 1} weights {al.weights[0, q, j1]:.2f} and {al.weights[0, q, j2]:.2f}; without ALiBi "
+                   f"both get {al.plain_weights[q, j1]:.2f}.")
     else:
         marks = spec.columns(i=np.array([], dtype=int), j=np.array([], dtype=int))
-        take = "the farther the key, the lower its weight"
+        reading = "No word repeats here, so no cell is outlined."
     info = spec.columns(c=[al.base_heads], H=[H])
     return spec.figure(_alibi_layout(tuple(labels), H), {"cells": cells, "words": words, "copies": marks,
                                                           "info": info},
-                       description=f"Attention weights with ALiBi on the sidebar's sentence ({H} heads): {take}.")
+                       description=f"Attention weights with ALiBi on the sentence's {count(n, 'word')}, for the "
+                                   f"head picked under the chart ({count(H, 'head')}; head 0: ALiBi off): each head "
+                                   "subtracts its slope times the distance from every score, so of two keys with "
+                                   "the same score the farther one weighs less. Outlined: the first two copies of "
+                                   "a repeated word, in the row of the query that reads both.",
+                       reading=reading)
 
 
 @layout
@@ -227,10 +259,14 @@ GAP_AXIS = "gap Δ = m − n (tokens)"
 def bound_figure(dec: DecayDemo, height: int = 300) -> Figure:
     """RoFormer's relative upper bound B(Δ) against the gap, in its own units (B(0) = (d/2 + 1)/2)."""
     data = {"bound": spec.columns(x=dec.deltas, b=dec.bound, rel=dec.bound_rel)}
+    last, steps = float(dec.bound[-1]), dec.deltas.size - 1
+    change = "falls" if last < dec.b0 else "stays"
+    again = f"rising again at {dec.rises} of its {steps} steps" if dec.rises else "never rising on the way"
     return spec.figure(_bound_layout(height), data,
-                       description=f"RoFormer's bound B(Δ): it falls from {dec.b0:g} at Δ = 0 to "
-                                   f"{dec.bound[-1]:.3g} at Δ = {dec.deltas[-1]:g}, rising again at {dec.rises} "
-                                   "of the steps.")
+                       description="RoFormer's bound B(Δ) against the gap Δ = m − n, in its own units: it is largest "
+                                   "at Δ = 0, where B(0) = (d/2 + 1)/2.",
+                       reading=f"It {change} from {dec.b0:g} at Δ = 0 to {last:.3g} at Δ = {dec.deltas[-1]:g}, "
+                               f"{again}.")
 
 
 @layout
@@ -280,7 +316,7 @@ def _score_span(sc, drawn: np.ndarray) -> dict:
 
 def score_figure(sc, rho0: float = 1.0, height: int = 170) -> Figure:
     """The RoPE score ÷ d against the gap, in closed form for the in-chart ρ: mean, mean ± 1.645 sd (about the
-    middle 90 %), and one random (q, k). ``sc``: ``posenc.beyond.ScoreCurves``; ``rho0`` words the description."""
+    middle 90 %), and one random (q, k). ``sc``: ``posenc.beyond.ScoreCurves``; ``rho0``: the ρ of the reading's numbers."""
     n = sc.deltas.size
     tail = max(1, n // 10)
     drawn = drawn_gaps(n)
@@ -290,11 +326,17 @@ def score_figure(sc, rho0: float = 1.0, height: int = 170) -> Figure:
                                  xmax=[float(sc.deltas[-1])], **_score_span(sc, drawn)),
             "zero": spec.columns(y=[0.0]), "names": spec.columns(k=[0, 1, 2], t=list(SCORE_NAMES))}
     m = sc.mean(rho0)
+    first, late = f"{m[0]:.2f}", f"{float(np.mean(m[-tail:])):.2f}"
+    far = f"on average for Δ ≥ {sc.deltas[-tail]:g}"
+    mean = (f"is {first} at Δ = 0 and {late} {far}" if first == late else
+            f"{'falls' if float(late) < float(first) else 'rises'} from {first} at Δ = 0 to {late} {far}")
     return spec.figure(_score_layout(height), data,
-                       description=f"The RoPE score divided by d against the gap, at ρ = {rho0:g}: the mean falls "
-                                   f"from {m[0]:.2f} at Δ = 0 to {float(np.mean(m[-tail:])):.2f} on average for "
-                                   f"Δ ≥ {sc.deltas[-tail]:g}, while a single (q, k) swings by about "
-                                   f"±{1.645 * float(np.mean(sc.sd(rho0)[-tail:])):.2f} around it.")
+                       description="The RoPE score divided by d against the gap Δ, for the ρ picked under the chart "
+                                   "(how well q matches k): the mean over all (q, k), the middle 90 % (mean ± 1.645 "
+                                   "sd) and one random (q, k). The mean is ρ·(2/d)·Σ cos(Δθ_i): it scales with ρ "
+                                   "and is 0 at every gap when ρ = 0.",
+                       reading=f"At ρ = {rho0:g} the mean {mean}, while a single (q, k) swings by about "
+                               f"±{1.645 * float(np.mean(sc.sd(rho0)[-tail:])):.2f} around it.")
 
 
 @layout
@@ -355,9 +397,18 @@ def angle_error_figure(pr: PrecisionDemo, height: int = 300) -> Figure:
     """The worst float32 angle error over the pairs against the position, both on log scales."""
     data = _probe_data(pr.probe, "p")
     data["angle"] = spec.columns(p=pr.positions, e=pr.angle_error)
+    near = pr.positions <= SMALL_P
+    small = float(np.max(pr.angle_error[near])) if near.any() else 0.0
+    grows = "It grows with p: " if pr.probe_angle_error > small else "It is "
     return spec.figure(_angle_error_layout(height), data,
-                       description=f"float32 angle error against the position: it grows with p and "
-                                   f"reaches {pr.probe_angle_error:.3g} rad at p = {pr.probe:,}.")
+                       description="float32 angle error against the position p, both on log scales: the largest "
+                                   "error over the pairs when p·θ_i is computed in float32 instead of float64. The "
+                                   "dashed rule marks the probed position.",
+                       reading=f"{grows}at most {small:.2g} rad up to p = {SMALL_P:,}, and "
+                               f"{pr.probe_angle_error:.3g} rad at p = {pr.probe:,}.")
+
+
+SMALL_P = 1000  # the angle error's reading: its largest up to this position, then at the probe
 
 
 @layout
@@ -384,10 +435,14 @@ def pair_error_figure(pr: PrecisionDemo, height: int = 260) -> Figure:
     kind = np.where(np.arange(n) == worst, 0, 1)
     data = {"pairs": spec.columns(i=np.arange(n), e=e.error, angle=e.angle, tp=e.theta_part, pp=e.product_part,
                                   sp=e.spacing, cap=allowed, kind=spec.categories(kind, PAIR_KINDS))}
+    rest = (f", the slower half of the pairs (from pair {n // 2} on) by at most {float(np.max(e.error[n // 2:])):.2g} "
+            "rad" if worst < n // 2 else "")
     return spec.figure(_pair_error_layout(n, pr.probe, height), data,
-                       description=f"float32 angle error per pair at p = {pr.probe:,}: pair {worst} "
-                                   f"is off by {e.error[worst]:.3g} rad, the slow pairs by almost "
-                                   "nothing.")
+                       description=f"float32 angle error of each of the {n} pairs at p = {pr.probe:,}, pair i "
+                                   "0-based from the fastest; ticks: the largest error float32 rounding allows "
+                                   "for each pair.",
+                       reading=f"Pair {worst} is off by {e.error[worst]:.3g} rad{rest}." if e.error[worst] > 0 else
+                       "No pair is off: every angle is exact here.")
 
 
 @layout
@@ -418,11 +473,13 @@ def offset_figure(pr: PrecisionDemo, height: int = 170) -> Figure:
                           names, "m", "e", "f", pos, log_x=True)
     data = _probe_data(pr.probe, "m")
     data.update(drift=drift, labels=labels)
+    drifts = [f"{pr.probe_offset[t]:{'.1g' if t == 'float64' else '.2g'}} in {t}" for t in names]
+    said = drifts[0] if len(drifts) == 1 else ", ".join(drifts[:-1]) + " and " + drifts[-1]
     return spec.figure(_offset_layout(names, pr.gap, height), data,
-                       description=f"Score drift of a pair {pr.gap} apart moved to position m: float64 "
-                                   f"stays near {pr.probe_offset['float64']:.1g}, float32 reaches "
-                                   f"{pr.probe_offset['float32']:.2g} and bfloat16 "
-                                   f"{pr.probe_offset['bfloat16']:.2g} at m = {pr.probe:,}.")
+                       description=f"Score drift of a pair {pr.gap} apart moved to start position m, one line per "
+                                   "number format, both on log scales: in exact maths the same gap gives the same "
+                                   "score, so any drift is rounding. The dashed rule marks the probed position.",
+                       reading=f"At m = {pr.probe:,} the drift is {said}.")
 
 
 @layout
@@ -452,8 +509,11 @@ def bf16_figure(win: Bf16Positions, height: int = 280) -> Figure:
     data = {"bf16": spec.columns(p=p, s=s, off=s - p, kept=spec.categories(kept, BF16_KINDS)),
             "diag": spec.columns(p=ends, s=ends)}
     return spec.figure(_bf16_layout(ends[0], ends[1], height), data,
-                       description=f"Positions {int(p.min())} to {int(p.max())} stored in bfloat16: "
-                                   f"only {win.distinct} of {p.size} stay distinct.")
+                       description=f"Positions {int(ends[0])} to {int(ends[1])} stored in bfloat16: each exact "
+                                   "position against the value stored for it. On the dashed diagonal a position is "
+                                   "stored exactly; off it, it has collapsed onto a neighbour.",
+                       reading=f"All {p.size} stay distinct." if win.distinct == p.size else
+                       f"Only {win.distinct} of {p.size} stay distinct.")
 
 
 @layout

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import altair as alt
 import numpy as np
 
+from ..core import count
 from . import spec
 
 ONE = spec.SERIES[0]  # a bit that is 1
@@ -64,10 +65,15 @@ def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.nd
                                digit=d.ravel().astype(np.int8)),
         "bits": spec.columns(bit=np.arange(n_bits, dtype=np.int8)),
     }
+    rates = ["bit 0 flips every step", "bit 1 every two", "bit 2 every four"][:n_bits] + ["and so on"] * (n_bits > 3)
+    half = 2 ** (n_bits - 1)
+    flip = "its one bit flips" if n_bits == 1 else f"neighbours, all {n_bits} bits flip"
+    # the counter's position (``position``) and the codes' digits are the browser's and the data's: the words
+    # here follow n alone, the layout's argument
     fig = spec.figure(_bit_table_layout(n_bits), data, description=(
-        f"The bit table for {n_bits} bits, positions 0 … {positions - 1}: bit 0 flips every step, bit 1 every two, "
-        f"bit 2 every four, and so on; {positions} positions get {positions} different codes. Going from "
-        f"{2 ** (n_bits - 1) - 1} to {2 ** (n_bits - 1)}, neighbours, all {n_bits} bits flip."))
+        f"The bit table for {n_bits} {'bit' if n_bits == 1 else 'bits'}, positions 0 … {positions - 1}: "
+        f"{', '.join(rates)}; {positions} positions get {positions} different codes. Going from {half - 1} to "
+        f"{half}, {flip}."))
     for p in fig.spec.get("params", []):
         if p.get("name") == POSITION:
             p["value"] = int(np.clip(position, 0, positions - 1))
@@ -152,11 +158,32 @@ def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[
     }
     a, b = near
     c, e = far
-    takeaway = (f"{a} and {b} are neighbours yet differ in {int(H[a, b])} bits; {c} and {e} are {abs(e - c)} apart "
-                f"yet differ in {int(H[c, e])}." if show == "hamming" else
-                "the colour grows steadily away from the diagonal: distance in the sentence.")
+    # the description names only the layout's arguments (m, show, and the pairs in ``names``); the bits the pairs
+    # differ in are read from H, in the reading
+    outlined = f"{a} and {b}, neighbours" + (f", and {c} and {e}, {abs(e - c)} apart" if (c, e) != (a, b) else "")
+    if show == "hamming":
+        takeaway = ("If the code measured distance, this map would match the map of |i − j|: dark far from the "
+                    "diagonal, light next to it.")
+        hn, hf = int(H[a, b]), int(H[c, e])
+        if np.array_equal(H, D):
+            reading = (f"It does here: over positions 0 … {m - 1} the bits that differ are |i − j| itself; "
+                       f"{a} and {b} differ in {_bits(hn)}.")
+        else:
+            yet = " yet" if hn > hf else " and"
+            reading = (f"It does not: {a} and {b} are neighbours{yet} differ in {_bits(hn)}"
+                       + (f"; {c} and {e} are {abs(e - c)} apart{yet} differ in {_bits(hf)}." if (c, e) != (a, b)
+                          else "."))
+    else:
+        takeaway = "The colour grows steadily away from the diagonal: distance in the sentence."
+        reading = ""
     return spec.figure(_heatmap_layout(m, show, names), data,
-                       description=f"{title}, positions 0 … {m - 1}: {takeaway}")
+                       description=f"{title}, positions 0 … {m - 1}; outlined: {outlined}. {takeaway}",
+                       reading=reading)
+
+
+def _bits(k: int) -> str:
+    """'1 bit', '4 bits' (the grammar follows the count)."""
+    return f"{k} bit" if k == 1 else f"{k} bits"
 
 
 # what each heatmap colours by: show → (field, title, legend title)
@@ -209,9 +236,14 @@ def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -
     b = np.concatenate([np.arange(d), np.arange(n_bits), [0]]).astype(np.int16)
     value = np.concatenate([np.asarray(content, dtype=np.float64), np.zeros(n_bits), [0.0]])
     data = {"coords": spec.columns(kind=kind, b=b, value=value, row=spec.categories(kind, rows))}
+    spread = float(np.max(np.abs(content)))
+    inside = ("every bit stays inside that spread, at every position." if spread >= 1 else
+              f"a bit of 1 sticks out of that spread by {1 - spread:.2f}, still nothing like the raw index.")
     return spec.figure(_sizes_layout(n_bits, edge, int(min(start, top)), word_label), data, description=(
-        f"The coordinates a word brings and those its position brings: the {n_bits} bits stay 0 or 1, inside the "
-        f"content's spread, at every position; the raw index walks off to {top:,}."))
+        f"The coordinates a word brings and those its position brings: the {count(n_bits, 'bit')} "
+        f"{'stays' if n_bits == 1 else 'stay'} 0 or 1 at every "
+        f"position; the raw index walks off to {top:,}."),
+        reading=f"The word's {d} coordinates reach ±{spread:.2f}: {inside}")
 
 
 @spec.layout
@@ -352,9 +384,18 @@ def ladder(bit_wavelengths: np.ndarray, pair_wavelengths: np.ndarray, bit_ratio:
         rung=np.concatenate([np.arange(nb), np.arange(npairs)]).astype(np.int16),
         wavelength=np.concatenate([bit_wavelengths, pair_wavelengths]).astype(np.float64),
         code=code, ladder=spec.categories(code, names))}
+    # the factor itself is the next page's Predict: the reading compares it with the bits', never names it
+    if npairs < 2:
+        pairs = f"one sinusoid pair, of wavelength {pair_wavelengths[-1]:,.3g}."
+    else:
+        size = "a smaller" if pair_ratio < bit_ratio else "a larger" if pair_ratio > bit_ratio else "the same"
+        more = "more" if npairs > nb else "fewer" if npairs < nb else "as many"
+        pairs = (f"a sinusoid pair's grows by {size} factor, over {more} rungs ({npairs}), from 2π to "
+                 f"{pair_wavelengths[-1]:,.0f}.")
     return spec.figure(_ladder_layout(), data, description=(
-        f"Wavelengths rung by rung: a bit's doubles (×{bit_ratio:g}), a sinusoid pair's grows by a smaller "
-        f"factor at d = {d}, over more rungs, from 2π to {pair_wavelengths[-1]:,.0f}."))
+        "Wavelengths rung by rung, on a log axis: a bit's wavelength doubles from one bit to the next, a sinusoid "
+        "pair's grows by one fixed factor, base^(2/d), from one pair to the next."),
+        reading=f"At d = {d}, a bit's wavelength grows ×{bit_ratio:g} per rung over {count(nb, 'rung')}; {pairs}")
 
 
 @spec.layout

@@ -76,7 +76,13 @@ def votes(options: Sequence[str], counts: dict[int, list[int]], *, correct: int 
     last = counts[rounds[-1]]
     lead = max(range(len(options)), key=lambda i: last[i])
     most = (f"most picked “{_short(options[lead])}” ({last[lead]})" if sum(last) else "no votes yet")
-    desc = f"Class votes{' on: ' + question if question else ''}. {totals}; latest round {most}."
+    # the counts change with every vote: they are read out after the chart, its name stays (spec.figure)
+    asked = question.strip()
+    asked += "" if not asked or asked[-1] in ".?!" else "."
+    reading = f"{'The question: ' + asked + ' ' if asked else ''}Votes so far — {totals}; in the latest round, {most}."
+    per = " and round, the latest round solid" if len(rounds) > 1 else ""
     # leave room right of the longest bar for its printed count
     return figure(_votes_layout(labels, len(rounds), int(top * 1.8) + 1, font),
-                  {"votes": columns(**rows)}, description=desc)
+                  {"votes": columns(**rows)},
+                  description=f"Class votes: how many students picked each option, one bar per option{per}.",
+                  reading=reading)

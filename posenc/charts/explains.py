@@ -43,7 +43,8 @@ def copy_weights(weights: Mapping[str, np.ndarray], tokens: Sequence[str], copie
                    for s_ in names)
     return spec.figure(chart, {"main": main, "queries": queries}, description=(
         f"Weights on the copies of {word} at positions {', '.join(copy_names)}, from the query word at position "
-        f"{int(query) + 1}, scheme by scheme — {at}. Equal bars are a tie. A slider in the chart picks the query."))
+        f"{int(query) + 1}, scheme by scheme. Equal bars are a tie. A slider in the chart picks the query."),
+        reading=f"The weights, scheme by scheme — {at}." if at else "")
 
 
 @spec.layout
@@ -108,8 +109,8 @@ def scramble_weights(original: Mapping[str, np.ndarray], scrambled: Mapping[str,
     told = "; ".join(f"{s_}: {v:.2g}" for s_, v in moved.items())
     return spec.figure(_scramble_weights_layout(names, labels, query_label, scheme), {"main": main}, description=(
         f"Weights from {query_label} on every word, in the sentence X and in its scramble PX, each word's pair of "
-        f"bars side by side. The largest change of a word's weight after the swap — {told}. A radio in the chart "
-        "picks the scheme."))
+        "bars side by side. A radio in the chart picks the scheme."),
+        reading=f"The largest change of a word's weight after the swap — {told}." if told else "")
 
 
 @spec.layout

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..core import block_average
+from ..fixes import DWARFS
 from .spec import (
     FOCUS,
     MAX_MARKS,
@@ -61,9 +62,14 @@ def coordinate_bars(x: np.ndarray, position: int, word: str) -> Figure:
                    **bar_edges(at, bar_px=max(2, min(BAR_PX, BARS_PX / (d + 1))), plot_px=BARS_PX))
     label = columns(coordinate=[d + 1], value=[float(position)], text=[f"p = {position:,}"],
                     title=[f"x′ = [x ; p] at position {position:,}"])
+    size = float(np.sqrt(np.mean(x * x))) if d else 0.0  # the typical size of a coordinate (root mean square)
+    beside = (f"and hardly show beside the index coordinate, {position:,}." if position >= DWARFS * size else
+              f"and the index coordinate, {position:,}, is only {position / size:,.3g} times that.")
     return figure(_coordinate_bars_layout(), {"coords": data, "label": label}, description=(
-        f"The vector of “{word}” at position {position:,} with the raw index appended: its {d} own coordinates "
-        f"are of size about 1 and hardly show beside the index coordinate, {position:,}."))
+        "A word's vector with the raw index appended, x′ = [x ; p], on one scale: the word's own coordinates, "
+        "then the index coordinate p."),
+        reading=f"The vector of “{word}” at position {position:,}: its {d} own coordinates are of typical size "
+                f"{size:.2f} (root mean square) {beside}")
 
 
 @layout
@@ -92,14 +98,16 @@ def score_terms(content_score: float, one_side: float, both_sides: float, positi
     """The size of each part of a score on one log axis: the content score (spread ≈ √d), the index meeting a
     query coordinate of size ≈ 1 (≈ p, the chapter's number), the index in both q and k (p²)."""
     values = [content_score, one_side, both_sides]
-    data = columns(part=categories(np.arange(3), TERMS), size=values, base=[1.0, 1.0, 1.0],
-                   text=[f"{v:,.3g}" if v < 1000 else f"{v:,.0f}" for v in values])
+    text = [f"{v:,.3g}" if v < 1000 else f"{v:,.0f}" for v in values]  # as written beside the bars
+    data = columns(part=categories(np.arange(3), TERMS), size=values, base=[1.0, 1.0, 1.0], text=text)
     extent = columns(size=[1.0, max(10.0, both_sides) * TERMS_AXIS_ROOM],  # the x range, as data
                      title=categories(np.zeros(2, dtype=int), [f"Then in a score (d = {d})"]))
     return figure(_score_terms_layout(), {"terms": data, "extent": extent}, description=(
-        f"Sizes in a score at position {position:,}: the content score spreads by about {content_score:.3g}; "
-        f"the index meeting a query coordinate of size about 1 adds about {one_side:,.0f}, and passed into both "
-        f"the query and the key it adds {both_sides:,.0f}."))
+        "Sizes in a score, on a log axis: the spread of the content scores, the index meeting a query coordinate "
+        "of size about 1, and the index passed into both the query and the key (p × p)."),
+        reading=f"At position {position:,}, d = {d}: the content score spreads by about {content_score:.3g}; the "
+                f"index meeting a query coordinate of size about 1 adds about {text[1]}, and passed into both the "
+                f"query and the key it adds {text[2]}.")
 
 
 @layout
@@ -139,10 +147,13 @@ def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[st
     blocks = f" (blocks of {r} positions averaged)" if r > 1 else ""
     last_with, last_without = float(np.mean(with_index[:, -1])), float(np.mean(without[:, -1]))
     wins = int(np.sum(np.argmax(with_index, axis=1) == with_index.shape[1] - 1))
+    give = "gives its" if wins == 1 else "give their"
     return figure(_weights_heatmap_layout(n), {"weights": data}, description=(
-        f"Attention weights of the sentence placed at positions {start:,} onward{blocks}, words only or with the "
-        f"raw index: with the index, {wins} of {total} queries give their largest weight to the last key (on "
-        f"average {last_with:.3f} of it, against {last_without:.3f} from the words only)."))
+        "Attention weights of the sentence placed at a starting position, query by key, from the words only or "
+        "with the raw index (the scores are picked below the chart)."),
+        reading=f"The sentence starts at position {start:,}{blocks}. With the index, {wins} of {total} queries "
+                f"{give} largest weight to the last key (on average {last_with:.3f} of it, against "
+                f"{last_without:.3f} from the words only).")
 
 
 @layout
@@ -177,12 +188,17 @@ def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: i
     check_marks(2 * s.size)
     data = columns(first=np.r_[s, s], value=np.r_[np.asarray(rho, float), np.asarray(share, float)],
                    measure=categories(np.repeat([0, 1], s.size), MEASURES))
+    r2 = np.asarray(share, dtype=float)
+    trend = ("; the further into the document, the more position decides" if np.all(np.diff(r2) >= 0) and
+             r2[-1] > r2[0] else "; position decides more at the last start than at the first" if r2[-1] > r2[0]
+             else "")
     return figure(_share_sweep_layout(),
                   {"sweep": data, "now": columns(first=[float(start)], label=[f"first word at {start:,}"])},
-                  description=(f"Rank correlation and R² of the scores with the key positions, against the position "
-                               f"of the first word (from {int(s[0]):,} to {int(s[-1]):,}): the further into the "
-                               f"document, the more position decides; R² goes from {float(share[0]):.3f} to "
-                               f"{float(share[-1]):.3f}."))
+                  description=("Rank correlation and R² of the scores with the key positions, against the position "
+                               "of the first word, on a log axis, a dashed rule at the sentence's start: how much "
+                               "position decides, wherever the sentence starts."),
+                  reading=(f"The first word is at {start:,}. From a start of {int(s[0]):,} to {int(s[-1]):,}, R² "
+                           f"goes from {float(r2[0]):.3f} to {float(r2[-1]):.3f}{trend}."))
 
 
 @layout
@@ -225,8 +241,10 @@ def ratio_strip(codes_sentence: np.ndarray, codes_long: np.ndarray, tokens: list
     data = columns(sentence=categories(which, rows), row=which.astype(np.int8), p=pos, code=code, word=words,
                    tracked=pos == tracked)
     return figure(_ratio_strip_layout(tracked), {"codes": data}, description=(
-        f"The codes p/N of every word in your {n}-word sentence and in a {L}-word one: word {tracked} is "
-        f"{tracked / n:.3g} in the first and {tracked / L:.3g} in the second."))
+        f"The codes p/N of every word, from 0 to 1, in your sentence and in a sentence of the length compared: word "
+        f"{tracked} marked in both."),
+        reading=f"Your sentence has {n} words, the other {L}: word {tracked} is {tracked / n:.3g} in the first "
+                f"and {tracked / L:.3g} in the second.")
 
 
 @layout
@@ -258,8 +276,11 @@ def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int, length: int
     return figure(_previous_gap_layout(),
                   {"gap": columns(N=N, gap=g), "marked": columns(N=N[keep], gap=g[keep], which=which),
                    "extent": columns(N=[float(N.min()), float(N.max()) * GAP_AXIS_ROOM])},  # the x range, as data
-                  description=(f"The step between neighbouring codes, 1/N, against the sentence length: "
-                               f"{1 / n:.3g} in {n} words, {1 / length:.3g} in {length}."))
+                  description=("The step between neighbouring codes, 1/N, against the sentence length N, on a "
+                               "log axis: the longer the sentence, the smaller the step; your sentence's length "
+                               "and the compared one marked."),
+                  reading=(f"The step is {1 / n:.3g} in your {n} words, the compared length too." if n == length
+                           else f"The step is {1 / n:.3g} in your {n} words and {1 / length:.3g} in {length}."))
 
 
 @layout
@@ -292,10 +313,12 @@ def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str],
     data = columns(query=categories(np.repeat(np.arange(n), g.size), labels), p=np.tile(g, n), score=s.ravel())
     return figure(_multiply_lines_layout(labels, labels[query_index]),
                   {"lines": data, "m": columns(p=[float(position)], label=[f"m = {position}"])},
-                  description=(f"Scores of every query with the same key word placed at positions 1 to "
-                               f"{int(g[-1]):,}: straight lines through zero, so the score grows with the position, "
-                               f"not the meaning; at the last position the scores run from {float(s[:, -1].min()):.3g} "
-                               f"to {float(s[:, -1].max()):.3g}."))
+                  description=("Scores of every query with the same key word placed at position p: straight "
+                               "lines through zero, so a score's size grows with the position, not the meaning; "
+                               "a dashed rule at m, the query picked below the chart in colour."),
+                  reading=(f"The key word is placed at positions 1 to {int(g[-1]):,}, the rule at m = {position:,}; "
+                           f"at the last position the scores run from {float(s[:, -1].min()):.3g} to "
+                           f"{float(s[:, -1].max()):.3g}."))
 
 
 @layout
@@ -379,9 +402,16 @@ def distance_heatmap(distances: np.ndarray) -> Figure:
     check_marks(D.size)
     pos = np.arange(1, k + 1, dtype=np.int16)
     data = columns(p=np.repeat(pos, k), q=np.tile(pos, k), distance=D.ravel())
+    off = D[~np.eye(k, dtype=bool)]
+    if off.size == 0:
+        reading = "Position 1 only: a table one column wide has no two different positions."
+    else:
+        lo, hi = f"{off.min():.6f}", f"{off.max():.6f}"
+        reading = (f"Positions 1 to {k}: every distance off the diagonal is "
+                   + (f"{lo}." if lo == hi else f"between {lo} and {hi}."))
     return figure(_distance_heatmap_layout(_heat_height(k)), {"dist": data}, description=(
-        f"Distances between the one-hot codes of positions 1 to {k}: every pair of different positions is "
-        f"√2 ≈ 1.414 apart, neighbours exactly as far as strangers."))
+        "Distances between the one-hot codes of two positions p and q: every pair of different positions is "
+        "√2 ≈ 1.414 apart, neighbours exactly as far as strangers."), reading=reading)
 
 
 @layout

@@ -5,6 +5,8 @@ one colour, dash and point shape (``spec.series``) and a direct label; bands run
 seed. The learned table's line ends at n_max: past it there is no row, so there is no point — never a zero.
 Controls that only re-slice the data already sent (which seed, which positions count, which map) are Vega-Lite
 params bound to inputs, named with the page's prefix ``lab_`` (frame.live keeps them in the address).
+Each description says what its chart shows in words and the layout's own arguments; the numbers of the settings
+(the training length, n_max, the vocabulary, the losses) go in the figure's reading (``spec.figure``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 import altair as alt
 import numpy as np
 
+from posenc.core import count
 from posenc.encodings import frequencies
 from posenc.lab import BASE, MAP_FLOOR, SCHEMES, answer_keys, settings_from
 
@@ -127,11 +130,14 @@ def accuracy_figure(record: dict) -> Figure:
     points, ends = _curves(record, lengths, lambda run, v: run["accuracy"] if v == 0 else run["past"], VIEWS)
     data = {"points": points, "ends": ends, "marks": columns(x=[L], label=[f"trained at {L}"]),
             "chance": columns(value=[1 / vocab], label=[f"chance 1/{vocab}"])}
-    return figure(_accuracy_layout([float(v) for v in lengths], seed_labels(record)), data, description=(
-        f"Accuracy against test length for the five schemes, each trained at length {L} from "
-        f"{len(record['seeds'])} seeds; pick under the chart whether all positions count or only those past "
-        f"position {L}, and one seed or their mean. The dashed rule marks the training length, the dotted one "
-        f"chance. The learned table's line stops at n_max = {n_max}: past it there is no row."))
+    seeds = seed_labels(record)
+    return figure(_accuracy_layout([float(v) for v in lengths], seeds), data, description=(
+        "Accuracy against test length for the five schemes, each trained at one length from "
+        f"{count(len(seeds) - 1, 'seed')}; pick under the chart whether all positions count or only those past the "
+        "training length, and one seed or their mean. The dashed rule marks the training length, the dotted one "
+        "chance. The learned table's line stops at its last row, n_max: past it there is no row."),
+        reading=f"Here the training length is {L}: counting “{VIEWS[1]}” takes positions {L + 1} and on. "
+                f"Chance is 1/{vocab}, and n_max = {n_max}.")
 
 
 def _lines(x: alt.X, y_title: str, seeds: Sequence[str], view_param, seed_param, tips_x: str):
@@ -186,11 +192,13 @@ def position_figure(record: dict) -> Figure:
     points, ends = _curves(record, positions, lambda run, v: run["by_position"], ("by position",))
     marks = columns(x=[s.L_train + 0.5, s.n_max + 0.5], row=[0.015, 0.09],
                     label=[f"trained up to {s.L_train}", f"learned: no row past {s.n_max}"])
-    return figure(_position_layout(n, seed_labels(record)), {"points": points, "ends": ends, "marks": marks},
-                  description=(
-        f"Accuracy at each position of test sequences {n} tokens long, per scheme ({len(record['seeds'])} seeds; "
-        f"pick one under the chart). Positions right of the dashed rule at {s.L_train} were never seen in "
-        f"training; the learned table has no row past {s.n_max}."))
+    seeds = seed_labels(record)
+    return figure(_position_layout(n, seeds), {"points": points, "ends": ends, "marks": marks}, description=(
+        f"Accuracy at each position of test sequences {n} tokens long, per scheme ({count(len(seeds) - 1, 'seed')}; "
+        "pick one or their mean under the chart). Positions right of the first dashed rule were never seen in "
+        "training; the learned table has no row past the second."),
+        reading=f"The first rule stands after position {s.L_train}, the second after {s.n_max}: positions "
+                f"{s.L_train + 1}–{n} were never seen in training, and the learned table has no row past {s.n_max}.")
 
 
 @layout
@@ -242,9 +250,9 @@ def attention_figure(record: dict) -> Figure:
                   {"cells": cells, "answers": answers, "marks": columns(query=[s.L_train + 0.5])}, description=(
         f"Attention weights on one test sequence of {n} tokens (4 × the training length {s.L_train}), one scheme, "
         f"seed and layer at a time (picked under the chart); row = query position, column = key position "
-        f"(1-based{', 0 = the start token' if bos else ''}). Outlined: the key that holds the answer. Each map "
-        f"sends its {cap} strongest cells of weight ≥ {MAP_FLOOR}; the rest draw blank. Rows below "
-        f"the dashed rule are past the training length; the learned table's map stops at row {s.n_max}."))
+        f"(1-based{', 0 = the start token' if bos else ''}). Outlined: the key that holds the answer. Rows below "
+        f"the dashed rule are past the training length; the learned table's map stops at row {s.n_max}."),
+        reading=f"Each map sends its {cap} strongest cells of weight ≥ {MAP_FLOOR}; the rest draw blank.")
 
 
 @layout
@@ -296,9 +304,11 @@ def angles_figure(settings) -> Figure:
                    radians=np.column_stack([trained, tested]).ravel())
     unseen = int(np.sum(trained < 2 * math.pi))
     return figure(_angles_layout(len(w)), {"rows": rows}, description=(
-        f"RoPE with head width {dh}: for each of its {len(w)} pairs, how much of a full turn the largest angle "
-        f"covered in training (gaps up to {s.L_train - 1}) and at 4 × (gaps up to {4 * s.L_train - 1}). "
-        f"{unseen} of {len(w)} pairs never completed a turn in training."))
+        f"RoPE, for each of its {len(w)} pairs: how much of a full turn the largest angle covered in training and "
+        "at 4 × the training length, capped at one turn. A pair that never completed a turn in training meets "
+        "angles at 4 × it has never seen."),
+        reading=f"Head width {dh}: gaps up to {s.L_train - 1} in training and up to {4 * s.L_train - 1} at 4 ×. "
+                f"{unseen} of {len(w)} pairs never completed a turn in training.")
 
 
 @layout
@@ -337,11 +347,13 @@ def gaps_figure(record: dict) -> Figure:
             hi.append(float(np.max(values)))
     data = columns(scheme=categories(np.array(codes, dtype=int), NAMES), restricted=restricted, value=mean,
                    lowest=lo, highest=hi)
+    no_bar = "" if NAMES.index("learned") in codes else " The learned table has no rows there, so it has no bar."
     return figure(_gaps_layout(), {"bars": data}, description=(
-        f"Accuracy on positions {s.L_train + 1}–{4 * s.L_train} of {4 * s.L_train}-token test sequences per "
-        f"scheme (mean, with a line from the lowest to the highest seed); tick the box under the chart to let "
-        f"each query read only keys fewer than {s.L_train} places back, the gaps it saw in training. The "
-        f"learned table has no rows there, so it has no bar."))
+        "Accuracy past the training length on test sequences 4 × as long, per scheme (mean, with a line from the "
+        "lowest to the highest seed); tick the box under the chart to let each query read only the keys it could "
+        "reach in training, fewer places back than the training length."),
+        reading=f"Here: positions {s.L_train + 1}–{4 * s.L_train} of {4 * s.L_train}-token sequences; ticked, each "
+                f"query reads only keys fewer than {s.L_train} places back.{no_bar}")
 
 
 @layout
@@ -375,15 +387,21 @@ def loss_figure(record: dict) -> Figure:
         mean += list(m)
         lo += list(a)
         hi += list(b)
+    last = [f"{scheme} {float(m):.3f}" for scheme, m in zip(NAMES, mean[len(steps) - 1::len(steps)])]
     return _loss(codes, xs, mean, lo, hi, vocab, float(steps[-1]),
-                 "Training loss against step for the five schemes (mean over the seeds, band: lowest to highest), "
-                 "the same steps and settings for each; the dotted rule is the loss of a uniform guess.")
+                 "Training loss against step for the five schemes (mean over the seeds, band: lowest to "
+                 "highest), the same steps and settings for each; the dotted rule is the loss of a uniform guess.",
+                 f"At step {int(steps[-1]):,} the mean loss is {_join(last)}.")
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def live_loss_figure(losses: dict[str, list[float]], vocab: int, steps: int) -> Figure:
     """The loss of the runs in progress (each scheme's seeds train together: their mean), every step so far
     (thinned to ≤ 200 points a curve)."""
-    codes, xs, ys = [], [], []
+    codes, xs, ys, latest = [], [], [], []
     for code, scheme in enumerate(NAMES):
         ls = list(losses.get(scheme, []))
         every = max(1, len(ls) // 200)
@@ -391,12 +409,15 @@ def live_loss_figure(losses: dict[str, list[float]], vocab: int, steps: int) -> 
             codes.append(code)
             xs.append(i + 1)
             ys.append(ls[i])
+        if ls:
+            latest.append(f"{scheme} {ls[-1]:.3f} at step {len(ls):,}")
+    reading = (f"Latest loss, of {steps:,} steps: {_join(latest)}." if latest else "No step has finished yet.")
     return _loss(codes, xs, ys, ys, ys, vocab, float(steps),
                  "Training loss of the runs in progress for each scheme (the mean over its seeds), step by step, while "
-                 "it trains.")
+                 "it trains; the dotted rule is the loss of a uniform guess.", reading)
 
 
-def _loss(codes, xs, mean, lo, hi, vocab, last_step, description) -> Figure:
+def _loss(codes, xs, mean, lo, hi, vocab, last_step, description, reading) -> Figure:
     finite = np.asarray(hi, float)[np.isfinite(hi)] if len(hi) else np.array([])
     top = nice_bound(max(float(finite.max()) * 1.05, math.log(vocab) * 1.05)) if finite.size else \
         nice_bound(math.log(vocab) * 1.05)
@@ -407,7 +428,8 @@ def _loss(codes, xs, mean, lo, hi, vocab, last_step, description) -> Figure:
     data = {"loss": columns(scheme=categories(np.array(codes, dtype=int), NAMES), step=_whole(xs),
                             loss=_real(mean), lowest=_real(lo), highest=_real(hi)),
             "ends": ends, "guess": columns(loss=[math.log(vocab)], label=[f"uniform guess: ln {vocab}"])}
-    return figure(_loss_layout(float(top), last_step), data, description=description)
+    return figure(_loss_layout(float(top), last_step), data, description=description,
+                  reading=f"{reading} A uniform guess scores ln {vocab} = {math.log(vocab):.3f}.")
 
 
 @layout

@@ -90,10 +90,14 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
                    note=categories(np.repeat(np.arange(m), k), note),
                    title=categories(np.zeros(m * k, dtype=int),
                                     [f"Rows around row {position}, coordinates 1–{k} (×: no such row)"]))
+    past = [r for r in rows if r > n_max]
     return figure(_table_window_layout(m), {"window": data}, description=(
-        f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows, row {position} outlined"
-        + (" (found)" if position <= n_max else " (it does not exist)") + f": rows past {n_max} have nothing in "
-        f"them, drawn as ×."))
+        "Rows of the position table around the row looked up, their first coordinates, the looked-up row "
+        "outlined: a row past the end of the table has nothing in it, drawn as ×."), reading=(
+        f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows; row {position} is outlined"
+        + (" (found)." if position <= n_max else " (it does not exist).")
+        + (f" Rows past {n_max} have nothing in them: {len(past)} of the rows shown are drawn as ×." if past
+           else " Every row shown is in the table.")))
 
 
 @layout
@@ -132,10 +136,13 @@ def pattern_chart(starts: np.ndarray, learned: np.ndarray, raw: np.ndarray, cont
                    code=categories(np.repeat([0, 1], s.size), names))
     chart = _pattern_layout(names, n_max)
     return figure(chart, {"parts": data, "content": columns(size=[float(content)], label=["the content part"])},
-                  description=(f"The position part of a score stays the size of the content part at every row of "
-                               f"the table (1 to {n_max}): {float(np.min(learned)) / content:.2g} to "
-                               f"{float(np.max(learned)) / content:.2g} times it, while the raw index's part grows "
-                               f"with the square of the position, to {float(np.max(raw)) / content:,.0f} times."))
+                  description=(f"The size of the position part of a score wherever the sentence starts in the "
+                               f"table (rows 1 to {n_max}), against the content part (dashed): the learned table's part "
+                               f"stays level from row to row, while the raw index's part grows with the square of "
+                               f"the position."),
+                  reading=(f"The learned row's part is {float(np.min(learned)) / content:.2g} to "
+                           f"{float(np.max(learned)) / content:.2g} times the content part; the raw index's part "
+                           f"grows to {float(np.max(raw)) / content:,.0f} times it."))
 
 
 @layout
@@ -164,8 +171,15 @@ def length_histogram(labels: list[str], sums: np.ndarray) -> Figure:
     sums = np.asarray(sums)
     total = max(int(np.sum(sums)), 1)
     data = columns(bin=categories(np.arange(len(labels)), labels), sentences=sums, share=sums / total)
+    reading = ""
+    if len(labels):
+        top = int(np.argmax(sums))
+        reading = (f"The fullest bin is {labels[top]} words, with {int(sums[top]):,} of the {int(np.sum(sums)):,} "
+                   f"sentences ({sums[top] / total:.0%}); the longest bin, {labels[-1]} words, has "
+                   f"{int(sums[-1]):,}.")
     return figure(_lengths_layout(labels), {"lengths": data}, description=(
-        "Training sentences by length, in bins that double: most are short, a few are long."))
+        "Training sentences by length, in bins that double (1, 2–3, 4–7, …): how many sentences of each length "
+        "training sees."), reading=reading)
 
 
 @layout
@@ -192,11 +206,15 @@ def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray, n_max: 
     ticks = [0] + [10 ** e for e in range(1 if top_n >= 100 else 0, len(str(top_n)))]
     u, r = np.asarray(updates), np.asarray(relative, dtype=float)
     return (figure(_updates_layout(ticks), {"rows": data}, description=(
-                f"Updates per row of a {n_max}-row table: every sentence updates row 1 ({int(u[0]):,} updates), "
-                f"only long ones reach the last rows (row {n_max}: {int(u[-1]):,}).")),
+                "Updates per row of the position table: every sentence updates row 1, only long ones reach the "
+                "last rows."), reading=(
+                f"The table has {n_max:,} rows: row 1 got {int(u[0]):,} updates and row {n_max:,} got "
+                f"{int(u[-1]):,}.") if len(u) else ""),
             figure(_moved_layout(), {"rows": data}, description=(
-                f"How far each row moved from its random start, as a share of its starting length: row 1 moved "
-                f"{r[0]:.3f} times, row {n_max} {r[-1]:.3f} times; rows that are rarely reached barely move.")))
+                "How far each row of the position table moved from its random start, as a share of its starting "
+                "length: rows that are rarely reached barely move."), reading=(
+                f"Row 1 moved {r[0]:.3f} times its starting length, row {n_max:,} {r[-1]:.3f} times.")
+                if len(r) else ""))
 
 
 def _row_axis() -> tuple[alt.X, list[alt.Tooltip]]:
@@ -236,9 +254,13 @@ def cosine_offsets(offsets: np.ndarray, curves: dict[str, np.ndarray], title: st
     data = columns(offset=np.tile(k, len(names)),
                    cosine=np.concatenate([np.asarray(curves[c], dtype=float) for c in names]),
                    table=categories(np.repeat(np.arange(len(names)), k.size), names))
-    near = ", ".join(f"{c}: {float(np.asarray(curves[c])[1]):+.3f}" for c in names if np.asarray(curves[c]).size > 1)
+    # the nearest offset drawn (1 unless the offsets are a sample that skips it), named by its value
+    apart = np.flatnonzero(k > 0)
+    i = int(apart[np.argmin(k[apart])]) if apart.size else -1
+    near = "; ".join(f"{c}: {float(np.asarray(curves[c])[i]):+.3f}" for c in names) if i >= 0 else ""
     return figure(_offsets_layout(names, title, height), {"offsets": data}, description=(
-        f"{title}: the mean cosine between rows k apart, for every offset k. Rows 1 apart — {near}."))
+        f"{title}: the mean cosine between rows k apart, for every offset k."),
+        reading=f"Rows {k[i]:g} apart — {near}." if near else "")
 
 
 @layout
@@ -259,9 +281,9 @@ def row_norms(rows: np.ndarray, norms: np.ndarray, n_rows: int) -> Figure:
     chart = _norms_layout(n_rows, float(np.min(norms)) * 0.8, float(np.max(norms)) * 1.25)
     return figure(chart, {"norms": columns(row=np.asarray(rows), length=norms),
                           "end": columns(row=[n_rows + 0.5], label=[f"no row {n_rows + 1}: the table ends"])},
-                  description=f"The length of each row of the trained table, rows 1 to {n_rows} "
-                              f"({float(np.min(norms)):.2f} to {float(np.max(norms)):.2f}); there is no row "
-                              f"{n_rows + 1}.")
+                  description=f"The length of each row of the trained table, rows 1 to {n_rows}; there is no row "
+                              f"{n_rows + 1}.",
+                  reading=f"The rows' lengths run from {float(np.min(norms)):.2f} to {float(np.max(norms)):.2f}.")
 
 
 @layout
@@ -284,9 +306,10 @@ def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> Figure:
     check_marks(n * n)
     data = columns(a=np.repeat(rows, n), b=np.tile(rows, n), cosine=np.asarray(matrix, dtype=float).ravel())
     return figure(_grid_layout(list(rows[::4]), title), {"grid": data},
-                  description=f"{title}: the cosine between every two of the {n} rows shown; neighbours in the "
-                              f"grid (rows {rows[1] - rows[0] if n > 1 else 0} apart) have a mean cosine of "
-                              f"{float(np.mean(np.diag(np.asarray(matrix, dtype=float), 1))) if n > 1 else 1.0:+.3f}.")
+                  description=f"{title}: the cosine between every two of the rows shown.",
+                  reading=f"{n} rows; neighbours in the grid (rows {rows[1] - rows[0] if n > 1 else 0} apart) have "
+                          f"a mean cosine of "
+                          f"{float(np.mean(np.diag(np.asarray(matrix, dtype=float), 1))) if n > 1 else 1.0:+.3f}.")
 
 
 @layout

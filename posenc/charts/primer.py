@@ -4,7 +4,7 @@ One figure holds every step, one panel per step, so the views are linked inside 
 in the chart (``at_q``, a Vega-Lite param bound to a menu: no rerun) is outlined in every panel, and hovering
 or tapping a row of any panel (``at_hover``, a point selection) lights that word's row in every panel. Words
 are labelled "position word", 1-based. Marks are hidden from screen readers (``aria: false``): the chart is
-named by its description, which states the takeaway with its numbers.
+named by its description (the five steps, in words), and its reading states the takeaway with its numbers.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copie
           gap: float = 0.0, wide: bool = False) -> Figure:
     """The five steps for the first ``shown_words`` words and ``shown_coords`` coordinates; the picked query
     (0-based ``query``, clamped to the words shown) is outlined in every panel. ``copies`` (0-based) and ``gap``
-    (the largest difference between their output rows) go into the description: the takeaway, with its number.
+    (the largest difference between their output rows) go into the reading: the takeaway, with its number.
     ``wide``: the five panels side by side, rows labelled once, short titles (a projector: lead and chart on one
     1280 × 720 screen); else one above the other, full width (a laptop or a phone)."""
     n = min(shown_words, len(res.tokens))
@@ -105,10 +105,11 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copie
     takeaway = (f"Words {' and '.join(str(i + 1) for i in copies)} are the same word and get the same row in every "
                 f"step (their outputs differ by at most {gap:.0e})." if copies else "No word repeats.")
     return figure(chart, {"vectors": vectors, "scores": scores, "weights": weights},
-                  description=f"Attention in five steps on {len(res.tokens)} words (d = {res.d}): 1 word vectors, "
-                              f"2 queries, keys and values, 3 scores, 4 softmax weights, 5 the weighted sum. "
-                              f"{takeaway} Word {q + 1}, the query outlined, gives its largest weight, "
-                              f"{res.weights[q, top]:.2f}, to word {top + 1}; every row of weights sums to 1.")
+                  description="Attention in five steps: 1 word vectors, 2 queries, keys and values, 3 scores, "
+                              "4 softmax weights, 5 the weighted sum. Every row of weights sums to 1.",
+                  reading=f"Each of the sentence's {len(res.tokens)} words is a vector of d = {res.d} numbers. "
+                          f"{takeaway} Word {q + 1}, the query outlined, gives its largest weight, "
+                          f"{res.weights[q, top]:.2f}, to word {top + 1}.")
 
 
 @layout

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import chapter
-from ..core import signed
+from ..core import count, signed
 from . import spec
 
 SCHEMES = ("RoPE", "adding sinusoids")  # the window heatmap's two score matrices, picked in the chart
@@ -47,15 +47,18 @@ def score_window(positions: np.ndarray, rope_scores: np.ndarray, additive_scores
     data = {"main": spec.columns(m=mm, n=nn, **by_scheme, m_text=_texts(mm), n_text=_texts(nn),
                                  gap_text=_texts(nn - mm), **texts,
                                  title=spec.categories(np.zeros(mm.size, dtype=int), [title]))}
-    where = f"positions {pos[0]:,} to {pos[-1]:,}" if w else "no positions"
     if spreads is None:
         spreads = (_diag(rope_scores), float(np.ptp(rope_scores, axis=1).max()) if w else 0.0,
                    _diag(additive_scores))
     diag, row, add = spreads
+    reading = (f"Here positions {pos[0]:,} to {pos[-1]:,}: with RoPE the score changes by at most {diag:.1e} along "
+               f"any diagonal and by up to {row:.2f} along a row; adding sinusoids, it changes by up to {add:.2f} "
+               "along a diagonal." if w else "The window holds no positions.")
     return spec.figure(chart, data, description=(
-        f"Score of the query word at m against the key word at n, {where}. With RoPE the score changes by at most "
-        f"{diag:.1e} along any diagonal (one gap n − m) and by up to {row:.2f} along a row; adding sinusoids, it "
-        f"changes by up to {add:.2f} along a diagonal. A radio in the chart picks the scheme."))
+        f"Score of the query word at m against the key word at n, for {count(w, 'query position')} and as many key "
+        "positions; each diagonal is one gap n − m. With RoPE the score depends on the gap alone, so each diagonal "
+        "keeps one colour. A radio in the chart picks the scheme: RoPE or adding sinusoids."),
+        reading=reading)
 
 
 def _texts(values: np.ndarray) -> pa.DictionaryArray:
@@ -168,10 +171,9 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     turning. One row per pair is sent (d/2 rows) and a 73-point unit circle.
 
     ``n``, ``gap``, ``pair`` (a fraction, ``pair_index``): where the sliders open; ``score`` the score there
-    (from ``posenc``, for the
-    description). The axes keep one unit = one unit on screen at any width (the x domain follows the
-    width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, the value of the unbound
-    param BOUND set in the figure's own copy of the spec, so every seed, word and d reuses the one layout."""
+    (from ``posenc``, for the reading). The axes keep one unit = one unit on screen at any width (the x domain
+    follows the width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, the value of the
+    unbound param BOUND set in the figure's own copy of the spec, so every seed, word and d reuses the one layout."""
     half = len(thetas)
     qp, kp = np.asarray(q_pairs, float), np.asarray(k_pairs, float)
     q_len, k_len = np.hypot(*qp.T), np.hypot(*kp.T)
@@ -184,12 +186,18 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
     pair = float(min(max(pair, 0.0), 1.0))
     chart = _circles_layout()
     fig = spec.figure(chart, {"pairs": pairs, "unit": unit}, description=(
-        f"Pair {pair_index(pair, half)} of q and of k on their circles, the key at n = {n:,} and the query at "
-        f"m = {n - gap:,} "
-        f"(gap {signed(gap)}): q turns by m·θ_i and k by n·θ_i, so when both positions move together the angle between "
-        f"them stays the same and so does the score, {score:.6f}. Sliders in the chart move n, the gap and the "
-        "pair."))
+        "Pair i of q and of k on their circles, hollow before turning and filled after: q turns by m·θ_i and k by "
+        "n·θ_i, so when both positions move together the angle between them stays the same and so does the score. "
+        "Sliders in the chart move the key position n, the gap n − m and the pair."),
+        reading=(f"The chart opens on pair {pair_index(pair, half)}, the key at n = {n:,} and the query at "
+                 f"m = {n - gap:,} (gap {signed(gap)}), where the score is {signed(score, '.6f')}."))
     return _seed(fig, {KEY_POSITION: int(n), GAP: int(gap), PAIR: pair, BOUND: R})
+
+
+def circles_spec() -> dict:
+    """The circle chart's layout as Vega-Lite, for a page to read where the chart opens: its bound params carry
+    each slider's min, max and step, the inputs ``frame.chart`` seeds from the address (``frame.live.parse``)."""
+    return _circles_layout().spec()
 
 
 def _seed(fig: spec.Figure, values: dict) -> spec.Figure:
@@ -301,9 +309,12 @@ def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray
                          scheme=spec.categories(np.array([0, 1]), names),
                          text=[f"{float(rope_norms[at]):.3f}", f"{float(raw_norms[at]):,.1f}"])
     note = spec.columns(text=[f"Marked: m = {m:,}."])  # the subtitle's text: m is data, not layout
-    return spec.figure(_lengths_layout(int(p.max())), {"main": main, "marks": marks, "note": note}, description=(
-        f"Lengths against position, marked at {m:,}: RoPE keeps ‖q‖ = {float(rope_norms[at]):.3f} at every "
-        f"position, while the raw index's vector grows to {float(raw_norms[at]):,.1f} at {m:,}."))
+    last = int(p.max())
+    return spec.figure(_lengths_layout(last), {"main": main, "marks": marks, "note": note}, description=(
+        f"Lengths against position p, 1 to {last:,}, both axes logarithmic, one position m marked: RoPE keeps the "
+        "length of the turned q at ‖q‖ at every position, while the raw index's vector [x ; p] grows with p."),
+        reading=(f"Marked at m = {m:,}: RoPE's q is {float(rope_norms[at]):.3f} long, and the raw index's vector "
+                 f"has grown to {float(raw_norms[at]):,.1f}."))
 
 
 @spec.layout

@@ -20,10 +20,11 @@ VALUE_LABELS_MAX = 12  # bars carry their weight as text up to this many words
 
 
 def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, limit: float,
-            description: str, legend: bool = True) -> Figure:
+            description: str, reading: str = "", legend: bool = True) -> Figure:
     """Output vectors as a heatmap: one row per slot of the scrambled sentence (top = slot 1), labelled with
     its word's original position (labels are unique: they carry the position); the first ``matrix.shape[1]`` of
-    ``d`` coordinates (d is said in the description, not the layout, so a new d reuses the layout). ``limit`` (the
+    ``d`` coordinates (d is said in the reading, not the layout or the description, so a new d reuses the chart).
+    ``description``: what the picture shows, in words; ``reading``: this setting's numbers. ``limit`` (the
     largest |value| of the pictures compared) fixes the colour range to [−b, b], b its ``nice_bound``, so that two
     pictures side by side share one scale (``legend=False`` for the first of them: one legend serves both)."""
     m = np.asarray(matrix, dtype=float)
@@ -32,7 +33,8 @@ def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, li
     data = columns(slot=np.repeat(slots, k), label=np.repeat(row_labels, k),
                    coordinate=np.tile(np.arange(1, k + 1), n), value=m.ravel())
     return figure(_outputs_layout(list(row_labels), n, k, nice_bound(limit), title, legend), {"main": data},
-                  description=f"{description.strip()} First {k} of d = {d} coordinates.")
+                  description=f"{description.strip()} The first {k} coordinates of each output are drawn.",
+                  reading=f"{reading.strip()} Each output has d = {d} coordinates.")
 
 
 @layout
@@ -79,8 +81,9 @@ def query_weights(weights: np.ndarray, labels: list[str], *, default_query: int,
     return figure(_query_weights_layout(list(labels), picked, list(copies), title), {"main": data},
                   description=f"{title}: bars of the attention weights from the query {picked} to every word. The "
                               f"copies of the repeated word (positions {', '.join(str(j + 1) for j in copies)}) get "
-                              f"equal weights, {shown}, from any query that may read them all."
-                  if copies else f"{title}: bars of the attention weights from the query {picked} to every word.")
+                              f"equal weights from any query that may read them all."
+                  if copies else f"{title}: bars of the attention weights from the query {picked} to every word.",
+                  reading=f"From the query {picked}, the copies get {shown}." if copies else "")
 
 
 @layout

@@ -16,6 +16,7 @@ import altair as alt
 import numpy as np
 
 from posenc import chapter
+from posenc.core import count
 from posenc.sinusoid_demo import CATCH_SPREAD, COLOUR_STOPS, COMPARED_SHIFTS
 
 from . import spec
@@ -71,9 +72,19 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
                                    "ω_i": omegas[i], "wavelength 2π/ω_i": 2 * np.pi / omegas[i]}),
         "legend": spec.columns(**{"PE value": [-1.0, 1.0]}),
     }
+    lam = 2 * np.pi / np.asarray(omegas, dtype=np.float64)
+    slow = "barely changes" if lam[-1] > 2 * length else "turns visibly"  # less than half a turn: barely
+    if d == 2:
+        reading = (f"Positions 1 … {length:,} and d = 2: a single pair, of wavelength {number(lam[0])}, so it "
+                   f"{slow} over them.")
+    else:
+        reading = (f"Positions 1 … {length:,} and d = {d}: wavelengths from {number(lam[0])} (pair 0, on the left) "
+                   f"to {number(lam[-1])} (pair {len(lam) - 1}, on the right), so the rightmost pair "
+                   f"{'' if slow.startswith('barely') else 'still '}{slow} over these positions.")
     return spec.figure(chart, data, description=(
-        f"The sinusoid table for positions 1 … {length:,} and d = {d}: the left columns change fastest, each pair "
-        "to the right turns more slowly, and the right columns barely change."))
+        "The sinusoid table PE(p, j), positions p down and dimensions j across, coloured from −1 (blue) through "
+        "0 (white) to +1 (orange): the left columns change fastest, and each pair to the right turns more "
+        "slowly."), reading=reading)
 
 
 @spec.layout
@@ -119,9 +130,17 @@ def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], ome
             "kind": kind.astype(np.int8)}),
         "labels": spec.columns(pair=names, top=centre + 1.15),
     }
+    lam = 2 * np.pi / np.asarray(omegas, dtype=np.float64)[list(pairs)]
+    span = float(np.max(positions) - np.min(positions)) if nc else 0.0
+    slow = "barely moves" if n and lam.max() > 2 * span else "turns visibly"  # less than half a turn: barely
+    lams = ", ".join(f"pair {i}: {number(x)}" for i, x in zip(pairs, lam))
+    reading = (f"Wavelengths: {lams}. The fastest repeats every {number(lam.min())} positions; the slowest "
+               f"{slow} over the {number(span)} positions drawn." if n > 1 else
+               f"Its wavelength is {number(lam[0])}: it {slow} over the {number(span)} positions drawn." if n
+               else "")
     return spec.figure(chart, data, description=(
-        "Waves of a few pairs: the fastest repeats every 2π ≈ 6.3 positions, the slowest barely moves over the "
-        "positions drawn."))
+        f"Waves sin(p·ω_i) of {count(n, 'pair')} over the position p, each on its own line, the fastest on "
+        "top: each pair below repeats more slowly."), reading=reading)
 
 
 @spec.layout
@@ -171,8 +190,9 @@ def position_vector(pe64: np.ndarray, position: int) -> spec.Figure:
     return spec.figure(_vector_layout(),
                        {"vector": spec.columns(**_coordinates(d), PE=np.asarray(pe64, dtype=np.float64),
                                                title=spec.categories(np.zeros(d, dtype=int), [title]))},
-                       description=f"The vector of position {position:,}: d = {d} numbers between −1 and 1, "
-                                   "computed on demand with no table.")
+                       description="The vector PE(p) of one position, coordinate by coordinate: d numbers "
+                                   "between −1 and 1, computed on demand with no table.",
+                       reading=f"This is position {position:,}, with d = {d} coordinates.")
 
 
 @spec.layout
@@ -194,9 +214,13 @@ def precision(pe64: np.ndarray, pe32: np.ndarray, position: int) -> spec.Figure:
         "PE float64": np.asarray(pe64, dtype=np.float64), "PE float32": np.asarray(pe32, dtype=np.float64),
         "difference": diff, "shown": np.clip(diff, PRECISION_FLOOR, None),
         "title": spec.categories(np.zeros(d, dtype=int), [title])})}
+    worst = int(np.argmax(diff)) if d else 0
+    reading = (f"Here p = {position:,}: " + (
+        f"the largest difference is {diff[worst]:.2g}, at dimension j = {worst} (0-based)." if d and diff[worst] > 0
+        else "float32 and float64 agree exactly at every coordinate."))
     return spec.figure(_precision_layout(), data, description=(
-        f"How far a float32 computation of PE({position:,}) lands from float64, per coordinate: the fast pairs "
-        "on the left suffer first as p grows."))
+        "How far a float32 computation of PE(p) lands from float64, per coordinate, on a log axis: the fast "
+        "pairs on the left suffer first as p grows."), reading=reading)
 
 
 @spec.layout
@@ -221,8 +245,11 @@ def shift_heatmap(M: np.ndarray, k: int) -> spec.Figure:
                        {"M": spec.columns(row=r.astype(np.int16), column=c.astype(np.int16),
                                           entry=np.ravel(M).astype(np.float64),
                                           title=spec.categories(np.zeros(n * n, dtype=int), [title]))},
-                       description=f"The shift matrix for k = {k:,}: 2 × 2 rotation blocks on the diagonal, zero "
-                                   "elsewhere, and no position anywhere in it.")
+                       description=(f"The shift matrix M_k, its top-left {n} × {n} corner: 2 × 2 rotation blocks on "
+                                    "the diagonal, zero elsewhere, and no position anywhere in it." if n > 2 else
+                                    "The shift matrix M_k: a single 2 × 2 rotation block, and no position anywhere "
+                                    "in it."),
+                       reading=f"This is M_k for k = {k:,}.")
 
 
 @spec.layout
@@ -258,9 +285,13 @@ def dot_lines(positions: np.ndarray, dots: np.ndarray, ks: tuple[int, ...], chos
                                     "PE(p)·PE(p+k)": np.ravel(dots),
                                     "shift": spec.categories(line, names),
                                     "slot": slot[line].astype(np.int8)})}
+    values = np.reshape(np.asarray(dots, dtype=np.float64), (len(ks), n))
+    reading = (f"Over positions {int(np.min(positions)):,} … {int(np.max(positions)):,}: "
+               + "; ".join(f"{name}: {float(np.mean(v)):.4f}" for name, v in zip(names, values))
+               + f". No line moves by more than {float(np.max(np.ptp(values, axis=1))):.1e}.") if n else ""
     return spec.figure(_dots_layout(), data, description=(
         "The dot product of two positions k apart, along the sentence: every line is flat, so it depends on the "
-        "offset k alone."))
+        "offset k alone."), reading=reading)
 
 
 @spec.layout
@@ -302,7 +333,9 @@ def similarity(S: np.ndarray) -> spec.Figure:
             "range": spec.columns(**{"PE(p)·PE(q)": [0.0 if positive else -bound, bound]})}
     return spec.figure(chart, data, description=(
         f"Similarity between positions 1 … {n}: every diagonal holds one value, so it depends on how far apart "
-        "two positions are, not where they are."))
+        "two positions are, not where they are."), reading=(
+        f"The values run from {float(np.min(S)):.4g} to {float(np.max(S)):.4g}, the largest on the main diagonal "
+        "(q = p)."))
 
 
 @spec.layout
@@ -335,7 +368,7 @@ def _similarity_layout(n: int, positive: bool) -> alt.LayerChart:
 
 
 def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[int, float]]) -> spec.Figure:
-    """The additive scheme's score(m, m − gap) over m (not flat, in general; the description says which). ``marks``
+    """The additive scheme's score(m, m − gap) over m (not flat, in general; its reading says which). ``marks``
     (m, score) are ringed."""
     col = f"score(m, m − {gap})"
     ms = np.asarray(ms)
@@ -346,10 +379,14 @@ def catch_sweep(ms: np.ndarray, scores: np.ndarray, gap: int, marks: list[tuple[
                                  "key position n": np.array([m - gap for m, _ in marks], dtype=np.int32),
                                  col: np.array([v for _, v in marks], dtype=np.float64)}),
     }
+    scores = np.asarray(scores, dtype=np.float64)
+    over = f"Over m = {int(ms[0]):,} … {int(ms[-1]):,}" if ms.size else "Here"
+    reading = (f"{over} the gap is fixed, yet the score moves with m: from {float(np.min(scores)):.4f} to "
+               f"{float(np.max(scores)):.4f}." if np.ptp(scores) > CATCH_SPREAD else
+               f"{over} the score stays put along m, at {float(np.mean(scores)):.4f}.") if scores.size else ""
     return spec.figure(_catch_layout(gap), data, description=(
-        f"The score of the query word at m on the key word at m − {gap}, with sinusoids added before W_Q and W_K: "
-        + ("the gap is fixed, yet the score moves with m." if np.ptp(scores) > CATCH_SPREAD
-           else "here the score stays put along m, though nothing in the model promises it.")))
+        f"The score of the query word at m on the key word at m − {gap} as m moves, the gap fixed, with sinusoids "
+        "added before W_Q and W_K: nothing in the model makes it a function of the gap alone."), reading=reading)
 
 
 @spec.layout
@@ -441,21 +478,42 @@ def dials(d: int, pairs: tuple[int, ...], *, position: int, base: float | None =
             p["value"] = round(float(np.clip(np.log10(base), *LOG_BASE_RANGE)), 1)
         elif p["name"] == f"{prefix}_k" and shifted:
             p["value"] = int(np.clip(shift, 0, MAX_SHIFT_IN_CHART))
-    return spec.figure(spec.Layout(json.dumps(spec_)), dial_rows(d, pairs), description=_dials_description(
-        d, pairs, position, base, shift))
+    start = {p["name"]: p["value"] for p in spec_.get("params", []) if "value" in p}
+    return spec.figure(spec.Layout(json.dumps(spec_)), dial_rows(d, pairs),
+                       description=_dials_description(len(pairs), fixed, shifted),
+                       reading=_dials_reading(d, pairs, start[f"{prefix}_pos"],
+                                              None if fixed else 10 ** start[f"{prefix}_logbase"],
+                                              start[f"{prefix}_k"] if shifted else None))
 
 
-def _dials_description(d: int, pairs, position: int, base: float | None, shift: int | None) -> str:
+def _dials_description(n: int, fixed: bool, shifted: bool) -> str:
+    """What the dials show, from the layout's own arguments: the number of rows, a fixed base, a second hand."""
+    text = ((f"Dials and waves of {n} pairs, one row each: a hand turns at its pair's rate ω_i as the position "
+             f"p runs over 0 … {DIAL_SPAN}, beside the wave sin(p·ω_i); pair 0 turns fastest, each later pair more "
+             "slowly. ") if n > 1 else
+            (f"The dial and wave of one pair: its hand turns at the pair's rate ω_i as the position p runs over "
+             f"0 … {DIAL_SPAN}, beside the wave sin(p·ω_i). ")) + (
+        f"The base is the paper's, {chapter.BASE:,.0f}." if fixed else "A slider in the chart sets the base.")
+    if shifted:
+        text += (" A second hand points at p + k, k set by a slider in the chart: the angle between the two hands "
+                 "is k·ω_i, the same at every p, and so is PE(p)·PE(p + k), read out at the top right.")
+    return text
+
+
+def _dials_reading(d: int, pairs, position: int, base: float | None, shift: int | None) -> str:
+    """The numbers the dials open at: the pairs, the position, the base, each pair's wavelength and, with a
+    second hand, its shift k and PE(p)·PE(p + k)."""
     b = chapter.BASE if base is None else float(base)
     w = b ** (-2 * np.asarray(pairs, dtype=float) / d)
     lam = ", ".join(f"pair {i}: {number(2 * np.pi / x)}" for i, x in zip(pairs, w))
-    head = (f"Dials and waves of pairs {', '.join(str(i) for i in pairs)} of d = {d} at position {position}, base "
-            f"{b:,.4g}: pair 0 turns fastest, each later pair more slowly. Wavelengths: {lam}.")
+    head = (f"{'Pairs' if len(pairs) > 1 else 'Pair'} {', '.join(str(i) for i in pairs)} of d = {d}; the chart "
+            f"opens at position {position} and base {number(b)}. "
+            f"Wavelengths{'' if base is None else ' at that base'}: {lam}.")
     if shift is None:
         return head
     dot = float(np.sum(np.cos(shift * b ** (-np.arange(0, d, 2) / d))))
-    return (f"{head} The second hand is k = {shift} positions further on; the angle between the two hands is "
-            f"k·ω_i, the same at every p, and PE(p)·PE(p + k) = {dot:.4f} at every p.")
+    return (f"{head} The second hand is k = {shift} positions further on, and PE(p)·PE(p + k) = {dot:.4f} at "
+            "every p.")
 
 
 @spec.layout

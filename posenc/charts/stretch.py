@@ -61,19 +61,36 @@ def _calc(chart: alt.Chart) -> alt.Chart:
 def turns_figure(d: int, L_train: int, res: StretchDemo) -> Figure:
     """Bars: turns r_i each pair makes within L_train (log scale); ticks: the turns it reaches at s·L_train under
     the picked method (FOCUS when that is past every angle training showed it); a rule at one full turn; a line
-    of text with the live count. ``res`` (at the chart's opening s and base) only words the description."""
+    of text with the live count. ``res`` (at the chart's opening s and base) only words the reading."""
     n = d // 2
     pairs = spec.columns(i=np.arange(n), d=np.full(n, d), L=np.full(n, L_train))
     one = spec.columns(y=[1.0], label=["one full turn"],
                        title=[f"Turns per pair in L_train = {L_train:,} tokens"])
     slow = int((res.rotations < 1).sum())
     past = int(res.unseen["RoPE as trained"].sum())
-    take = (f"at s = {res.s} and base {res.base:,.0f}, {past} of {count(slow, 'slow pair')} (those that never "
-            f"finish one turn in training) reach up to {res.overreach['RoPE as trained']:.3g}× the largest angle they "
-            "saw" if slow else "every pair finishes at least one turn in training, so no angle is new")
+    if not slow:
+        take = "every pair finishes at least one turn in training, so no angle is new"
+    elif past:
+        take = (f"{past} of {count(slow, 'slow pair')} {'reaches' if past == 1 else 'reach'} up to "
+                f"{res.overreach['RoPE as trained']:.3g}× the largest angle {'it' if past == 1 else 'they'} saw")
+    else:
+        take = (f"{'the one slow pair stays' if slow == 1 else f'the {slow} slow pairs stay'} within the angles "
+                "training showed")
     return spec.figure(_turns_layout(n), {"pairs": pairs, "one": one},
-                       description=f"Turns per pair within L_train = {L_train:,} tokens, and the turns each reaches "
-                                   f"at s·L_train: {take}. PI, NTK-aware and YaRN pull the ticks back down.")
+                       description=f"Turns each of the {n} pairs makes within the trained context L_train (bars, "
+                                   "log scale) and the turns it reaches at s·L_train under the picked method "
+                                   "(ticks), against one full turn: a slow pair, one that never finishes a turn "
+                                   "in training, meets angles it never saw once its tick rises past its bar. "
+                                   "Controls in the chart set s, the base and the method; for s above 1, PI, "
+                                   "NTK-aware and YaRN pull the slow pairs' ticks back down.",
+                       reading=f"The chart opens at s = {res.s}, base {res.base:,.0f} and RoPE as trained, with "
+                               f"L_train = {L_train:,} tokens: {take}.")
+
+
+def turns_spec(d: int) -> dict:
+    """The key chart's layout as Vega-Lite, for a page to read where the chart opens (``frame.live.opening``):
+    its bound params carry s, the base and the method, the inputs ``frame.chart`` seeds from the address."""
+    return _turns_layout(d // 2).spec()
 
 
 @layout
@@ -139,11 +156,22 @@ def _line_ends(res: StretchDemo, ratio: dict[str, np.ndarray]):
 def ratio_figure(res: StretchDemo, height: int = 260) -> Figure:
     """θ'_i / θ_i per pair and method (log scale: 1 = untouched, 1/s = slowed by s); names at the lines' ends."""
     ratio = {m: np.asarray(res.frequencies[m], dtype=float) / res.theta for m in METHODS}
+    n = res.pairs
+    if res.low >= n - 1:
+        yarn = "YaRN keeps every pair as it was"
+    else:
+        kept = "pair 0" if res.low == 0 else f"pairs 0 to {res.low}"
+        yarn = (f"YaRN keeps {kept} as {'it was' if res.low == 0 else 'they were'} and "
+                + (f"divides pairs from {res.high} on by s" if res.high <= n - 1 else
+                   f"blends the rest (its ramp ends at {res.high}, past the last pair, {n - 1}, so no pair is "
+                   "divided by the whole of s)"))
     return spec.figure(_ratio_layout(height), {"methods": _method_table(res), "ends": _line_ends(res, ratio)},
-                       description=f"New frequency over old per pair at s = {res.s}: PI divides every pair by s, "
-                                   "NTK-aware leaves the fastest pair alone and divides the slowest by s, YaRN keeps "
-                                   f"pairs up to {res.low} and divides pairs from {res.high} on by s; dynamic NTK "
-                                   f"follows seq_len = {res.seq_len:,}.")
+                       description="New frequency over old per pair and method, on a log scale (1 = untouched, "
+                                   "1/s = slowed by s): PI divides every pair by s, NTK-aware leaves the fastest "
+                                   "pair alone and divides the slowest by s, YaRN keeps the fastest pairs and "
+                                   "slows the others by up to s, and dynamic NTK follows the text's length, "
+                                   "seq_len.",
+                       reading=f"At s = {res.s}: {yarn}; dynamic NTK follows seq_len = {res.seq_len:,}.")
 
 
 @layout
