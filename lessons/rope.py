@@ -22,7 +22,6 @@ from posenc.rope_demo import (
 
 PATH = "lessons/rope.py"
 BASE = f"{chapter.BASE:g}"
-(M0, N0) = chapter.PAIRS[0]
 
 
 @frame.cached
