@@ -194,6 +194,14 @@ def _parse_bool(raw: str, strict: bool = False) -> bool:
     raise ValueError(raw)
 
 
+def _same_block(key: str, default: Any) -> None:
+    """A block bound to the URL (tabs, an expander) starts from session state, never from a default argument: a
+    default given on the first run only changes the block between the first run and the next, and the browser
+    then draws everything inside it anew (every chart in a tab was rebuilt at the first rerun of a page)."""
+    if key not in st.session_state:
+        st.session_state[key] = default
+
+
 def tabs(labels: Sequence[str], key: str) -> Sequence[Any]:
     """``st.tabs`` bound to the URL (?key=<label>): a shared link reopens the same tab. An unknown label in a
     link falls back to the first tab with a notice."""
@@ -205,12 +213,12 @@ def tabs(labels: Sequence[str], key: str) -> Sequence[Any]:
         return raw
 
     _url_value(key, parse, labels[0], "")
-    kwargs = {} if key in st.session_state else {"default": labels[0]}
-    return st.tabs(labels, key=key, bind="query-params", **kwargs)
+    _same_block(key, labels[0])
+    return st.tabs(labels, key=key, bind="query-params")
 
 
 def expander(label: str, key: str, *, icon: str | None = None):
     """``st.expander`` bound to the URL (?key=true when open): a shared link reopens it."""
     _url_value(key, _parse_bool, False, "Use true or false.")
-    kwargs = {} if key in st.session_state else {"expanded": False}
-    return st.expander(label, key=key, bind="query-params", icon=icon, **kwargs)
+    _same_block(key, False)
+    return st.expander(label, key=key, bind="query-params", icon=icon)
