@@ -237,12 +237,12 @@ def _teacher_panel(room: Room, key: str, options: list[str], correct: int) -> No
         where = "open" if state.is_open else ("revealed" if state.revealed else "closed")
         with st.container(border=True, key=f"pe_class_{key}"):
             st.markdown(f"**Class {room.code}, round {state.round} ({where}):** {n} answered.")
-            from .live import chart, presenting
+            from .live import chart
 
             left, right = st.columns([4, 1], vertical_alignment="center")
             with left:
                 chart(class_charts.votes(options, counts, correct=correct if state.revealed else None,
-                                         question=state.label, font=18 if presenting() else 13))
+                                         question=state.label))
             with right:
                 if st.button("Reveal", key=f"pe_reveal_{key}", icon=":material/visibility:", disabled=state.revealed,
                              help="Close the round and show the answer here and on every student's page.",

@@ -5,7 +5,7 @@
 //    from the address when a rerun redraws a chart;
 //  - play buttons (mounts with data.role === "play") that sweep a bound range input on requestAnimationFrame;
 //  - tap to read: a touch tap on a chart shows the tooltip a hover shows;
-//  - Streamlit chrome work-arounds (WCAG 2.1 AA): focus kept after tab switches, Show data and fullscreen;
+//  - Streamlit chrome work-arounds (WCAG 2.1 AA): focus kept after Show data and fullscreen;
 //    code blocks focusable; decorative icons aria-hidden; the collapsed sidebar inert;
 //  - class mode: the anonymous student id the server hands over, kept in a session cookie.
 
@@ -42,7 +42,25 @@ function createLive() {
     if (data.play_seconds) live.playSeconds = +data.play_seconds;
     if (data.reduced_step_seconds) live.reducedStepSeconds = +data.reduced_step_seconds;
     if (data.cookie && data.student) keepCookie(String(data.cookie), String(data.student));
+    if (data.present_input) {
+      live.presentInput = String(data.present_input);
+      live.present = String(data.present || "");
+      syncPresent();
+    }
   };
+
+  // ------------------------------------------------------------ presentation mode, in every chart
+  // Each chart's presentation param is bound to the page's hidden input (frame/live.py present_input): setting
+  // its value and dispatching "input" grows every chart's text and caps its height, with no chart rebuilt. A
+  // chart drawn later reads the value when it binds; an input that appears anew (a page switch) is set by scan().
+  function syncPresent() {
+    if (live.present === undefined) return;
+    const input = document.getElementById(live.presentInput);
+    if (input && input.value !== live.present) {
+      input.value = live.present;
+      input.dispatchEvent(new Event("input"));
+    }
+  }
 
   // ------------------------------------------------------------ class mode's student id
   // A session cookie (no expiry: gone when the browser closes), for every path of the app, not sent by other
@@ -403,6 +421,7 @@ function createLive() {
     scanQueued = false;
     if (last && !last.isConnected && onBody()) lost(); // a rerun removed the focused control (no focusout then)
     if (lostAt >= 0) rescue(); // the control's successor may just have appeared
+    syncPresent();
     for (const bind of document.querySelectorAll(".vega-bind")) {
       if (!seenBinds.has(bind)) {
         seenBinds.add(bind);

@@ -42,11 +42,17 @@ Class mode (``frame.classroom``): in a class link the page part is given the stu
 ``SameSite=Lax``, ``path=/``), so a reload or a reconnect to another app process is the same student; the server
 reads it back through ``st.context.cookies`` and uses it only when it has the form of an id it makes.
 
-Besides, the component keeps focus where the student is (after a tab switch, Show data, fullscreen and its
+Besides, the component keeps focus where the student is (after Show data, fullscreen and its
 exit focus returns to the control that caused it, never ``<body>``), makes code blocks keyboard-scrollable,
 hides decorative icons from screen readers and takes the collapsed sidebar out of the Tab order: the parts of
 Streamlit's own chrome that fail WCAG 2.1 AA, worked around here (tests/test_browser_live.py fails when an
 upgrade fixes them, so the work-arounds can go).
+
+A chart's reading (``Figure.reading``, this setting's numbers) is set right after it as visually hidden text
+(``reading_html``), and ``opening(spec)`` tells a page where a chart's in-chart params open (the address's value
+when usable), for prose and checks that speak of that state. Presentation mode is decided in the browser: every
+chart's text sizes and height cap follow a param bound to the hidden input ``present_input`` draws, which
+``live.js`` sets from ``mount``'s data, so the toggle rebuilds no chart.
 
 ``mount()`` is called once per run by app.py (and by tests/live_app.py).
 """
@@ -62,7 +68,7 @@ from typing import Any
 
 import streamlit as st
 
-from posenc.charts.spec import Figure
+from posenc.charts.spec import PRESENT_INPUT, Figure
 
 PRESENT_MAX_HEIGHT = 250  # presentation mode: the lead and the key chart share one 1280×720 screen at 150 %
 PLAY_SECONDS = 4.0  # one sweep of a play button, min → max (the issue asks for 3–6 s)
@@ -82,12 +88,21 @@ def presenting() -> bool:
     return bool(st.session_state.get("present", False))
 
 
+def present_input() -> None:
+    """The page's hidden input that every chart's presentation param is bound to (``spec.PRESENT_PARAM``): fixed
+    markup, so the browser keeps the one element from run to run; ``live.js`` sets its value ("1" while
+    projecting) from ``mount``'s data, and every chart follows without being rebuilt."""
+    st.html(f'<style>[data-testid="stElementContainer"]:has(#{PRESENT_INPUT}) {{ display: none !important; }}</style>'
+            f'<input id="{PRESENT_INPUT}" type="hidden" value="">')  # its element takes no room (no gap)
+
+
 def mount() -> None:
     """The page-wide part of the component (address ↔ in-chart inputs, tap to read, focus, sidebar): once per
     run, in the sidebar, where its empty element never moves the page (``frame.theme`` hides it)."""
     from .classroom import COOKIE, cookie_student
 
-    data: dict[str, Any] = {"role": "page", "play_seconds": PLAY_SECONDS, "reduced_step_seconds": REDUCED_STEP_SECONDS}
+    data: dict[str, Any] = {"role": "page", "play_seconds": PLAY_SECONDS, "reduced_step_seconds": REDUCED_STEP_SECONDS,
+                            "present": "1" if presenting() else "", "present_input": PRESENT_INPUT}
     student = cookie_student()
     if student:  # class mode: the browser keeps the anonymous student id for its next session
         data |= {"cookie": COOKIE, "student": student}
@@ -97,11 +112,9 @@ def mount() -> None:
 
 def chart(fig: Figure, *, play: str | None = None) -> None:
     """Draw a finished figure (``posenc.charts.spec.figure``): full width of its column, large text and a
-    capped height in presentation mode; its reading (this setting's numbers) right after it, for screen readers. Bound params are seeded from the address (see the module's docstring);
+    capped height in presentation mode (decided in the browser: the spec is the same in both); its reading (this setting's numbers) right after it, for screen readers. Bound params are seeded from the address (see the module's docstring);
     ``play`` names a bound range param to get a Play button."""
-    present = presenting()
-    spec = fig.to_vega_lite(present=present, max_height=PRESENT_MAX_HEIGHT if present else None)
-    spec = seed(spec)
+    spec = seed(fig.to_vega_lite(max_height=PRESENT_MAX_HEIGHT))
     if play is not None:
         param = next((p for p in bound_params(spec) if p["name"] == play), None)
         if param is None or param["bind"].get("input") != "range":

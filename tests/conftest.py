@@ -283,6 +283,42 @@ def layouts(at: AppTest, *, slider_ranges: bool = True) -> list[dict]:
     return [layout_of(c, slider_ranges=slider_ranges) for c in chart_specs(at)]
 
 
+def own_params(spec: dict) -> list[dict]:
+    """A chart's own top-level params: without the presentation-mode param every chart carries
+    (``spec.PRESENT_PARAM``) and the height that mode caps."""
+    from posenc.charts import spec as chart_style
+
+    return [p for p in spec.get("params", [])
+            if p["name"] != chart_style.PRESENT_PARAM and not (p["name"] == "height" and "update" in p)]
+
+
+def in_mode(spec: dict, present: bool) -> dict:
+    """A chart's spec as the browser draws it in or out of presentation mode (``spec.PRESENT_PARAM``): every size
+    that follows the mode evaluated (``vega_eval``) to its number, and a height the mode caps set to its value.
+    A copy; expressions that read the container (fitted titles) stay."""
+    from posenc.charts import spec as chart_style
+
+    mode = {chart_style.PRESENT_PARAM: "1" if present else ""}
+    out = json.loads(json.dumps({k: v for k, v in spec.items() if k != "datasets"}))
+
+    def resolve(node):
+        if isinstance(node, dict):
+            expr = node.get("expr")
+            if list(node) == ["expr"] and isinstance(expr, str) and expr.startswith(chart_style.PRESENTING + " ?"):
+                return vega_eval(expr, params=mode)
+            return {k: resolve(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        return node
+
+    out = resolve(out)
+    for p in list(out.get("params", [])):
+        if p.get("name") == "height" and "update" in p:
+            out["height"] = vega_eval(p["update"], params=mode)
+            out["params"].remove(p)
+    return out
+
+
 def chart_tables(chart) -> dict[str, pa.Table]:
     """A chart's datasets, decoded from the Arrow IPC streams Streamlit sends."""
     return {ds.name: pa.ipc.open_stream(ds.data.data).read_all() for ds in chart.proto.datasets}

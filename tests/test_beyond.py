@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 
 import numpy as np
 import pytest
@@ -286,7 +287,7 @@ def _colours(node) -> set:
         return set().union(*(_colours(v) for k, v in node.items() if k != "datasets")) if node else set()
     if isinstance(node, list):
         return set().union(*(_colours(v) for v in node)) if node else set()
-    return {node.lower()} if isinstance(node, str) and node.startswith("#") else set()
+    return {node.lower()} if isinstance(node, str) and re.fullmatch(r"#[0-9a-fA-F]{3,8}", node) else set()
 
 
 def _all_figures(d, L_train, s, heads, sentence):

@@ -487,6 +487,33 @@ def test_presentation_mode_folds_the_sidebar_and_enlarges_chart_text(server, bro
         ctx.close()
 
 
+CHARTS_KEPT = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')]
+  .map(c => c.querySelector('svg, canvas')).filter(s => s).map(s => s.__peMark === 1)"""  # drawn: marked still?
+MARK_CHARTS = """() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')
+  .forEach(c => { const s = c.querySelector('svg, canvas'); if (s) s.__peMark = 1; })"""
+
+
+def test_the_presentation_toggle_keeps_every_chart_and_grows_its_text(server, browser):
+    """Presentation mode is decided in the browser (every chart's presentation param is bound to the page's hidden
+    input): pressing the sidebar's toggle keeps each drawn chart (the same element, marked before the press:
+    nothing rebuilt) and its axis labels go from 13 px to 18 px."""
+    ctx = context(browser, 1366, 768)
+    try:
+        page = ctx.new_page()
+        open_app(page, f"{server}/fixes")
+        page.evaluate(MARK_CHARTS)
+        assert set(page.evaluate(AXIS_LABEL_SIZES)) == {"13px"}
+        page.get_by_text("Presentation mode", exact=True).first.click()  # (projecting folds the sidebar away)
+        page.wait_for_timeout(300)
+        wait_done(page)
+        page.wait_for_function(f"() => ({AXIS_LABEL_SIZES})().every(s => s === '18px')", timeout=30_000)
+        no_exception(page)
+        kept = page.evaluate(CHARTS_KEPT)
+        assert len(kept) >= 4 and all(kept), kept
+    finally:
+        ctx.close()
+
+
 # ---------------------------------------------------------------- deep links, navigation, hostile text
 
 

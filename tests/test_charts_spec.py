@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from conftest import in_mode, vega_eval
 from posenc.charts import spec
 
 
@@ -100,7 +101,7 @@ def test_a_figure_carries_its_description_and_the_house_config():
     config = fig.spec["config"]
     assert config["axis"]["labelColor"] == spec.TEXT and config["axis"]["titleColor"] == spec.TEXT
     assert config["legend"]["orient"] == "bottom"
-    assert config["axis"]["labelFontSize"] == 13
+    assert in_mode(fig.spec, False)["config"]["axis"]["labelFontSize"] == 13
     # Altair's default 300×300 view is dropped: charts fill their container.
     assert config.get("view") != {"continuousWidth": 300, "continuousHeight": 300}
     assert "width" not in fig.spec
@@ -112,7 +113,8 @@ def test_a_figure_carries_its_description_and_the_house_config():
 def test_a_charts_own_config_wins_over_the_house_config():
     fig = spec.figure(points_layout("main", axis_font=20), {"main": {"x": [1, 2], "y": [3, 4]}},
                       description="Two points.")
-    assert fig.spec["config"]["axis"]["labelFontSize"] == 20
+    for present in (False, True):  # projected, a size already past the projector's stays
+        assert in_mode(fig.spec, present)["config"]["axis"]["labelFontSize"] == 20
     assert fig.spec["config"]["axis"]["labelColor"] == spec.TEXT
 
 
@@ -310,7 +312,8 @@ def test_a_title_from_the_data_validates_and_reads_the_first_row():
 
     fig = spec.figure(titled(), {"a": {"x": [1, 2], "title": ["at p = 7", "at p = 7"]}}, description="Points.")
     spec.validate(fig)
-    assert fig.spec["title"]["text"] == {"expr": 'length(data("a")) ? data("a")[0]["title"] : \'\''}
+    source = 'length(data("a")) ? data("a")[0]["title"] : \'\''
+    assert fig.spec["title"]["text"] == {"expr": spec.fitted_title(f"({source})", spec.TITLE_PX)}
 
 
 def test_a_series_figure_validates():
@@ -355,22 +358,29 @@ def test_to_vega_lite_adds_the_datasets_and_leaves_the_figure_alone():
     before = copy.deepcopy(fig.spec)
     out = fig.to_vega_lite()
     assert set(out["datasets"]) == {"main"} and out["datasets"]["main"].num_rows == 3
-    assert out["height"] == 600 and out["config"]["axis"]["labelFontSize"] == 13
+    assert out["height"] == 600 and in_mode(out, False)["config"]["axis"]["labelFontSize"] == 13
     assert fig.spec == before and "datasets" not in fig.spec
 
 
-def test_to_vega_lite_present_has_18px_text():
+def test_presentation_mode_is_decided_in_the_browser_and_grows_the_text_to_18px():
+    """The spec is the same in both modes (a toggle keeps every chart): its presentation param is bound to the
+    page's hidden input, and each text size evaluates to 18 px projected, 13 px (15 for the title) otherwise."""
     fig = line_figure()
-    out = fig.to_vega_lite(present=True)
+    out = fig.to_vega_lite(max_height=250)
+    assert {"name": spec.PRESENT_PARAM, "value": "", "bind": {"element": f"#{spec.PRESENT_INPUT}"}} in out["params"]
+    big, small = in_mode(out, True)["config"], in_mode(out, False)["config"]
     for part in ("axis", "legend", "header"):
-        assert out["config"][part]["labelFontSize"] == 18 and out["config"][part]["titleFontSize"] == 18
-    assert out["config"]["axis"]["labelColor"] == spec.TEXT
-    assert fig.spec["config"]["axis"]["labelFontSize"] == 13  # the figure itself is unchanged
+        assert big[part]["labelFontSize"] == big[part]["titleFontSize"] == 18
+        assert small[part]["labelFontSize"] == small[part]["titleFontSize"] == 13
+    assert (big["title"]["fontSize"], small["title"]["fontSize"]) == (20, 15)
+    assert (big["text"]["fontSize"], small["text"]["fontSize"]) == (16, 11)  # Vega's own 11 out of it
+    assert big["axis"]["labelColor"] == small["axis"]["labelColor"] == spec.TEXT
 
 
-@pytest.mark.parametrize("height,cap,expected", [(600, 420, 420), (300, 420, 300), (600, None, 600)])
-def test_to_vega_lite_caps_a_numeric_height(height, cap, expected):
-    assert line_figure(height=height).to_vega_lite(max_height=cap)["height"] == expected
+@pytest.mark.parametrize("height,cap,present,expected",
+                         [(600, 420, True, 420), (600, 420, False, 600), (300, 420, True, 300), (600, None, True, 600)])
+def test_to_vega_lite_caps_a_numeric_height_while_projecting(height, cap, present, expected):
+    assert in_mode(line_figure(height=height).to_vega_lite(max_height=cap), present)["height"] == expected
 
 
 @pytest.mark.parametrize("rows", [spec.CANVAS_ROWS, spec.CANVAS_ROWS + 1])
@@ -403,12 +413,11 @@ def test_every_mark_is_hidden_from_screen_readers_and_projected_text_grows():
     fig = spec.figure(_two("a"), {"main": {"x": [0, 1], "y": [1, 2]}}, description="Two marks.")
     marks = [n["mark"] for n in spec.walk_dicts(fig.spec) if "mark" in n]
     assert marks and all(isinstance(m, dict) and m["aria"] is False for m in marks)
-    shown = fig.to_vega_lite(present=True)
-    sizes = [n["mark"].get("fontSize") for n in spec.walk_dicts(shown) if isinstance(n.get("mark"), dict)
-             and n["mark"].get("type") == "text"]
-    assert sizes == [18] and shown["title"]["subtitleFontSize"] == 15
-    assert [n["mark"].get("fontSize") for n in spec.walk_dicts(fig.spec) if isinstance(n.get("mark"), dict)
-            and n["mark"].get("type") == "text"] == [13]
+    for present, text, subtitle in ((True, 18, 15), (False, 13, 11)):
+        shown = in_mode(fig.to_vega_lite(), present)
+        sizes = [n["mark"].get("fontSize") for n in spec.walk_dicts(shown) if isinstance(n.get("mark"), dict)
+                 and n["mark"].get("type") == "text"]
+        assert sizes == [text] and shown["title"]["subtitleFontSize"] == subtitle
 
 
 # ---------------------------------------------------------------- titles and legends that fit
@@ -416,12 +425,11 @@ LONG_TITLE = "float32 against float64 at p = 5,000,000, coordinate by coordinate
 LONG_SUBTITLE = "Dark = 1, light = 0. Bit b flips every 2^b steps; thick red outline: flipped from p − 1"
 
 
-@pytest.mark.parametrize("present", [False, True])
-def test_a_long_title_fits_its_chart_and_a_long_subtitle_is_set_as_lines(present):
+def test_a_long_title_fits_its_chart_and_a_long_subtitle_is_set_as_lines():
     """Sent to the browser, a title too wide for a phone is an expression that splits it from the container's
-    width (at a projector's text size when presenting; a title from the data alike), a long subtitle is lines of
-    at most SUBTITLE_CHARS that read as the original, a short title and axis titles stay as they are, the spec
-    still validates, and the figure itself is left alone."""
+    width (a character as wide as the mode's text size makes it; a title from the data alike), a long subtitle is
+    lines of at most SUBTITLE_CHARS that read as the original, a short title and axis titles stay as they are,
+    and the spec validates."""
     @spec.layout
     def titled(title: str, from_data: bool) -> alt.LayerChart:
         base = alt.Chart(spec.named("main"))
@@ -431,16 +439,16 @@ def test_a_long_title_fits_its_chart_and_a_long_subtitle_is_set_as_lines(present
             title=alt.TitleParams(text, subtitle=LONG_SUBTITLE))
 
     data = {"main": spec.columns(x=[1, 2], y=[1.0, 2.0], title=[LONG_TITLE] * 2)}
-    px = spec.TITLE_CHAR_PX * (spec.PRESENT_TEXT if present else 1)
+    for present in (False, True):
+        px = vega_eval(spec.TITLE_PX, params={spec.PRESENT_PARAM: "1" if present else ""})
+        assert px == pytest.approx(spec.TITLE_CHAR_PX * (spec.PRESENT_TEXT if present else 1), abs=1e-3)
     for from_data, source in ((False, '"' + LONG_TITLE + '"'), (True, f"({spec.text_from('main', 'title').expr})")):
         fig = spec.figure(titled(LONG_TITLE, from_data), data, description="A long title.")
-        before = copy.deepcopy(fig.spec)
-        out = fig.to_vega_lite(present=present)
-        assert out["title"]["text"] == {"expr": spec.fitted_title(source, px)}
+        out = fig.to_vega_lite()
+        assert out["title"]["text"] == {"expr": spec.fitted_title(source, spec.TITLE_PX)}
         lines = out["title"]["subtitle"]
         assert len(lines) > 1 and max(map(len, lines)) <= spec.SUBTITLE_CHARS and " ".join(lines) == LONG_SUBTITLE
         assert out["layer"][1]["title"] == "short" and out["layer"][0]["encoding"]["x"]["title"] == LONG_TITLE
-        assert fig.spec == before
         spec.validate(spec.Figure(spec={k: v for k, v in out.items() if k != "datasets"}, datasets=fig.datasets))
 
 
@@ -448,7 +456,7 @@ def test_a_legend_never_cuts_a_label_stacks_under_a_narrow_chart_and_stays_verti
     """Vega cuts a legend label at 160 px unless told: the house config lifts the cut (projected too) and stacks
     the entries under a narrow chart; a legend that asks to be vertical — on its channel or in the chart's config —
     keeps one entry per line (Vega reads columns before direction, so the house rule would put it in a row)."""
-    for config in (spec.CONFIG, spec.PRESENT_CONFIG):
+    for config in (in_mode(line_figure().spec, False)["config"], in_mode(line_figure().spec, True)["config"]):
         assert config["legend"]["labelLimit"] == 0 and "containerSize()" in config["legend"]["columns"]["expr"]
 
     @spec.layout

@@ -313,3 +313,12 @@ def test_a_students_poll_redraws_the_page_only_when_a_round_changed(store, monke
     assert set(second) == set(now) and not classroom._stale(store.phases(code, PAGE), second, session)
     store.vote_again(code, QID, token)
     assert classroom._stale(store.phases(code, PAGE), second, session)
+
+
+def test_the_vote_reading_says_a_tie_is_a_tie():
+    from posenc.charts.classroom import votes
+
+    options = ["left", "right", "neither"]
+    assert "“left” and “right” tie with 2 each" in votes(options, {1: [2, 2, 0]}).reading
+    assert "most picked “left” (3)" in votes(options, {1: [3, 2, 0]}).reading
+    assert "no votes yet" in votes(options, {1: [0, 0, 0]}).reading

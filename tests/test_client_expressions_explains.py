@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import posenc
-from conftest import run_transforms
+from conftest import own_params, run_transforms
 from posenc import chapter
 from posenc.charts import explains as ec
 from posenc.charts import rope as rc
@@ -28,7 +28,7 @@ def test_copy_bars_at_every_query_are_posencs_weights(sentence, d, seed):
     tokens = posenc.tokenize(sentence)
     res, spec = copies_figure(tokens, d, seed)
     bars = spec["layer"][0]
-    [param] = spec["params"]
+    [param] = own_params(spec)
     assert param["name"] == ec.QUERY and param["value"] == res.query + 1
     for query in range(1, len(tokens) + 1):
         rows = run_transforms(spec["datasets"]["main"], bars["transform"], {ec.QUERY: query})
@@ -48,7 +48,7 @@ def test_scramble_bars_for_every_scheme_are_posencs_weights(d):
                               {s: r.weights_scrambled[res.query_scrambled] for s, r in res.runs.items()},
                               tokens, res.order, word_labels(tokens)[res.query], scheme="learned table")
     spec = records(fig)
-    [param] = spec["params"]
+    [param] = own_params(spec)
     assert param["name"] == ec.SCHEME and param["bind"]["options"] == list(res.runs)
     slot_of = np.argsort(res.order)
     for s, r in res.runs.items():
@@ -64,7 +64,7 @@ def test_score_window_for_each_scheme_is_posencs_matrix(start, d):
     tokens = posenc.tokenize(chapter.SENTENCE)
     w = score_window(tokens, 2, 1, d, 0, start)
     spec = records(rc.score_window(w.positions, w.rope_scores, w.additive_scores))
-    [param] = spec["params"]
+    [param] = own_params(spec)
     assert param["name"] == rc.SCHEME
     for scheme, matrix in zip(rc.SCHEMES, (w.rope_scores, w.additive_scores)):
         rows = run_transforms(spec["datasets"]["main"], spec["transform"], {rc.SCHEME: scheme})

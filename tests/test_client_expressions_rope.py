@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import posenc
-from conftest import run_transforms, vega_eval
+from conftest import own_params, run_transforms, vega_eval
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.charts.spec import nice_bound, records
@@ -157,7 +157,7 @@ def test_circles_radius_is_the_picked_pairs_length():
 
 def test_the_sliders_open_at_the_chapters_first_pair_and_are_named_for_the_address():
     r, spec = circles(64, 0)
-    params = {p["name"]: p for p in spec["params"] if "bind" in p}
+    params = {p["name"]: p for p in own_params(spec) if "bind" in p}
     assert set(params) == {rc.KEY_POSITION, rc.GAP, rc.PAIR} and all(k.startswith("rp_") for k in params)
     reach = next(p["value"] for p in spec["params"] if p["name"] == rc.BOUND)  # no input: the axes' end, per figure
     assert reach == nice_bound(1.25 * max(np.hypot(*np.asarray(r.q_pairs).T).max(),

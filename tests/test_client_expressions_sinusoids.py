@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import calculated, layer_with, rows_of, run_transforms, spec_layers
+from conftest import calculated, layer_with, own_params, rows_of, run_transforms, spec_layers
 from posenc import chapter
 from posenc.charts import sinusoids as sc
 from posenc.encodings import frequencies, sinusoidal
@@ -106,13 +106,13 @@ def test_the_similarity_outline_redraws_only_its_diagonal():
 
 def test_the_params_are_named_for_the_address_and_start_where_the_page_says():
     fig = sc.dials(64, sc.dial_pairs(64), position=7, base=chapter.BASE)
-    params = {p["name"]: p for p in fig.spec["params"]}
+    params = {p["name"]: p for p in own_params(fig.spec)}
     assert params["sn_pos"]["value"] == 7 and params["sn_pos"]["bind"]["max"] == sc.DIAL_SPAN
     assert params["sn_logbase"]["value"] == 4
     lo, hi = sc.LOG_BASE_RANGE
     assert (params["sn_logbase"]["bind"]["min"], params["sn_logbase"]["bind"]["max"]) == (lo, hi)
     shifted = sc.dials(64, sc.dial_pairs(64), position=0, shift=chapter.SHIFT, prefix="sn_s")
-    names = {p["name"] for p in shifted.spec["params"]}
+    names = {p["name"] for p in own_params(shifted.spec)}
     assert names == {"sn_s_pos", "sn_s_k"}  # the paper's base, fixed: no base slider in the shift chart
 
 

@@ -3,6 +3,8 @@ running example shared across pages, the page registry and the share link."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -13,10 +15,12 @@ from conftest import (
     assert_ok,
     chart_readings,
     chart_spec,
+    chart_specs,
     chart_texts,
     charts_of,
     deep_link,
     elements,
+    in_mode,
     kind,
     notices,
     open_page,
@@ -309,31 +313,42 @@ def test_a_deeper_aside_is_closed_without_a_link():
 # ---------------------------------------------------------------- presentation mode
 
 
-def present_sizes(at: AppTest) -> tuple[set, list]:
-    specs = [chart_spec(c) for c in charts_of(at)]
+def present_sizes(at: AppTest, present: bool) -> tuple[set, list]:
+    """The axis text sizes and the heights of the page's charts as the browser draws them in that mode."""
+    specs = [in_mode(chart_spec(c), present) for c in charts_of(at)]
     return {s["config"]["axis"]["labelFontSize"] for s in specs}, [s.get("height") for s in specs]
 
 
+def page_mode(at: AppTest) -> str:
+    """What the page tells the browser (frame.live's mount data): "1" while projecting."""
+    mounts = [json.loads(c.proto.json) for c in at.get("bidi_component") if c.proto.component_name == "posenc_live"]
+    return next(m["present"] for m in mounts if m.get("role") == "page")
+
+
 def test_presentation_mode_from_the_link():
-    """?present=1 turns the sidebar's toggle on; every chart gets 18 px text and is at most 420 px high."""
+    """?present=1 turns the sidebar's toggle on and tells the browser so; the charts are the same specs as out of
+    it, drawn with 18 px text and at most PRESENT_MAX_HEIGHT high while projecting (13 px otherwise)."""
     page = next(p for p in frame.existing_pages() if p.url_path)
     at = assert_ok(open_page(page.path, query={"present": "1"}))
-    assert at.toggle(key="present").value is True
-    fonts, heights = present_sizes(at)
+    assert at.toggle(key="present").value is True and page_mode(at) == "1"
+    fonts, heights = present_sizes(at, True)
     assert charts_of(at), page.path
     assert fonts == {18}
     assert all(not isinstance(h, (int, float)) or h <= frame.skeleton.PRESENT_MAX_HEIGHT for h in heights)
     normal = assert_ok(open_page(page.path))
-    assert normal.toggle(key="present").value is False
-    assert present_sizes(normal)[0] == {13}
+    assert normal.toggle(key="present").value is False and page_mode(normal) == ""
+    assert present_sizes(normal, False)[0] == {13}
 
 
-def test_presentation_toggle_switches_the_charts():
-    page = next(p for p in frame.existing_pages() if p.url_path)
-    at = assert_ok(open_page(page.path))
+
+def test_presentation_toggle_tells_the_browser_and_keeps_the_charts():
+    """On a page whose charts have one arrangement (the attention page's five steps go into a row when
+    projected: that chart is rebuilt by design), the toggle sends the very same specs: the browser keeps them."""
+    at = assert_ok(open_page("lessons/fixes.py"))
+    before = chart_specs(at)
     at.toggle(key="present").set_value(True).run()
     assert_ok(at)
-    assert present_sizes(at)[0] == {18}
+    assert page_mode(at) == "1" and chart_specs(at) == before
 
 
 def test_presenting_caps_a_tall_chart_and_enlarges_its_text():
@@ -349,11 +364,10 @@ tall = spec.layout(lambda: alt.Chart(spec.named("m")).mark_line().encode(x="x:Q"
 fig = spec.figure(tall(), {"m": spec.columns(x=[1, 2], y=[1, 2])}, description="A tall line: it rises.")
 frame.chart(fig)
 """
-    for raw, font, height in (("1", 18, frame.skeleton.PRESENT_MAX_HEIGHT), ("0", 13, 700)):
-        at = AppTest.from_string(script, default_timeout=60)
-        at.query_params["present"] = raw
-        assert_ok(at.run())
-        s = chart_spec(charts_of(at)[0])
+    at = AppTest.from_string(script, default_timeout=60)
+    assert_ok(at.run())
+    for present, font, height in ((True, 18, frame.skeleton.PRESENT_MAX_HEIGHT), (False, 13, 700)):
+        s = in_mode(chart_spec(charts_of(at)[0]), present)
         assert s["config"]["axis"]["labelFontSize"] == font and s["height"] == height
         assert s["description"] == "A tall line: it rises."
 

@@ -17,6 +17,7 @@ from conftest import (
     checks_block,
     main_path,
     open_page,
+    own_params,
     page_text,
     predict_radios,
     verdicts,
@@ -96,7 +97,7 @@ def test_copies_chart_sends_every_query_and_picks_in_the_chart():
     charts = charts_of(at)
     assert len(charts) == 2
     spec = json.loads(charts[0].proto.spec)
-    [param] = spec["params"]
+    [param] = own_params(spec)
     assert param["name"] == "ex_query" and param["bind"]["input"] == "range"
     q = chapter.query_index(TOKENS) + 1
     assert param["value"] == q  # the chart opens at the query the Predict names
@@ -117,7 +118,7 @@ def test_copies_chart_sends_every_query_and_picks_in_the_chart():
 def test_scramble_chart_predict_and_answer():
     at = assert_ok(open_page(PAGE))
     spec = json.loads(charts_of(at)[1].proto.spec)
-    [param] = spec["params"]
+    [param] = own_params(spec)
     assert param["name"] == "ex_scheme" and param["bind"]["options"] == list(SCHEMES)
     assert param["value"] == "sinusoids" and "with sinusoids" in at.radio(key="ex_predict_scramble_guess").label
     assert spec["mark"]["aria"] is False

@@ -22,6 +22,7 @@ from conftest import (
     checks_block,
     main_path,
     open_page,
+    own_params,
     page_text,
     predict_radios,
     verdict,
@@ -86,7 +87,7 @@ def test_key_answer_is_computed_and_shown_after_a_pick():
 def test_key_chart_sends_both_matrices_and_picks_in_the_chart():
     at = assert_ok(open_page(PAGE))
     spec = json.loads(charts_of(at)[0].proto.spec)
-    [param] = spec["params"]
+    [param] = own_params(spec)
     assert param["name"] == rc.SCHEME and param["bind"]["input"] == "radio" and param["value"] == "RoPE"
     assert "width" not in spec and spec["mark"]["aria"] is False
     table = chart_tables(charts_of(at)[0])["main"].to_pydict()
@@ -104,7 +105,7 @@ def test_play_answer_quotes_the_chapters_pairs():
     assert f"sweeps from {n0} to {rc.N_MAX:,}" in question.label and f"stays {n0 - m0}" in question.label
     # the chart opens where the question says: n = 7, gap −3
     spec = json.loads(circle_chart(at).proto.spec)
-    values = {p["name"]: p["value"] for p in spec["params"] if "bind" in p}  # where its inputs open
+    values = {p["name"]: p["value"] for p in own_params(spec) if "bind" in p}  # where its inputs open
     r = rope_demo(SENT, QI, KI, 64, 0)
     assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: rc.PAIR_OPEN}
     pair = rc.pair_index(rc.PAIR_OPEN, 32)
@@ -256,7 +257,7 @@ def test_a_link_opens_the_circles_where_it_says_and_the_page_speaks_of_that_sett
     at = assert_ok(open_page(PAGE, query={rc.KEY_POSITION: str(n), rc.GAP: str(gap), rc.PAIR: "0.2"}))
     assert not at.warning
     spec = json.loads(circle_chart(at).proto.spec)
-    values = {p["name"]: p["value"] for p in spec["params"] if "bind" in p}
+    values = {p["name"]: p["value"] for p in own_params(spec) if "bind" in p}
     assert values[rc.KEY_POSITION] == n and values[rc.GAP] == gap and values[rc.PAIR] == pytest.approx(fraction)
     r = rope_demo(SENT, QI, KI, 64, 0, n - gap, n)
     pair = rc.pair_index(fraction, 32)
@@ -289,7 +290,7 @@ def test_a_bad_link_value_opens_the_circles_at_the_chapters_setting(query):
     assert at.warning  # frame.chart's notice: the link's value was not usable
     (m0, n0) = chapter.PAIRS[0]
     spec = json.loads(circle_chart(at).proto.spec)
-    values = {p["name"]: p["value"] for p in spec["params"] if "bind" in p}
+    values = {p["name"]: p["value"] for p in own_params(spec) if "bind" in p}
     assert values == {rc.KEY_POSITION: n0, rc.GAP: n0 - m0, rc.PAIR: rc.PAIR_OPEN}
     r = rope_demo(SENT, QI, KI, 64, 0, m0, n0)
     reading = chart_readings(at)[1]

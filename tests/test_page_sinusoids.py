@@ -20,6 +20,7 @@ from conftest import (
     layouts,
     main_path,
     open_page,
+    own_params,
     page_text,
     verdict,
 )
@@ -67,8 +68,8 @@ def test_the_page_asks_first_and_the_key_chart_plays_in_the_browser():
     charts = [i for i, e in enumerate(order) if kind(e) == "vega_lite_chart"]
     assert radios[0] < charts[0] and radios[1] < charts[1] < charts[2]
     first, second = (chart_spec(c) for c in charts_of(at)[:2])
-    assert {p["name"] for p in first["params"]} == {"sn_pos", "sn_logbase"}
-    assert {p["name"] for p in second["params"]} == {"sn_s_pos", "sn_s_k"}
+    assert {p["name"] for p in own_params(first)} == {"sn_pos", "sn_logbase"}
+    assert {p["name"] for p in own_params(second)} == {"sn_s_pos", "sn_s_k"}
     assert next(p for p in first["params"] if p["name"] == "sn_pos")["value"] == 7
     text = page_text(at)
     assert "**Right.**" not in text and "Not quite" not in text
@@ -186,7 +187,7 @@ def test_extremes(query, d):
     assert len(charts_of(at)) == 7
     assert chart_bytes(at) < 600_000
     dials = chart_spec(charts_of(at)[0])
-    values = {p["name"]: p["value"] for p in dials["params"]}
+    values = {p["name"]: p["value"] for p in own_params(dials)}
     assert values == {"sn_pos": int(query["sn_pos"]), "sn_logbase": float(query["sn_logbase"])}  # seeded
 
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import own_params
 from posenc import chapter
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, rope, sinusoidal
@@ -266,9 +267,9 @@ def test_window_figure_holds_both_schemes_and_a_bound_pick():
     table = win.datasets["main"].to_pydict()
     assert {"RoPE", "adding sinusoids"} <= set(table)  # one row a cell, both schemes' scores on it
     assert len(table["RoPE"]) == WINDOW * WINDOW
-    [param] = win.spec["params"]
+    [param] = own_params(win.spec)
     assert param["name"] == "rp_scheme" and param["bind"]["input"] == "radio"
-    picks = {p["name"]: p for p in circles.spec["params"] if "bind" in p}  # its inputs (BOUND has none)
+    picks = {p["name"]: p for p in own_params(circles.spec) if "bind" in p}  # its inputs (BOUND has none)
     assert set(picks) == {"rp_n", "rp_gap", "rp_pair"} and picks["rp_pair"]["bind"]["max"] == 1  # a fraction
     # one row per pair is shipped (the browser turns them): d/2 rows, and a unit circle
     assert circles.datasets["pairs"].num_rows == 32

@@ -15,6 +15,7 @@ import altair as alt
 from .spec import SERIES, TEXT, Figure, columns, figure, layout, named
 
 BAR_PX = 26  # one bar's thickness (room for the 18 px text of presentation mode)
+COUNT_PX = 13  # the printed counts (as the axis text; grown with it while projecting)
 LABEL_CHARS = 38  # option labels longer than this are cut (with …) on the axis; the full text is in the tooltip
 
 
@@ -28,7 +29,7 @@ def option_labels(options: Sequence[str], correct: int | None) -> list[str]:
 
 
 @layout
-def _votes_layout(labels: Sequence[str], rounds: int, top: int, font: int) -> alt.Chart:
+def _votes_layout(labels: Sequence[str], rounds: int, top: int) -> alt.Chart:
     names = [f"round {r}" for r in range(1, rounds + 1)]
     colours = [SERIES[(r - 1) % len(SERIES)] for r in range(1, rounds + 1)]
     base = alt.Chart(named("votes")).encode(
@@ -44,7 +45,7 @@ def _votes_layout(labels: Sequence[str], rounds: int, top: int, font: int) -> al
         tooltip=[alt.Tooltip("option:N", title="option"), alt.Tooltip("round_name:N", title="round"),
                  alt.Tooltip("votes:Q", title="votes"), alt.Tooltip("share:Q", title="share", format=".0%")],
     )
-    text = base.mark_text(aria=False, align="left", dx=4, color=TEXT, fontSize=font).encode(
+    text = base.mark_text(aria=False, align="left", dx=4, color=TEXT, fontSize=COUNT_PX).encode(
         x=alt.X("votes:Q"), text=alt.Text("text:N"))
     return alt.layer(bars, text).properties(
         height={"step": BAR_PX}, width="container",
@@ -52,10 +53,10 @@ def _votes_layout(labels: Sequence[str], rounds: int, top: int, font: int) -> al
 
 
 def votes(options: Sequence[str], counts: dict[int, list[int]], *, correct: int | None = None,
-          question: str = "", font: int = 13) -> Figure:
+          question: str = "") -> Figure:
     """The figure of a question's votes: ``counts`` = {round: [votes per option]}; ``correct`` (the right
-    option's index) once the teacher has revealed it; ``font``: the printed counts' size (18 when projecting, as
-    the presentation config's axis text)."""
+    option's index) once the teacher has revealed it. The printed counts are COUNT_PX, 18 px while projecting
+    (as the axis text; ``spec.PRESENT_TEXT``)."""
     rounds = sorted(counts) or [1]
     counts = {r: list(counts.get(r, [0] * len(options))) for r in rounds}
     labels = option_labels(options, correct)
@@ -74,15 +75,17 @@ def votes(options: Sequence[str], counts: dict[int, list[int]], *, correct: int 
     top = max([max(v) for v in counts.values()] + [1])
     totals = ", ".join(f"round {r}: {sum(counts[r])} answered" for r in rounds)
     last = counts[rounds[-1]]
-    lead = max(range(len(options)), key=lambda i: last[i])
-    most = (f"most picked “{_short(options[lead])}” ({last[lead]})" if sum(last) else "no votes yet")
+    leads = [i for i in range(len(options)) if last[i] == max(last)]
+    tied = " and ".join(f"“{_short(options[i])}”" for i in leads)
+    most = ("no votes yet" if not sum(last) else f"most picked {tied} ({last[leads[0]]})" if len(leads) == 1
+            else f"{tied} tie with {last[leads[0]]} each")
     # the counts change with every vote: they are read out after the chart, its name stays (spec.figure)
     asked = question.strip()
     asked += "" if not asked or asked[-1] in ".?!" else "."
     reading = f"{'The question: ' + asked + ' ' if asked else ''}Votes so far — {totals}; in the latest round, {most}."
     per = " and round, the latest round solid" if len(rounds) > 1 else ""
     # leave room right of the longest bar for its printed count
-    return figure(_votes_layout(labels, len(rounds), int(top * 1.8) + 1, font),
+    return figure(_votes_layout(labels, len(rounds), int(top * 1.8) + 1),
                   {"votes": columns(**rows)},
                   description=f"Class votes: how many students picked each option, one bar per option{per}.",
                   reading=reading)

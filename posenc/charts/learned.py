@@ -96,7 +96,7 @@ def table_window(values: np.ndarray, rows: list[int], n_max: int, position: int)
         "outlined: a row past the end of the table has nothing in it, drawn as ×."), reading=(
         f"Rows {rows[0]} to {rows[-1]} of a table of {n_max} rows; row {position} is outlined"
         + (" (found)." if position <= n_max else " (it does not exist).")
-        + (f" Rows past {n_max} have nothing in them: {len(past)} of the rows shown are drawn as ×." if past
+        + (f" Rows past {n_max} have nothing in them: {len(past)} of the rows shown {'is' if len(past) == 1 else 'are'} drawn as ×." if past
            else " Every row shown is in the table.")))
 
 
@@ -174,7 +174,7 @@ def length_histogram(labels: list[str], sums: np.ndarray) -> Figure:
     reading = ""
     if len(labels):
         top = int(np.argmax(sums))
-        reading = (f"The fullest bin is {labels[top]} words, with {int(sums[top]):,} of the {int(np.sum(sums)):,} "
+        reading = (f"The fullest bin is {labels[top]} {'word' if labels[top] == '1' else 'words'}, with {int(sums[top]):,} of the {int(np.sum(sums)):,} "
                    f"sentences ({sums[top] / total:.0%}); the longest bin, {labels[-1]} words, has "
                    f"{int(sums[-1]):,}.")
     return figure(_lengths_layout(labels), {"lengths": data}, description=(

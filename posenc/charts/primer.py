@@ -107,9 +107,10 @@ def steps(res: Primer, *, query: int, shown_words: int, shown_coords: int, copie
     return figure(chart, {"vectors": vectors, "scores": scores, "weights": weights},
                   description="Attention in five steps: 1 word vectors, 2 queries, keys and values, 3 scores, "
                               "4 softmax weights, 5 the weighted sum. Every row of weights sums to 1.",
-                  reading=f"Each of the sentence's {len(res.tokens)} words is a vector of d = {res.d} numbers. "
-                          f"{takeaway} Word {q + 1}, the query outlined, gives its largest weight, "
-                          f"{res.weights[q, top]:.2f}, to word {top + 1}.")
+                  reading=(f"Each of the sentence's {len(res.tokens)} words is" if len(res.tokens) > 1
+                           else "The sentence's one word is") + f" a vector of d = {res.d} numbers. "
+                           + f"{takeaway} Word {q + 1}, the query outlined, gives its largest weight, "
+                           f"{res.weights[q, top]:.2f}, to word {top + 1}.")
 
 
 @layout

@@ -74,19 +74,16 @@ LEGEND_FIT = {"labelLimit": 0,
               "columns": {"expr": f"containerSize()[0] > 0 && containerSize()[0] < {LEGEND_ROW_MIN} ? 1 : 0"}}
 
 
-def _config(font: int, marks: int | None = None) -> dict:
-    """The house config at axis/legend text size ``font``; ``marks``: the size of text marks and subtitles that set
-    none of their own (presentation mode grows them too)."""
-    sized = {"fontSize": marks} if marks else {}
+def _config(font: int) -> dict:
+    """The house config at axis/legend text size ``font`` (``_finish`` makes its sizes follow presentation mode)."""
     return {
         "axis": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font,
                  "tickColor": REFERENCE, "domainColor": REFERENCE},
         "legend": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font,
                    "orient": "bottom", "direction": "horizontal", **LEGEND_FIT},
         "header": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font},
-        "title": {"color": TEXT, "fontSize": font + 2, "anchor": "start", "subtitleColor": TEXT,
-                  **({"subtitleFontSize": marks} if marks else {})},
-        "text": {"color": TEXT, **sized},
+        "title": {"color": TEXT, "fontSize": font + 2, "anchor": "start", "subtitleColor": TEXT},
+        "text": {"color": TEXT},
         "mark": {"invalid": None, "aria": False},  # no mark read out one by one (see _quiet)
     }
 
@@ -94,8 +91,26 @@ def _config(font: int, marks: int | None = None) -> dict:
 CONFIG = _config(13)
 FIT_X = {"type": "fit-x", "contains": "padding"}
 COMPOSED = {"facet", "hconcat", "vconcat", "concat", "repeat"}  # fit-x breaks nested compositions
-PRESENT_CONFIG = _config(18, marks=16)  # presentation mode: dark 18 px text for the back of the room
+
+# Presentation mode (dark 18 px text for the back of the room, a capped height) is decided in the browser, so a
+# chart's spec is the same in both modes and the sidebar's toggle keeps every chart (Streamlit rebuilds a chart
+# whose spec changes: the toggle took up to 716 ms on the binary page when every spec changed). Every chart has
+# the param PRESENT_PARAM, bound to the page's hidden input #PRESENT_INPUT (frame.live keeps its value: "1" while
+# projecting); each text size, and a height over the cap, is an expression of it.
+PRESENT_PARAM = "pe_present"
+PRESENT_INPUT = "pe-present"
+PRESENTING = f"{PRESENT_PARAM} === '1'"
+PRESENT_SIZES = {("axis", "labelFontSize"): 18, ("axis", "titleFontSize"): 18,  # config section, key → size
+                 ("legend", "labelFontSize"): 18, ("legend", "titleFontSize"): 18,
+                 ("header", "labelFontSize"): 18, ("header", "titleFontSize"): 18,
+                 ("title", "fontSize"): 20, ("title", "subtitleFontSize"): 16, ("text", "fontSize"): 16}
+VEGA_SIZES = {("title", "subtitleFontSize"): 10, ("text", "fontSize"): 11}  # Vega's own, where the house sets none
 PRESENT_TEXT = 18 / 13  # presentation mode: a text mark's (or subtitle's) own size grows as the axes' text does
+
+
+def by_mode(normal: float, present: float) -> dict:
+    """A size that is ``present`` while projecting and ``normal`` otherwise, decided in the browser."""
+    return {"expr": f"{PRESENTING} ? {present:g} : {normal:g}"}
 
 
 @dataclass(frozen=True)
@@ -121,15 +136,14 @@ class Figure:
         """Data rows shipped with the chart (the marks it can draw, at most)."""
         return sum(t.num_rows for t in self.datasets.values())
 
-    def to_vega_lite(self, *, present: bool = False, max_height: int | None = None) -> dict:
-        """The spec with its datasets, for ``st.vega_lite_chart``; ``present`` swaps in the large text and
-        ``max_height`` caps the height (presentation mode). Titles and subtitles wrap to fit (``_fit_titles``)."""
-        spec = _fit_titles(json.loads(json.dumps(self.spec)), PRESENT_TEXT if present else 1.0)
-        if present:
-            spec = _scaled_text(spec, PRESENT_TEXT)
-            spec["config"] = _merge(spec.get("config", {}), PRESENT_CONFIG)
-        if max_height and isinstance(spec.get("height"), (int, float)) and spec["height"] > max_height:
-            spec["height"] = max_height
+    def to_vega_lite(self, *, max_height: int | None = None) -> dict:
+        """The spec with its datasets, for ``st.vega_lite_chart``: the same in presentation mode and out of it
+        (see ``PRESENT_PARAM``); ``max_height`` caps a taller chart's height while projecting."""
+        spec = dict(self.spec)
+        height = spec.get("height")
+        if max_height and isinstance(height, (int, float)) and height > max_height:
+            spec["params"] = [*spec.get("params", []),
+                              {"name": "height", "update": f"{PRESENTING} ? {max_height:g} : {height:g}"}]
         spec["datasets"] = dict(self.datasets)
         if self.rows > CANVAS_ROWS:
             spec["usermeta"] = _merge(spec.get("usermeta", {}), {"embedOptions": {"renderer": "canvas"}})
@@ -302,13 +316,15 @@ SUBTITLE_CHARS = 56  # fits a 390 px phone at the subtitle size (Vega's 10 px; 1
 VIEW_KEYS = {"mark", "layer", "hconcat", "vconcat", "concat", "facet", "repeat"}
 
 
-def fitted_title(text: str, char_px: float) -> str:
+def fitted_title(text: str, char_px: float | str) -> str:
     """The Vega expression for title text ``text`` (an expression) split into lines that fit the container: as
-    few lines as fit, of about equal length (no orphan word on the last line)."""
-    room = f"max(containerSize()[0] - {TITLE_MARGIN_PX}, {10 * char_px:g})"
-    lines = f"ceil(length({text}) * {char_px:g} / {room})"
-    chars = f"min(floor({room} / {char_px:g}), ceil(length({text}) / {lines}) + 8)"
-    return (f"containerSize()[0] > 0 && length({text}) * {char_px:g} > {room} ? split(trim(replace({text}, "
+    few lines as fit, of about equal length (no orphan word on the last line). ``char_px``: a character's width,
+    a number or an expression."""
+    px = f"{char_px:g}" if isinstance(char_px, (int, float)) else f"({char_px})"
+    room = f"max(containerSize()[0] - {TITLE_MARGIN_PX}, 10 * {px})"
+    lines = f"ceil(length({text}) * {px} / {room})"
+    chars = f"min(floor({room} / {px}), ceil(length({text}) / {lines}) + 8)"
+    return (f"containerSize()[0] > 0 && length({text}) * {px} > {room} ? split(trim(replace({text}, "
             f"regexp('(.{{1,' + {chars} + '}})(\\\\s+|$)', 'g'), '$1\\n')), '\\n') : {text}")
 
 
@@ -321,18 +337,21 @@ def wrapped_subtitle(text: str) -> list[str]:
     return textwrap.wrap(text, width, break_long_words=False)
 
 
-def _fit_titles(spec: dict, factor: float) -> dict:
-    """Every view title of ``spec`` (a copy) fitted to its chart (see ``fitted_title``), at text size × ``factor``."""
+TITLE_PX = f"{PRESENTING} ? {TITLE_CHAR_PX * PRESENT_TEXT:.6g} : {TITLE_CHAR_PX:g}"  # a title character, by mode
+
+
+def _fit_titles(spec: dict) -> dict:
+    """Every view title of ``spec`` fitted to its chart (see ``fitted_title``), in either mode."""
     for node in walk_dicts(spec):
         title = node.get("title")
         if title is None or not VIEW_KEYS & node.keys() or node is spec.get("config"):
             continue  # an axis', a legend's or a channel's title, or the house config's
         title = node["title"] = dict(title) if isinstance(title, dict) else {"text": title}
         text = title.get("text")
-        if isinstance(text, str) and len(text) * TITLE_CHAR_PX * factor > TITLE_FITS_PX:
-            title["text"] = {"expr": fitted_title(json.dumps(text, ensure_ascii=False), TITLE_CHAR_PX * factor)}
+        if isinstance(text, str) and len(text) * TITLE_CHAR_PX * PRESENT_TEXT > TITLE_FITS_PX:
+            title["text"] = {"expr": fitted_title(json.dumps(text, ensure_ascii=False), TITLE_PX)}
         elif isinstance(text, dict) and isinstance(text.get("expr"), str):
-            title["text"] = {"expr": fitted_title(f"({text['expr']})", TITLE_CHAR_PX * factor)}
+            title["text"] = {"expr": fitted_title(f"({text['expr']})", TITLE_PX)}
         sub = title.get("subtitle")
         if isinstance(sub, str) and len(sub) > SUBTITLE_CHARS:
             title["subtitle"] = wrapped_subtitle(sub)
@@ -342,15 +361,27 @@ def _fit_titles(spec: dict, factor: float) -> dict:
 
 
 def _scaled_text(spec: dict, factor: float) -> dict:
-    """Text marks and subtitles that set their own size, grown by ``factor`` (the config grows the others)."""
+    """Text marks and subtitles that set their own size grow by ``factor`` while projecting (the config grows the
+    others)."""
     for node in walk_dicts(spec):
         mark = node.get("mark")
         if isinstance(mark, dict) and mark.get("type") == "text" and isinstance(mark.get("fontSize"), (int, float)):
-            mark["fontSize"] = round(mark["fontSize"] * factor)
+            mark["fontSize"] = by_mode(mark["fontSize"], round(mark["fontSize"] * factor))
         title = node.get("title")
         if isinstance(title, dict) and isinstance(title.get("subtitleFontSize"), (int, float)):
-            title["subtitleFontSize"] = round(title["subtitleFontSize"] * factor)
+            title["subtitleFontSize"] = by_mode(title["subtitleFontSize"], round(title["subtitleFontSize"] * factor))
     return spec
+
+
+def _present_sizes(config: dict) -> dict:
+    """``config`` with each size of PRESENT_SIZES following presentation mode: its own size out of it (or Vega's),
+    the projector's in it (or its own, when larger)."""
+    for (section, key), big in PRESENT_SIZES.items():
+        part = config.setdefault(section, {})
+        normal = part.get(key, VEGA_SIZES.get((section, key)))
+        if isinstance(normal, (int, float)):
+            part[key] = by_mode(normal, max(normal, big))
+    return config
 
 
 def _vertical_legends(spec: dict) -> None:
@@ -364,14 +395,18 @@ def _vertical_legends(spec: dict) -> None:
 
 
 def _finish(spec: dict) -> dict:
-    """The house style on a converted chart (done once per layout): config, sizing, and marks hidden from screen
-    readers (``_quiet``)."""
+    """The house style on a converted chart (done once per layout): config, sizing, titles that fit, text that
+    follows presentation mode (``PRESENT_PARAM``), and marks hidden from screen readers (``_quiet``)."""
     _quiet(spec)
     view = spec.get("config", {}).get("view", {})
     if view == {"continuousWidth": 300, "continuousHeight": 300}:  # Altair's default theme; Streamlit drops it
         del spec["config"]["view"]
-    spec["config"] = _merge(CONFIG, spec.get("config", {}))
+    spec["config"] = _present_sizes(_merge(CONFIG, spec.get("config", {})))
     _vertical_legends(spec)
+    _fit_titles(spec)
+    _scaled_text(spec, PRESENT_TEXT)
+    spec["params"] = [*spec.get("params", []),
+                      {"name": PRESENT_PARAM, "value": "", "bind": {"element": f"#{PRESENT_INPUT}"}}]
     if "autosize" not in spec and not COMPOSED & spec.keys():
         # The width follows the column and the height is the plot's own. (Streamlit's default for a stretched
         # chart fits title, axes and a legend below inside the height, which squeezes the plot to a sliver.)
