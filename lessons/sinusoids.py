@@ -32,6 +32,21 @@ catch_view, table_view, layouts_view, position_view, shift_view = map(  # one ca
                    sections.shift_view))
 
 
+def dials(d: int, shown: tuple[int, ...], *, position: int, prefix: str = "sn", **kw):
+    """The dials as they open: a link may carry the position, the base and k (``frame.live.opening``), and the
+    chart's reading speaks of that setting, not the page's."""
+    fig = sc.dials(d, shown, position=position, prefix=prefix, **kw)
+    at = frame.live.opening(fig.spec)
+    if at == {p["name"]: p["value"] for p in frame.live.bound_params(fig.spec)}:
+        return fig
+    linked = {"position": at[f"{prefix}_pos"]}
+    if f"{prefix}_logbase" in at:
+        linked["base"] = 10 ** at[f"{prefix}_logbase"]
+    if f"{prefix}_k" in at:
+        linked["shift"] = at[f"{prefix}_k"]
+    return sc.dials(d, shown, prefix=prefix, **{**kw, **linked})
+
+
 with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at its own rate: how much slower is "
                       "each pair, and what does a shift by k do?"):
     ex = frame.example()
@@ -51,7 +66,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             f"At {where}, base {BASE:,.0f}: each pair turns slower than the one before by one fixed factor "
             "(bits: 2). What is it?",
             ["2, as with bits", f"{q.ratio ** 0.5:.4f}", f"{q.ratio:.4f}", f"{BASE:,.0f}"], 2, key="sn_predict")
-        fig = sc.dials(d, shown, position=DIAL_START, base=BASE)
+        fig = dials(d, shown, position=DIAL_START, base=BASE)
         frame.chart(fig, play="sn_pos")
         slow_txt = f"{q.slowest:,.0f}" if q.slowest >= 1000 else f"{q.slowest:.4f}"
         ask.answer(
@@ -65,11 +80,12 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
         frame.verdict(f"PE({chapter.HUGE_POSITION:,}) is computed on demand, every coordinate between −1 and 1",
                       bool(np.all(np.abs(far.pe64) <= 1.0)),
                       f"{d} coordinates, length √(d/2) = {float(np.linalg.norm(far.pe64)):.4f}, no table consulted")
-        slow = ("the slowest barely moves" if sections.wavelengths(d)[-1] > 2 * sc.DIAL_SPAN
+        slow = ("the slowest barely moves" if sc.barely_moves(sections.wavelengths(d)[-1], sc.DIAL_SPAN)
                 else "even the slowest turns visibly")
         st.markdown(
-            f"Press **Play**: pair 0 turns once every 2π ≈ 6.3 positions, each pair below more slowly; {slow} over "
-            f"{sc.DIAL_SPAN} positions. Fast pairs tell neighbours apart, slow ones far-apart positions.")
+            f"Press **Play**: pair 0 turns once every 2π ≈ 6.3 positions, each pair below more slowly; at base "
+            f"{BASE:,.0f}, {slow} over {sc.DIAL_SPAN} positions. Fast pairs tell neighbours apart, slow ones "
+            "far-apart positions.")
         frame.formula(r"{PE(p,\,2i) = \sin(p\,\omega_i)}, \quad\allowbreak {PE(p,\,2i+1) = \cos(p\,\omega_i)}, "
                       r"\quad\allowbreak {\omega_i = \mathrm{base}^{-2i/d}}")  # a phone breaks between them only
 
@@ -80,7 +96,7 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             f"Each dial's second hand sits k = {chapter.SHIFT} positions after the first. Press Play: as p grows, "
             "what does the angle between the two hands do?",
             ["It grows with p", "It stays the same", "It shrinks back to 0"], 1, key="sn_shift_predict")
-        fig = sc.dials(d, shown, position=0, shift=chapter.SHIFT, prefix="sn_s")
+        fig = dials(d, shown, position=0, shift=chapter.SHIFT, prefix="sn_s")
         frame.chart(fig, play="sn_s_pos")
         k = chapter.SHIFT
         closed = sections.shift_dot(k, d)
@@ -138,10 +154,11 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
             frame.chart(fig_table)
             if d > 2:
                 slowest, limit = apart(lad.slowest, lad.limit)
+                right = "barely change" if sc.barely_moves(lad.slowest, length) else "still turn visibly"
                 st.markdown(
                     f"Read it like a counter: the left columns (pair 0) change fastest, each pair to the right more "
                     f"slowly by the factor $\\mathrm{{base}}^{{2/d}} = {tex_num(lad.ratio, '.4f')}$, so the right "
-                    f"columns barely change over {length:,} positions. Wavelengths run from 2π = {lad.fastest:.4f} "
+                    f"columns {right} over {length:,} positions. Wavelengths run from 2π = {lad.fastest:.4f} "
                     f"up to λ_{d // 2 - 1} = {slowest}: that is 2π·base = {limit} divided by one more factor, "
                     f"{lad.short_by:.0%} below it — where a pair number {d // 2} would sit.")
             else:

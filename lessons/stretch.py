@@ -13,10 +13,11 @@ BASE = int(chapter.BASE)
 
 
 @frame.cached
-def stretch_data(d: int, L_train: int, s: int, base: int):
-    """At the key chart's opening s and base (the question, the answer and the checks speak of that setting)."""
+def stretch_data(d: int, L_train: int, s: int, base: int, method: str):
+    """At the key chart's opening s, base and method (the question, the answer and the checks speak of s and the
+    base; the chart's reading of the method too)."""
     res = beyond.stretch_demo(d, L_train, s, TYPICAL_SEQ_LEN, float(base))
-    return res, cs.turns_figure(d, L_train, res)
+    return res, cs.turns_figure(d, L_train, res, method)
 
 
 @frame.cached
@@ -25,10 +26,10 @@ def methods_data(d: int, L_train: int, s: int, base: int, seq_len: int):
     return res, cs.ratio_figure(res)
 
 
-def opening(d: int) -> tuple[int, int]:
-    """The s and base the key chart opens at (a link may carry them; ``frame.live.opening``)."""
+def opening(d: int) -> tuple[int, int, str]:
+    """The s, base and method the key chart opens at (a link may carry them; ``frame.live.opening``)."""
     at = frame.live.opening(cs.turns_spec(d))
-    return int(at["st_s"]), int(at["st_base"])
+    return int(at["st_s"]), int(at["st_base"]), str(at["st_method"])
 
 
 def go(n: int) -> str:
@@ -164,8 +165,8 @@ with frame.page(PATH, "Trained on short texts, a model now reads longer ones: wh
                      icon=":material/error:")
             return
         rest = st.container()
-        s0, base0 = opening(d)
-        res, turns = stretch_data(d, L_train, s0, base0)
+        s0, base0, method0 = opening(d)
+        res, turns = stretch_data(d, L_train, s0, base0, method0)
         with top:
             q = frame.predict(
                 f"d = {d}, base {base0:,}, L_train = {L_train:,}, s = {s0}: which pairs does unchanged RoPE turn to "

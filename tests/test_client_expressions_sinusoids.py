@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import calculated, layer_with, own_params, rows_of, run_transforms, spec_layers
+from conftest import calculated, layer_with, own_params, rows_of, run_transforms, spec_layers, vega_eval
 from posenc import chapter
 from posenc.charts import sinusoids as sc
 from posenc.encodings import frequencies, sinusoidal
@@ -121,3 +121,10 @@ def test_no_mark_is_exposed_one_by_one():
                 sc.dials(8, sc.dial_pairs(8), position=0, shift=3, prefix="sn_s")):
         marks = [layer["mark"] for layer in spec_layers(fig.spec)]
         assert marks and all(isinstance(m, dict) and m.get("aria") is False for m in marks)
+
+
+@pytest.mark.parametrize("lam", [6.283, 1999.0, 2000.0, 2000.5, 47_117.0])
+def test_the_dials_barely_moves_label_is_posencs_threshold(lam):
+    """The dials' label says "(barely moves here)" exactly when sc.barely_moves(λ, DIAL_SPAN), under 1/20 turn."""
+    assert vega_eval(sc.EXPR_BARELY, datum={"lam": lam}) == sc.barely_moves(lam, sc.DIAL_SPAN)
+    assert sc.barely_moves(lam, sc.DIAL_SPAN) == (lam / sc.DIAL_SPAN > 20)

@@ -283,3 +283,25 @@ def test_the_dial_readings_carry_the_numbers():
     closed = float(np.sum(np.cos(chapter.SHIFT * 10000.0 ** (-np.arange(0, 64, 2) / 64))))
     assert f"PE(p)·PE(p + k) = {closed:.4f} at every p" in shifted
     assert sc.DIAL_SPAN == 100
+
+
+def test_the_dials_reading_speaks_of_the_setting_a_link_opens():
+    """A link's position, base and k open the dials there (frame.chart seeds them): the readings say so."""
+    at = assert_ok(open_page(PAGE, query={"sn_pos": "50", "sn_logbase": "2", "sn_s_pos": "20", "sn_s_k": "5"}))
+    dials, shifted = chart_readings(at)[:2]
+    assert "opens at position 50 and base 100." in dials
+    lam = 2 * np.pi * 100.0 ** (2 * np.asarray(sc.dial_pairs(64)) / 64)
+    assert all(f"pair {i}: {x:,.4g}" in dials or f"pair {i}: {x:,.0f}" in dials
+               for i, x in zip(sc.dial_pairs(64), lam))
+    closed = float(np.sum(np.cos(5 * 10000.0 ** (-np.arange(0, 64, 2) / 64))))
+    assert "opens at position 20 and base 10,000." in shifted and "k = 5 positions further" in shifted
+    assert f"PE(p)·PE(p + k) = {closed:.4f} at every p" in shifted
+
+
+@pytest.mark.parametrize("d, length, right", [(64, 50, "barely change"), (8, 2000, "still turn visibly")])
+def test_the_tables_right_columns_barely_change_only_when_they_do(d, length, right):
+    """The slowest pair "barely" moves when it turns under 1/20 of a turn over the positions shown."""
+    at = assert_ok(open_page(PAGE, query={"sn_len": str(length), "sn_deep_terms": "true"}, d=d))
+    slowest = 2 * np.pi * chapter.BASE ** ((d - 2) / d)
+    assert (slowest > 20 * length) == (right == "barely change")
+    assert f"so the right columns {right} over {length:,} positions" in page_text(at)

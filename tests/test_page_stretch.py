@@ -194,3 +194,20 @@ def test_the_charts_names_hold_no_number_and_their_readings_do():
     assert [chart_spec(c)["description"] for c in charts_of(at)] == names
     turns, ratio = chart_readings(at)
     assert "L_train = 100,000 tokens" in turns and "seq_len = 50,000" in ratio
+
+
+@pytest.mark.parametrize("method", ["PI", "NTK-aware", "YaRN"])
+def test_the_key_charts_reading_speaks_of_the_method_a_link_opens(method):
+    """A link's in-chart method opens the chart on it: the reading names it and counts that method's slow pairs
+    past training (PI at s = 16 brings every slow pair back within the angles training showed)."""
+    at = assert_ok(open_page(PAGE, query={"st_method": method}))
+    res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN)
+    turns = chart_readings(at)[0]
+    assert f"base {res.base:,.0f} and {method}, with" in turns and "RoPE as trained" not in turns
+    past = int(res.unseen[method].sum())
+    if past:
+        assert f"{past} of " in turns and f"up to {res.overreach[method]:.3g}×" in turns
+    else:
+        assert "within the angles training showed" in turns
+    if method == "PI":
+        assert past == 0

@@ -73,7 +73,7 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
         "legend": spec.columns(**{"PE value": [-1.0, 1.0]}),
     }
     lam = 2 * np.pi / np.asarray(omegas, dtype=np.float64)
-    slow = "barely changes" if lam[-1] > 2 * length else "turns visibly"  # less than half a turn: barely
+    slow = "barely changes" if barely_moves(lam[-1], length) else "turns visibly"
     if d == 2:
         reading = (f"Positions 1 … {length:,} and d = 2: a single pair, of wavelength {number(lam[0])}, so it "
                    f"{slow} over them.")
@@ -85,6 +85,15 @@ def table_heatmap(image: np.ndarray, length: int, omegas: np.ndarray, *, height:
         "The sinusoid table PE(p, j), positions p down and dimensions j across, coloured from −1 (blue) through "
         "0 (white) to +1 (orange): the left columns change fastest, and each pair to the right turns more "
         "slowly."), reading=reading)
+
+
+BARELY = 20  # "barely moves": under 1/BARELY of a turn (18°), so its sin and cos change by at most 2·sin(9°) ≈ 0.31
+
+
+def barely_moves(wavelength: float, positions: float) -> bool:
+    """Whether a pair of this wavelength turns less than 1/``BARELY`` of a turn over ``positions`` positions:
+    the one threshold behind every "barely moves" the sinusoid page says (the dials' labels too)."""
+    return wavelength > BARELY * positions
 
 
 @spec.layout
@@ -132,7 +141,7 @@ def waves(positions: np.ndarray, values: np.ndarray, pairs: tuple[int, ...], ome
     }
     lam = 2 * np.pi / np.asarray(omegas, dtype=np.float64)[list(pairs)]
     span = float(np.max(positions) - np.min(positions)) if nc else 0.0
-    slow = "barely moves" if n and lam.max() > 2 * span else "turns visibly"  # less than half a turn: barely
+    slow = "barely moves" if n and barely_moves(lam.max(), span) else "turns visibly"
     lams = ", ".join(f"pair {i}: {number(x)}" for i, x in zip(pairs, lam))
     reading = (f"Wavelengths: {lams}. The fastest repeats every {number(lam.min())} positions; the slowest "
                f"{slow} over the {number(span)} positions drawn." if n > 1 else
@@ -409,6 +418,7 @@ def _catch_layout(gap: int) -> alt.LayerChart:
 # over the shipped grid), so a drag or a play redraws with no rerun. The expressions are module constants: the
 # tests evaluate the very strings the chart ships against ``posenc`` (tests/test_client_expressions_sinusoids.py).
 DIAL_SPAN = 100  # the waves run over positions 0 … 100; the position slider (and play) sweeps the same range
+EXPR_BARELY = f"datum.lam > {BARELY * DIAL_SPAN}"  # barely_moves(λ, DIAL_SPAN), in the browser
 DIAL_ROW = 3.0  # vertical distance between two pairs' rows (each wave spans −1 … 1)
 #: a clock hand as a symbol path: a thin bar from the centre (0, 0) to 12 o'clock (0, −1), a dot at its end
 HAND_PATH = ("M -0.035 0 L -0.035 -0.86 L 0.035 -0.86 L 0.035 0 Z "
@@ -549,7 +559,7 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
     # calculations trip Vega-Lite's dataflow merging: a blank chart)
     calc = dict(theta=EXPR_THETA.format(pos=p), x=p, x0="0", ty="datum.cy + 1.05")
     text = ("'pair ' + datum.i + ': wavelength ' + (datum.lam >= 1000 ? format(datum.lam, ',.0f') "
-            ": format(datum.lam, '.4~g')) + (datum.lam > 2 * " + str(DIAL_SPAN) + " ? ' (barely moves here)' : '')")
+            ": format(datum.lam, '.4~g')) + (" + EXPR_BARELY + " ? ' (barely moves here)' : '')")
     rows = alt.Chart(spec.named("rows")).transform_calculate(omega=omega).transform_calculate(
         **calc).transform_calculate(lam=EXPR_LAMBDA, tip=EXPR_TIP, y="datum.cy", deg="90 - datum.theta * 180 / PI")
     if shifted:

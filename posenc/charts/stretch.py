@@ -58,21 +58,22 @@ def _calc(chart: alt.Chart) -> alt.Chart:
     return chart
 
 
-def turns_figure(d: int, L_train: int, res: StretchDemo) -> Figure:
+def turns_figure(d: int, L_train: int, res: StretchDemo, method: str = KEY_METHODS[0]) -> Figure:
     """Bars: turns r_i each pair makes within L_train (log scale); ticks: the turns it reaches at s·L_train under
     the picked method (FOCUS when that is past every angle training showed it); a rule at one full turn; a line
-    of text with the live count. ``res`` (at the chart's opening s and base) only words the reading."""
+    of text with the live count. ``res`` (at the chart's opening s and base) and ``method`` (the method it opens
+    on) only word the reading."""
     n = d // 2
     pairs = spec.columns(i=np.arange(n), d=np.full(n, d), L=np.full(n, L_train))
     one = spec.columns(y=[1.0], label=["one full turn"],
                        title=[f"Turns per pair in L_train = {L_train:,} tokens"])
     slow = int((res.rotations < 1).sum())
-    past = int(res.unseen["RoPE as trained"].sum())
+    past = int(res.unseen[method].sum())
     if not slow:
         take = "every pair finishes at least one turn in training, so no angle is new"
     elif past:
         take = (f"{past} of {count(slow, 'slow pair')} {'reaches' if past == 1 else 'reach'} up to "
-                f"{res.overreach['RoPE as trained']:.3g}× the largest angle {'it' if past == 1 else 'they'} saw")
+                f"{res.overreach[method]:.3g}× the largest angle {'it' if past == 1 else 'they'} saw")
     else:
         take = (f"{'the one slow pair stays' if slow == 1 else f'the {slow} slow pairs stay'} within the angles "
                 "training showed")
@@ -83,7 +84,7 @@ def turns_figure(d: int, L_train: int, res: StretchDemo) -> Figure:
                                    "in training, meets angles it never saw once its tick rises past its bar. "
                                    "Controls in the chart set s, the base and the method; for s above 1, PI, "
                                    "NTK-aware and YaRN pull the slow pairs' ticks back down.",
-                       reading=f"The chart opens at s = {res.s}, base {res.base:,.0f} and RoPE as trained, with "
+                       reading=f"The chart opens at s = {res.s}, base {res.base:,.0f} and {method}, with "
                                f"L_train = {L_train:,} tokens: {take}.")
 
 
