@@ -5,6 +5,7 @@ import posenc
 from posenc import chapter
 from posenc.charts import explains as ec
 from posenc.charts import spec
+from posenc.core import listing
 from posenc.core import rounding_size as small
 from posenc.explains import (
     CLEAR,
@@ -48,12 +49,6 @@ def run(sentence: str, d: int, seed: int):
 def opening_scheme(res) -> str:
     """The scheme the scramble chart opens at (and its Predict asks about): sinusoids, else the learned table."""
     return "sinusoids" if "sinusoids" in res.runs else "learned table"
-
-
-def listing(items) -> str:
-    """“a”, “a and b”, “a, b and c”."""
-    items = list(items)
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def the(scheme: str) -> str:

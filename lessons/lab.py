@@ -7,6 +7,7 @@ from frame.pages import ROOT
 from posenc import lab
 from posenc import lab_words as words
 from posenc.charts import lab as lab_charts
+from posenc.core import listing
 
 PATH = "lessons/lab.py"
 DATA = ROOT / "data" / "lab_results.json"
@@ -54,9 +55,9 @@ def train_live(s: lab.Settings) -> dict | None:
     if s.steps not in lab.LIVE_STEPS:  # never offered live, so never in the queue
         with_variant = sorted(precomputed().get("variants", {}).get(lab.VARIANT, {}))
         st.info(f"{s.steps:,} steps are precomputed only for the default model"
-                + (f" (and, for {words.join(with_variant)}, with the start token and MLP together)" if with_variant
+                + (f" (and, for {listing(with_variant)}, with the start token and MLP together)" if with_variant
                    else "") + f". A live training uses at most {lab.LIVE_STEPS[-1]} steps: pick "
-                f"{words.join([str(x) for x in lab.LIVE_STEPS])}.", icon=":material/info:")
+                f"{listing([str(x) for x in lab.LIVE_STEPS])}.", icon=":material/info:")
         return None
     return jobs.offered(
         s.key, lambda live: lambda report: lab.experiment(
@@ -88,7 +89,7 @@ def show_reading(q, record: dict, key: tuple) -> None:
     i_past = [i for i, n in enumerate(record["test_lengths"]) if n > s.n_max]
     frame.verdict(f"The learned table has nothing past n_max = {s.n_max}",
                   all(run["accuracy"][i] is None for run in record["runs"]["learned"] for i in i_past),
-                  f"no accuracy at lengths {words.join([str(record['test_lengths'][i]) for i in i_past])}: no row "
+                  f"no accuracy at lengths {listing([str(record['test_lengths'][i]) for i in i_past])}: no row "
                   "to look up (the line ends; it is not a zero)")
     q.answer(words.answer(rs, s, len(record["seeds"])))
     variant = lab.stored(precomputed(), lab.Settings(task=s.task, bos=True, mlp=True))
@@ -205,7 +206,7 @@ with frame.page(PATH, "Trained on short sequences, tested on four times longer o
         data = precomputed()
         n_variant = {len(v["seeds"]) for v in data.get("variants", {}).get(lab.VARIANT, {}).values()}
         st.markdown(f"The defaults ({len(data['provenance']['seeds'])} seeds)"
-                    + (f" and the start-token-and-MLP variant ({words.join(sorted(map(str, n_variant)))} seeds)"
+                    + (f" and the start-token-and-MLP variant ({listing(sorted(map(str, n_variant)))} seeds)"
                        if n_variant else "")
                     + " are precomputed by the same code the Train button runs, so the page opens without "
                       "training. Other settings train live, one training at a time on the server, and are kept "

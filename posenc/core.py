@@ -222,3 +222,9 @@ def signed(x: float, spec: str = ",") -> str:
 def count(n: int, noun: str) -> str:
     """'1 pair', '17 pairs', '1,024 positions': a count and its noun, singular only for exactly 1."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
+def listing(items) -> str:
+    """“a”, “a and b”, “a, b and c”: the one way the prose lists things."""
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .core import listing
 from .encodings import frequencies
 from .lab import BASE, FLAT, LEARNS, MOVES, SCHEMES, STILL_WORKS, Reading, Settings, gaps_move
 
@@ -38,10 +39,6 @@ def r2(x: float) -> str:
     return f"{x:.2f}".replace("-", "−")
 
 
-def join(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def letters(seq) -> list[str]:
     """Tokens as letters, “—” where there is nothing to predict (−1)."""
     return ["—" if t < 0 else LETTERS[t] for t in seq]
@@ -55,7 +52,7 @@ def task_line(s: Settings) -> str:
                          "(*induction*: … A B … A → B)"}[s.task]
     extra = [x for x, on in (("a start token", s.bos), ("an MLP", s.mlp)) if on]
     model = (f"{s.n_layers} layer{'s' if s.n_layers > 1 else ''} of causal attention, "
-             f"{'one head' if s.heads == 1 else f'{s.heads} heads'}" + (f", {join(extra)}" if extra else ", nothing else"))
+             f"{'one head' if s.heads == 1 else f'{s.heads} heads'}" + (f", {listing(extra)}" if extra else ", nothing else"))
     note = {"first": " It needs position 1 only — under the causal mask the only query that reads nothing but "
                      "itself, for every scheme — so it favours `none` by construction.",
             "induction": f" It is what {PAPERS['olsson']} call an induction head's job.", "copy": ""}[s.task]
@@ -92,9 +89,9 @@ def answer(rs: dict[str, Reading], s: Settings, n_seeds: int) -> str:
             + f". A scheme counts only once it has learned the task — at least {pct(LEARNS)} right at the training "
               f"length, with its loss flat — and then it still works if it gets at least {pct(STILL_WORKS)} of the "
               f"positions past {L} right. "
-            + (f"Here {join(works)} still work{'s' if len(works) == 1 else ''}" if works else
+            + (f"Here {listing(works)} still work{'s' if len(works) == 1 else ''}" if works else
                "Here no scheme still works past the training length")
-            + (f"; {join(not_learned)} did not learn the task in {s.steps:,} steps. " if not_learned else
+            + (f"; {listing(not_learned)} did not learn the task in {s.steps:,} steps. " if not_learned else
                "; every scheme learned the task. "))
     if s.task == "first":
         text += f"As the task says, it favours `none`: `none` gets {spread(rs['none'].past_4L)} past position {L}."
@@ -180,8 +177,8 @@ def curves(rs: dict[str, Reading]) -> str:
     """Which training curves are flat over the last tenth of the steps, and which still fall."""
     flat = [x for x in SCHEMES if rs[x].converged]
     moving = [x for x in SCHEMES if not rs[x].converged]
-    return (f"Over the last tenth of the steps the mean loss of {join(flat) if flat else 'no scheme'} fell by at "
+    return (f"Over the last tenth of the steps the mean loss of {listing(flat) if flat else 'no scheme'} fell by at "
             f"most {FLAT} (flat)"
-            + (f"; {join(moving)} still fell by more — more steps could still change "
+            + (f"; {listing(moving)} still fell by more — more steps could still change "
                f"{'its' if len(moving) == 1 else 'their'} reading." if moving else ".")
             + " A low training loss says nothing yet about longer sequences.")

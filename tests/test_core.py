@@ -26,6 +26,7 @@ from posenc.core import (
     duplicate_groups,
     embed,
     equivariance_error,
+    listing,
     parse_order,
     permutation_matrix,
     projections,
@@ -458,3 +459,8 @@ def test_signed_numbers_carry_a_true_minus_as_the_charts_write_them():
     assert signed(-3) == "−3" and signed(-1234) == "−1,234" and signed(7) == "7"
     assert signed(-0.25, ".2f") == "−0.25" and "-" not in signed(-1e-9, ".0e")
     assert signed(-1e-7, ".6f") == "0.000000" and signed(-4e-7, ".6f") == "0.000000" != signed(-6e-7, ".6f")
+
+
+def test_listing_is_the_one_way_prose_lists_things():
+    assert [listing(x) for x in ([], ["a"], ["a", "b"], ["a", "b", "c"])] == ["", "a", "a and b", "a, b and c"]
+    assert listing(str(i) for i in range(1, 5)) == "1, 2, 3 and 4"  # any iterable, a generator too

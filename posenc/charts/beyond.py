@@ -20,7 +20,7 @@ import altair as alt
 import numpy as np
 
 from posenc.beyond import AlibiDemo, Bf16Positions, DecayDemo, PrecisionDemo
-from posenc.core import count
+from posenc.core import count, listing
 
 from . import spec
 from .spec import FOCUS, REFERENCE, SERIES, Figure, layout
@@ -474,12 +474,11 @@ def offset_figure(pr: PrecisionDemo, height: int = 170) -> Figure:
     data = _probe_data(pr.probe, "m")
     data.update(drift=drift, labels=labels)
     drifts = [f"{pr.probe_offset[t]:{'.1g' if t == 'float64' else '.2g'}} in {t}" for t in names]
-    said = drifts[0] if len(drifts) == 1 else ", ".join(drifts[:-1]) + " and " + drifts[-1]
     return spec.figure(_offset_layout(names, pr.gap, height), data,
                        description=f"Score drift of a pair {pr.gap} apart moved to start position m, one line per "
                                    "number format, both on log scales: in exact maths the same gap gives the same "
                                    "score, so any drift is rounding. The dashed rule marks the probed position.",
-                       reading=f"At m = {pr.probe:,} the drift is {said}.")
+                       reading=f"At m = {pr.probe:,} the drift is {listing(drifts)}.")
 
 
 @layout

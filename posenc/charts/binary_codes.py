@@ -167,11 +167,11 @@ def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[
         hn, hf = int(H[a, b]), int(H[c, e])
         if np.array_equal(H, D):
             reading = (f"It does here: over positions 0 … {m - 1} the bits that differ are |i − j| itself; "
-                       f"{a} and {b} differ in {_bits(hn)}.")
+                       f"{a} and {b} differ in {count(hn, 'bit')}.")
         else:
             yet = " yet" if hn > hf else " and"
-            reading = (f"It does not: {a} and {b} are neighbours{yet} differ in {_bits(hn)}"
-                       + (f"; {c} and {e} are {abs(e - c)} apart{yet} differ in {_bits(hf)}." if (c, e) != (a, b)
+            reading = (f"It does not: {a} and {b} are neighbours{yet} differ in {count(hn, 'bit')}"
+                       + (f"; {c} and {e} are {abs(e - c)} apart{yet} differ in {count(hf, 'bit')}." if (c, e) != (a, b)
                           else "."))
     else:
         takeaway = "The colour grows steadily away from the diagonal: distance in the sentence."
@@ -179,11 +179,6 @@ def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[
     return spec.figure(_heatmap_layout(m, show, names), data,
                        description=f"{title}, positions 0 … {m - 1}; outlined: {outlined}. {takeaway}",
                        reading=reading)
-
-
-def _bits(k: int) -> str:
-    """'1 bit', '4 bits' (the grammar follows the count)."""
-    return f"{k} bit" if k == 1 else f"{k} bits"
 
 
 # what each heatmap colours by: show → (field, title, legend title)

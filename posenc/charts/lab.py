@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import altair as alt
 import numpy as np
 
-from posenc.core import count
+from posenc.core import count, listing
 from posenc.encodings import frequencies
 from posenc.lab import BASE, MAP_FLOOR, SCHEMES, answer_keys, settings_from
 
@@ -391,11 +391,7 @@ def loss_figure(record: dict) -> Figure:
     return _loss(codes, xs, mean, lo, hi, vocab, float(steps[-1]),
                  "Training loss against step for the five schemes (mean over the seeds, band: lowest to "
                  "highest), the same steps and settings for each; the dotted rule is the loss of a uniform guess.",
-                 f"At step {int(steps[-1]):,} the mean loss is {_join(last)}.")
-
-
-def _join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+                 f"At step {int(steps[-1]):,} the mean loss is {listing(last)}.")
 
 
 def live_loss_figure(losses: dict[str, list[float]], vocab: int, steps: int) -> Figure:
@@ -411,7 +407,7 @@ def live_loss_figure(losses: dict[str, list[float]], vocab: int, steps: int) -> 
             ys.append(ls[i])
         if ls:
             latest.append(f"{scheme} {ls[-1]:.3f} at step {len(ls):,}")
-    reading = (f"Latest loss, of {steps:,} steps: {_join(latest)}." if latest else "No step has finished yet.")
+    reading = (f"Latest loss, of {steps:,} steps: {listing(latest)}." if latest else "No step has finished yet.")
     return _loss(codes, xs, ys, ys, ys, vocab, float(steps),
                  "Training loss of the runs in progress for each scheme (the mean over its seeds), step by step, while "
                  "it trains; the dotted rule is the loss of a uniform guess.", reading)
