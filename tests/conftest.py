@@ -113,7 +113,7 @@ NOT_MARKDOWN = {"Text", "Code", "Dataframe", "UnknownElement", "Json"}
 RENDERED_FIELDS = {"body", "label", "help", "placeholder", "caption", "options"}
 
 
-READING = re.compile(r'^<p class="pe-reading">(.*)</p>$', re.S)  # frame.live.reading_html
+READING = re.compile("^{}(.*){}$".format(*map(re.escape, frame.live.reading_html("\0").split("\0"))), re.S)
 
 
 def frame_markup(proto) -> bool:
