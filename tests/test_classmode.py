@@ -3,6 +3,7 @@ for a bad code or token (docs/HARDENING.md, "Class mode")."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -322,3 +323,18 @@ def test_the_vote_reading_says_a_tie_is_a_tie():
     assert "“left” and “right” tie with 2 each" in votes(options, {1: [2, 2, 0]}).reading
     assert "most picked “left” (3)" in votes(options, {1: [3, 2, 0]}).reading
     assert "no votes yet" in votes(options, {1: [0, 0, 0]}).reading
+
+
+def test_the_vote_chart_keeps_its_layout_as_votes_come_in():
+    """A vote changes the data only (the x scale spans the counts and each row's room for its printed count), so
+    the projected chart is kept and its bars grow; three-way ties list every option."""
+    from posenc.charts.classroom import votes
+
+    options = ["left", "right", "neither"]
+    figs = [votes(options, c) for c in ({1: [0, 0, 0]}, {1: [1, 0, 0]}, {1: [12, 30, 7]}, {1: [2, 2, 2]})]
+    assert all(f.spec == figs[0].spec for f in figs)
+    rows = figs[2].datasets["votes"].to_pylist()
+    assert {r["room"] for r in rows} == {int(30 * 1.8) + 1} and all(r["room"] > r["votes"] for r in rows)
+    layers = {json.dumps(layer["encoding"]["x"]) for layer in figs[0].spec["layer"]}
+    assert any('"room"' in x for x in layers) and not any("domain" in x for x in layers)
+    assert "“left”, “right” and “neither” tie with 2 each" in figs[3].reading

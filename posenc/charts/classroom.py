@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import altair as alt
 
+from ..core import listing
 from .spec import SERIES, TEXT, Figure, columns, figure, layout, named
 
 BAR_PX = 26  # one bar's thickness (room for the 18 px text of presentation mode)
@@ -29,7 +30,9 @@ def option_labels(options: Sequence[str], correct: int | None) -> list[str]:
 
 
 @layout
-def _votes_layout(labels: Sequence[str], rounds: int, top: int) -> alt.Chart:
+def _votes_layout(labels: Sequence[str], rounds: int) -> alt.Chart:
+    """The layout holds no count: the x scale spans the data (and each row's ``room``, an unseen mark leaving
+    space right of the bar for its printed count), so a new vote swaps the data and keeps the drawn chart."""
     names = [f"round {r}" for r in range(1, rounds + 1)]
     colours = [SERIES[(r - 1) % len(SERIES)] for r in range(1, rounds + 1)]
     base = alt.Chart(named("votes")).encode(
@@ -37,7 +40,7 @@ def _votes_layout(labels: Sequence[str], rounds: int, top: int) -> alt.Chart:
         yOffset=alt.YOffset("round_name:N", sort=names),
     )
     bars = base.mark_bar(aria=False, height=BAR_PX * 0.8).encode(
-        x=alt.X("votes:Q", title="students", scale=alt.Scale(domain=[0, max(1, top)], nice=False),
+        x=alt.X("votes:Q", title="students", scale=alt.Scale(zero=True, nice=False),
                 axis=alt.Axis(tickMinStep=1, format="d")),
         color=alt.Color("round_name:N", scale=alt.Scale(domain=names, range=colours), title=None,
                         legend=None),
@@ -47,7 +50,8 @@ def _votes_layout(labels: Sequence[str], rounds: int, top: int) -> alt.Chart:
     )
     text = base.mark_text(aria=False, align="left", dx=4, color=TEXT, fontSize=COUNT_PX).encode(
         x=alt.X("votes:Q"), text=alt.Text("text:N"))
-    return alt.layer(bars, text).properties(
+    room = base.mark_point(aria=False, opacity=0, size=1).encode(x=alt.X("room:Q"))
+    return alt.layer(bars, text, room).properties(
         height={"step": BAR_PX}, width="container",
     )
 
@@ -60,7 +64,8 @@ def votes(options: Sequence[str], counts: dict[int, list[int]], *, correct: int 
     rounds = sorted(counts) or [1]
     counts = {r: list(counts.get(r, [0] * len(options))) for r in rounds}
     labels = option_labels(options, correct)
-    rows: dict[str, list] = {k: [] for k in ("label", "option", "round_name", "votes", "share", "text", "latest")}
+    rows: dict[str, list] = {k: [] for k in ("label", "option", "round_name", "votes", "share", "text", "latest",
+                                             "room")}
     for r in rounds:
         total = sum(counts[r])
         for i, n in enumerate(counts[r]):
@@ -73,10 +78,11 @@ def votes(options: Sequence[str], counts: dict[int, list[int]], *, correct: int 
             rows["text"].append(f"round {r}: {n} ({share:.0%})" if len(rounds) > 1 else f"{n} ({share:.0%})")
             rows["latest"].append(r == rounds[-1])
     top = max([max(v) for v in counts.values()] + [1])
+    rows["room"] = [int(top * 1.8) + 1] * len(rows["votes"])  # room right of the longest bar for its count
     totals = ", ".join(f"round {r}: {sum(counts[r])} answered" for r in rounds)
     last = counts[rounds[-1]]
     leads = [i for i in range(len(options)) if last[i] == max(last)]
-    tied = " and ".join(f"“{_short(options[i])}”" for i in leads)
+    tied = listing(f"“{_short(options[i])}”" for i in leads)
     most = ("no votes yet" if not sum(last) else f"most picked {tied} ({last[leads[0]]})" if len(leads) == 1
             else f"{tied} tie with {last[leads[0]]} each")
     # the counts change with every vote: they are read out after the chart, its name stays (spec.figure)
@@ -84,8 +90,7 @@ def votes(options: Sequence[str], counts: dict[int, list[int]], *, correct: int 
     asked += "" if not asked or asked[-1] in ".?!" else "."
     reading = f"{'The question: ' + asked + ' ' if asked else ''}Votes so far — {totals}; in the latest round, {most}."
     per = " and round, the latest round solid" if len(rounds) > 1 else ""
-    # leave room right of the longest bar for its printed count
-    return figure(_votes_layout(labels, len(rounds), int(top * 1.8) + 1),
+    return figure(_votes_layout(labels, len(rounds)),
                   {"votes": columns(**rows)},
                   description=f"Class votes: how many students picked each option, one bar per option{per}.",
                   reading=reading)
