@@ -85,12 +85,16 @@ def test_every_chart_has_a_description(info):
 
 @pytest.mark.parametrize("info", PAGES, ids=IDS)
 def test_every_chart_has_the_house_style(info):
-    """Drawn through posenc.charts.spec.figure + frame.chart: the house text colour and legends below."""
+    """Drawn through posenc.charts.spec.figure + frame.chart: the house text colour, legends below, a layout redone
+    at every update."""
     at = assert_ok(at_defaults(info))
     for i, chart in enumerate(charts_of(at)):
         config = chart_spec(chart).get("config", {})
         assert config.get("axis", {}).get("labelColor") == chart_style.TEXT, f"chart {i + 1}: no house config"
         assert config.get("legend", {}).get("orient") == "bottom", f"chart {i + 1}: legend not below"
+        # laid out again at every update: presentation mode grows the text in the browser (spec.PRESENT_PARAM),
+        # and a layout kept from the small text cut titles and labels off
+        assert chart_spec(chart).get("autosize", {}).get("resize") is True, f"chart {i + 1}: no autosize resize"
 
 
 @pytest.mark.parametrize("info", PAGES, ids=IDS)

@@ -89,7 +89,10 @@ def _config(font: int) -> dict:
 
 
 CONFIG = _config(13)
-FIT_X = {"type": "fit-x", "contains": "padding"}
+# resize: Vega lays a chart out again at every update, not only at its first draw: presentation mode grows the
+# text in the browser (PRESENT_PARAM), and a layout kept from the small text cut titles and axis labels off
+FIT_X = {"type": "fit-x", "contains": "padding", "resize": True}
+PAD = {"type": "pad", "resize": True}  # compositions: fit-x breaks nested ones
 COMPOSED = {"facet", "hconcat", "vconcat", "concat", "repeat"}  # fit-x breaks nested compositions
 
 # Presentation mode (dark 18 px text for the back of the room, a capped height) is decided in the browser, so a
@@ -407,10 +410,12 @@ def _finish(spec: dict) -> dict:
     _scaled_text(spec, PRESENT_TEXT)
     spec["params"] = [*spec.get("params", []),
                       {"name": PRESENT_PARAM, "value": "", "bind": {"element": f"#{PRESENT_INPUT}"}}]
-    if "autosize" not in spec and not COMPOSED & spec.keys():
+    if "autosize" not in spec:
         # The width follows the column and the height is the plot's own. (Streamlit's default for a stretched
         # chart fits title, axes and a legend below inside the height, which squeezes the plot to a sliver.)
-        spec["autosize"] = dict(FIT_X)
+        spec["autosize"] = dict(PAD if COMPOSED & spec.keys() else FIT_X)
+    else:
+        spec["autosize"] = {**spec["autosize"], "resize": True}
     return spec
 
 
