@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
-from conftest import layout_of
+from conftest import layout_of, vega_eval
 from posenc import chapter
 from posenc.core import embed, projections, softmax
 from posenc.fixes import (
@@ -512,3 +512,20 @@ def test_summary_frame_shows_every_verdict():
     assert sum(c.startswith("meets it") for c in cells) == sum(v.passed for v in verdicts)
     assert sum(c.startswith("fails") for c in cells) == sum(not v.passed for v in verdicts)
     assert df.loc[df.index[3], "one-hot"].startswith("fails")  # neighbours close
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_score_terms_leave_the_bigger_texts_room_while_projecting(present):
+    """The axis reaches TERMS_AXIS_ROOM times the largest size, and TERMS_PRESENT_ROOM times further while the
+    numbers beside the bars are 18 px (spec.PRESENT_PARAM); the axis' end labels stay inside (labelFlush)."""
+    from posenc.charts import fixes as C
+    from posenc.charts import spec as S
+
+    fig = C.score_terms(8.0, 500.0, 250_000.0, 500, 64)
+    [far] = [layer for layer in fig.spec["layer"] if layer["encoding"]["x"]["field"] == "far"]
+    [calc] = far["transform"]
+    end = fig.datasets["extent"].column("size").to_pylist()[-1]
+    assert end == 250_000.0 * C.TERMS_AXIS_ROOM
+    got = vega_eval(calc["calculate"], datum={"size": end}, params={S.PRESENT_PARAM: "1" if present else ""})
+    assert got == end * (C.TERMS_PRESENT_ROOM if present else 1)
+    assert fig.spec["layer"][0]["encoding"]["x"]["axis"]["labelFlush"] is True

@@ -20,6 +20,7 @@ from ..fixes import DWARFS
 from .spec import (
     FOCUS,
     MAX_MARKS,
+    PRESENTING,
     REFERENCE,
     SEQUENTIAL,
     SERIES,
@@ -42,6 +43,7 @@ SCORES = ["words only", "with the index"]  # the weights heat map's two score ma
 MEASURES = ["rank correlation ρ", "share of score spread R²"]
 BAR_PX, BARS_PX = 14, 400  # a coordinate's bar: at most 14 px, the d + 1 of them share 400 px
 TERMS_AXIS_ROOM = 60  # the score-terms axis runs to this many times the largest size: room for its text (log axis)
+TERMS_PRESENT_ROOM = 10  # and 10 times further while projecting: its text is 18 px, not 13 (spec.PRESENT_PARAM)
 GAP_AXIS_ROOM = 2.5  # the 1/N axis runs to this many times the longest length: room for the marked points' text
 
 
@@ -116,7 +118,7 @@ def _score_terms_layout() -> alt.LayerChart:
     size written beside it; the title, which names d, comes with the "extent" data."""
     names = TERMS
     y = alt.Y("part:N", sort=names, title=None, axis=alt.Axis(labelLimit=260))
-    x = alt.X("size:Q", title="size in a score (log scale)", axis=alt.Axis(grid=False),
+    x = alt.X("size:Q", title="size in a score (log scale)", axis=alt.Axis(grid=False, labelFlush=True),
               scale=alt.Scale(type="log", nice=False))
     colour = series("part", names, legend=False)["color"]
     bars = alt.Chart(named("terms")).mark_bar(aria=False, height=20).encode(
@@ -124,7 +126,11 @@ def _score_terms_layout() -> alt.LayerChart:
     text = alt.Chart(named("terms")).mark_text(aria=False, align="left", dx=5, fontSize=13).encode(
         x=x, y=y, text="text:N", color=colour)
     ends = axis_ends(x=x).mark_point(opacity=0, aria=False)  # the invisible layer stays out of the reading order
-    return alt.layer(bars, text, ends).properties(height=120, title=alt.TitleParams(text_from("extent", "title")))
+    projected = alt.Chart(named("extent")).transform_calculate(  # the bigger text's room, while projecting
+        far=f"datum.size * ({PRESENTING} ? {TERMS_PRESENT_ROOM} : 1)").mark_point(opacity=0, aria=False).encode(
+        x=alt.X("far:Q", title="size in a score (log scale)"))
+    return alt.layer(bars, text, ends, projected).properties(
+        height=120, title=alt.TitleParams(text_from("extent", "title")))
 
 
 def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[str], start: int) -> Figure:
