@@ -118,7 +118,8 @@ def _score_terms_layout() -> alt.LayerChart:
     size written beside it; the title, which names d, comes with the "extent" data."""
     names = TERMS
     y = alt.Y("part:N", sort=names, title=None, axis=alt.Axis(labelLimit=260))
-    x = alt.X("size:Q", title="size in a score (log scale)", axis=alt.Axis(grid=False, labelFlush=True),
+    title = "size in a score (log scale)"
+    x = alt.X("size:Q", title=title, axis=alt.Axis(grid=False, labelFlush=True),
               scale=alt.Scale(type="log", nice=False))
     colour = series("part", names, legend=False)["color"]
     bars = alt.Chart(named("terms")).mark_bar(aria=False, height=20).encode(
@@ -128,7 +129,7 @@ def _score_terms_layout() -> alt.LayerChart:
     ends = axis_ends(x=x).mark_point(opacity=0, aria=False)  # the invisible layer stays out of the reading order
     projected = alt.Chart(named("extent")).transform_calculate(  # the bigger text's room, while projecting
         far=f"datum.size * ({PRESENTING} ? {TERMS_PRESENT_ROOM} : 1)").mark_point(opacity=0, aria=False).encode(
-        x=alt.X("far:Q", title="size in a score (log scale)"))
+        x=alt.X("far:Q", title=title))
     return alt.layer(bars, text, ends, projected).properties(
         height=120, title=alt.TitleParams(text_from("extent", "title")))
 

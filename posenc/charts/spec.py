@@ -92,7 +92,7 @@ CONFIG = _config(13)
 # resize: Vega lays a chart out again at every update, not only at its first draw: presentation mode grows the
 # text in the browser (PRESENT_PARAM), and a layout kept from the small text cut titles and axis labels off
 FIT_X = {"type": "fit-x", "contains": "padding", "resize": True}
-PAD = {"type": "pad", "resize": True}  # compositions: fit-x breaks nested ones
+PAD = {"type": "pad", "resize": True}  # for COMPOSED specs
 COMPOSED = {"facet", "hconcat", "vconcat", "concat", "repeat"}  # fit-x breaks nested compositions
 
 # Presentation mode (dark 18 px text for the back of the room, a capped height) is decided in the browser, so a
