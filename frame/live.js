@@ -42,23 +42,23 @@ function createLive() {
     if (data.play_seconds) live.playSeconds = +data.play_seconds;
     if (data.reduced_step_seconds) live.reducedStepSeconds = +data.reduced_step_seconds;
     if (data.cookie && data.student) keepCookie(String(data.cookie), String(data.student));
-    if (data.present_input) {
-      live.presentInput = String(data.present_input);
+    if (data.present_event) {
+      live.presentEvent = String(data.present_event);
       live.present = String(data.present || "");
       syncPresent();
     }
   };
 
   // ------------------------------------------------------------ presentation mode, in every chart
-  // Each chart's presentation param is bound to the page's hidden input (frame/live.py present_input): setting
-  // its value and dispatching "input" grows every chart's text and caps its height, with no chart rebuilt. A
-  // chart drawn later reads the value when it binds; an input that appears anew (a page switch) is set by scan().
+  // Each chart's presentation param is bound to the document's root element (posenc/charts/spec.py PRESENT_BIND):
+  // setting its value and dispatching the event grows every chart's text and caps its height, with no chart
+  // rebuilt. A chart drawn later reads the value when it binds; the root outlives page switches.
   function syncPresent() {
     if (live.present === undefined) return;
-    const input = document.getElementById(live.presentInput);
-    if (input && input.value !== live.present) {
-      input.value = live.present;
-      input.dispatchEvent(new Event("input"));
+    const root = document.documentElement;
+    if (root.value !== live.present) {
+      root.value = live.present;
+      root.dispatchEvent(new Event(live.presentEvent));
     }
   }
 
@@ -421,7 +421,6 @@ function createLive() {
     scanQueued = false;
     if (last && !last.isConnected && onBody()) lost(); // a rerun removed the focused control (no focusout then)
     if (lostAt >= 0) rescue(); // the control's successor may just have appeared
-    syncPresent();
     for (const bind of document.querySelectorAll(".vega-bind")) {
       if (!seenBinds.has(bind)) {
         seenBinds.add(bind);

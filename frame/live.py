@@ -51,8 +51,8 @@ upgrade fixes them, so the work-arounds can go).
 A chart's reading (``Figure.reading``, this setting's numbers) is set right after it as visually hidden text
 (``reading_html``), and ``opening(spec)`` tells a page where a chart's in-chart params open (the address's value
 when usable), for prose and checks that speak of that state. Presentation mode is decided in the browser: every
-chart's text sizes and height cap follow a param bound to the hidden input ``present_input`` draws, which
-``live.js`` sets from ``mount``'s data, so the toggle rebuilds no chart.
+chart's text sizes and height cap follow a param bound to the document's root element (``spec.PRESENT_BIND``),
+whose value ``live.js`` sets from ``mount``'s data, so the toggle rebuilds no chart.
 
 ``mount()`` is called once per run by app.py (and by tests/live_app.py).
 """
@@ -68,7 +68,7 @@ from typing import Any
 
 import streamlit as st
 
-from posenc.charts.spec import PRESENT_INPUT, Figure
+from posenc.charts.spec import PRESENT_EVENT, Figure
 
 PRESENT_MAX_HEIGHT = 250  # presentation mode: the lead and the key chart share one 1280×720 screen at 150 %
 PLAY_SECONDS = 4.0  # one sweep of a play button, min → max (the issue asks for 3–6 s)
@@ -88,21 +88,13 @@ def presenting() -> bool:
     return bool(st.session_state.get("present", False))
 
 
-def present_input() -> None:
-    """The page's hidden input that every chart's presentation param is bound to (``spec.PRESENT_PARAM``): fixed
-    markup, so the browser keeps the one element from run to run; ``live.js`` sets its value ("1" while
-    projecting) from ``mount``'s data, and every chart follows without being rebuilt."""
-    st.html(f'<style>[data-testid="stElementContainer"]:has(#{PRESENT_INPUT}) {{ display: none !important; }}</style>'
-            f'<input id="{PRESENT_INPUT}" type="hidden" value="">')  # its element takes no room (no gap)
-
-
 def mount() -> None:
     """The page-wide part of the component (address ↔ in-chart inputs, tap to read, focus, sidebar): once per
     run, in the sidebar, where its empty element never moves the page (``frame.theme`` hides it)."""
     from .classroom import COOKIE, cookie_student
 
     data: dict[str, Any] = {"role": "page", "play_seconds": PLAY_SECONDS, "reduced_step_seconds": REDUCED_STEP_SECONDS,
-                            "present": "1" if presenting() else "", "present_input": PRESENT_INPUT}
+                            "present": "1" if presenting() else "", "present_event": PRESENT_EVENT}
     student = cookie_student()
     if student:  # class mode: the browser keeps the anonymous student id for its next session
         data |= {"cookie": COOKIE, "student": student}

@@ -312,8 +312,6 @@ def share_link(where=None) -> None:
 
 def style() -> None:
     """The app's CSS (our own markup, never student text): called once per run by app.py."""
-    from .live import present_input
     from .theme import css
 
     st.html(css(presenting()))
-    present_input()

@@ -364,10 +364,11 @@ def test_to_vega_lite_adds_the_datasets_and_leaves_the_figure_alone():
 
 def test_presentation_mode_is_decided_in_the_browser_and_grows_the_text_to_18px():
     """The spec is the same in both modes (a toggle keeps every chart): its presentation param is bound to the
-    page's hidden input, and each text size evaluates to 18 px projected, 13 px (15 for the title) otherwise."""
+    document's root element (there before any chart), and each text size evaluates to 18 px projected, 13 px (15 for the title) otherwise."""
     fig = line_figure()
     out = fig.to_vega_lite(max_height=250)
-    assert {"name": spec.PRESENT_PARAM, "value": "", "bind": {"element": f"#{spec.PRESENT_INPUT}"}} in out["params"]
+    bound = {"element": "html", "event": spec.PRESENT_EVENT}  # Vega's external binding: no input of its own
+    assert {"name": spec.PRESENT_PARAM, "value": "", "bind": bound} in out["params"]
     big, small = in_mode(out, True)["config"], in_mode(out, False)["config"]
     for part in ("axis", "legend", "header"):
         assert big[part]["labelFontSize"] == big[part]["titleFontSize"] == 18

@@ -98,10 +98,15 @@ COMPOSED = {"facet", "hconcat", "vconcat", "concat", "repeat"}  # fit-x breaks n
 # Presentation mode (dark 18 px text for the back of the room, a capped height) is decided in the browser, so a
 # chart's spec is the same in both modes and the sidebar's toggle keeps every chart (Streamlit rebuilds a chart
 # whose spec changes: the toggle took up to 716 ms on the binary page when every spec changed). Every chart has
-# the param PRESENT_PARAM, bound to the page's hidden input #PRESENT_INPUT (frame.live keeps its value: "1" while
-# projecting); each text size, and a height over the cap, is an expression of it.
+# the param PRESENT_PARAM; each text size, and a height over the cap, is an expression of it. The param is bound
+# (Vega's external binding: it reads the element's ``value`` when the chart is drawn and at each PRESENT_EVENT) to
+# the document's root element, which is there before any chart is: frame/live.js keeps "1" there while projecting.
+# (A hidden input drawn by the page was not always there: Streamlit loads an element's code lazily, and a chart
+# drawn first lost its binding — "Signal bind element not found" — and so presentation mode.)
 PRESENT_PARAM = "pe_present"
-PRESENT_INPUT = "pe-present"
+PRESENT_HOLDER = "html"  # a CSS selector: the document's root element
+PRESENT_EVENT = "pe-present"
+PRESENT_BIND = {"element": PRESENT_HOLDER, "event": PRESENT_EVENT}
 PRESENTING = f"{PRESENT_PARAM} === '1'"
 PRESENT_SIZES = {("axis", "labelFontSize"): 18, ("axis", "titleFontSize"): 18,  # config section, key → size
                  ("legend", "labelFontSize"): 18, ("legend", "titleFontSize"): 18,
@@ -409,7 +414,7 @@ def _finish(spec: dict) -> dict:
     _fit_titles(spec)
     _scaled_text(spec, PRESENT_TEXT)
     spec["params"] = [*spec.get("params", []),
-                      {"name": PRESENT_PARAM, "value": "", "bind": {"element": f"#{PRESENT_INPUT}"}}]
+                      {"name": PRESENT_PARAM, "value": "", "bind": PRESENT_BIND}]
     if "autosize" not in spec:
         # The width follows the column and the height is the plot's own. (Streamlit's default for a stretched
         # chart fits title, axes and a legend below inside the height, which squeezes the plot to a sliver.)
