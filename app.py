@@ -20,8 +20,10 @@ for info in frame.existing_pages():
 page = st.navigation(sections)
 st.set_page_config(page_title=f"{page.title} · posenc")  # every page its own browser title
 frame.sidebar_example()
-frame.toggle("Presentation mode", "present", False, where=st.sidebar,
-             help="For a projector: sidebar folded away, large dark chart text, charts fit the screen.")
+with st.sidebar:
+    frame.live.presentation_toggle(page.url_path, "Presentation mode",
+                                   help="For a projector: sidebar folded away, large dark chart text, charts fit "
+                                        "the screen.")
 frame.share_link(st.sidebar)
 frame.live.mount()  # the in-page component: in-chart controls ↔ the address, play, tap to read, focus
 frame.style()

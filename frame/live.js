@@ -16,6 +16,7 @@ export default function (component) {
   const live = window[KEY] || (window[KEY] = createLive());
   if (data && data.role === "play") return live.addPlay(String(data.play), parentElement);
   if (data && data.role === "page") live.configure(data);
+  if (data && data.role === "present") live.setPresent(data);
   return undefined;
 }
 
@@ -42,20 +43,22 @@ function createLive() {
     if (data.play_seconds) live.playSeconds = +data.play_seconds;
     if (data.reduced_step_seconds) live.reducedStepSeconds = +data.reduced_step_seconds;
     if (data.cookie && data.student) keepCookie(String(data.cookie), String(data.student));
-    if (data.present_event) {
-      live.presentEvent = String(data.present_event);
-      live.present = String(data.present || "");
-      syncPresent();
-    }
+  };
+  live.setPresent = (data) => {
+    live.presentEvent = String(data.present_event);
+    live.present = String(data.present || "");
+    syncPresent();
   };
 
   // ------------------------------------------------------------ presentation mode, in every chart
   // Each chart's presentation param is bound to the document's root element (posenc/charts/spec.py PRESENT_BIND):
   // setting its value and dispatching the event grows every chart's text and caps its height, with no chart
-  // rebuilt. A chart drawn later reads the value when it binds; the root outlives page switches.
+  // rebuilt. A chart drawn later reads the value when it binds; the root outlives page switches. The root's
+  // data-pe-present="1" switches on the page's presentation style (frame/theme.py PRESENT_STYLE).
   function syncPresent() {
     if (live.present === undefined) return;
     const root = document.documentElement;
+    root.dataset.pePresent = live.present;
     if (root.value !== live.present) {
       root.value = live.present;
       root.dispatchEvent(new Event(live.presentEvent));

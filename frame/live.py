@@ -52,7 +52,9 @@ A chart's reading (``Figure.reading``, this setting's numbers) is set right afte
 (``reading_html``), and ``opening(spec)`` tells a page where a chart's in-chart params open (the address's value
 when usable), for prose and checks that speak of that state. Presentation mode is decided in the browser: every
 chart's text sizes and height cap follow a param bound to the document's root element (``spec.PRESENT_BIND``),
-whose value ``live.js`` sets from ``mount``'s data, so the toggle rebuilds no chart.
+and the page's presentation style its ``data-pe-present``: ``live.js`` sets both from the toggle's mount
+(``presentation_toggle``), so a press rebuilds no chart and reruns only the toggle (or, for a page that draws
+something else projected, the page).
 
 ``mount()`` is called once per run by app.py (and by tests/live_app.py).
 """
@@ -83,9 +85,60 @@ _COMPONENT = st.components.v2.component("posenc_live", js=_JS, isolate_styles=Fa
 MOUNT_KEY = "pe_live"
 
 
+PRESENT_KEY = "present"  # the sidebar toggle's key, and the address's ?present=1
+PRESENT_MOUNT_KEY = "pe_present"  # the component's mount that hands the mode to the browser
+_PAGE = "_pe_page"  # the page this run draws (its url path)
+PRESENT_READERS = "_pe_present_readers"  # pages whose script asked presenting(): they draw something else projected
+_RUNS = "_pe_full_runs"  # full runs of this session (begin_run counts them)
+_SEEN = "_pe_present_seen"  # the full run the toggle was last drawn in
+
+
+def projecting() -> bool:
+    """Presentation mode (?present=1, or the sidebar's toggle), for the frame's own use."""
+    return bool(st.session_state.get(PRESENT_KEY, False))
+
+
 def presenting() -> bool:
-    """Presentation mode (?present=1, or the sidebar's toggle)."""
-    return bool(st.session_state.get("present", False))
+    """Presentation mode, for a page that draws something else while projecting (a control moved, another
+    layout): asking marks the page, so that the toggle runs the whole page again (``presentation_toggle``)."""
+    st.session_state.setdefault(PRESENT_READERS, set()).add(st.session_state.get(_PAGE))
+    return projecting()
+
+
+def begin_run() -> None:
+    """Called at the start of every full run (``frame.begin_run``)."""
+    st.session_state[_RUNS] = st.session_state.get(_RUNS, 0) + 1
+
+
+def presentation_toggle(page: str, label: str, help: str) -> None:
+    """The sidebar's presentation toggle, for ``page`` (its url path; call it inside ``st.sidebar``). Charts and
+    the page's style follow the mode in the browser (``live.js``: every chart's param, the root's
+    ``data-pe-present``), so on most pages the toggle is a fragment: a press reruns only it, which hands the
+    mode to the browser and folds the sidebar. A page whose script asked ``presenting()`` draws something else
+    projected: there the toggle is a plain widget and a press reruns the page (the first press after the page
+    was first drawn finds out, and reruns it)."""
+    st.session_state[_PAGE] = page
+    if page in st.session_state.get(PRESENT_READERS, ()):
+        _toggle(label, help)
+    else:
+        _toggle_alone(label, help)
+
+
+def _toggle(label: str, help: str) -> None:
+    from .urlstate import toggle
+
+    toggle(label, PRESENT_KEY, False, help=help)
+    runs = st.session_state.get(_RUNS, 0)
+    if st.session_state.get(_SEEN) == runs:  # a press, and this fragment alone is running
+        if st.session_state[_PAGE] in st.session_state.get(PRESENT_READERS, ()):
+            st.rerun(scope="app")
+        st.set_page_config(initial_sidebar_state="collapsed" if projecting() else "auto")
+    st.session_state[_SEEN] = runs
+    _COMPONENT(key=PRESENT_MOUNT_KEY, height="content",
+               data={"role": "present", "present": "1" if projecting() else "", "present_event": PRESENT_EVENT})
+
+
+_toggle_alone = st.fragment(_toggle)
 
 
 def mount() -> None:
@@ -93,8 +146,7 @@ def mount() -> None:
     run, in the sidebar, where its empty element never moves the page (``frame.theme`` hides it)."""
     from .classroom import COOKIE, cookie_student
 
-    data: dict[str, Any] = {"role": "page", "play_seconds": PLAY_SECONDS, "reduced_step_seconds": REDUCED_STEP_SECONDS,
-                            "present": "1" if presenting() else "", "present_event": PRESENT_EVENT}
+    data: dict[str, Any] = {"role": "page", "play_seconds": PLAY_SECONDS, "reduced_step_seconds": REDUCED_STEP_SECONDS}
     student = cookie_student()
     if student:  # class mode: the browser keeps the anonymous student id for its next session
         data |= {"cookie": COOKIE, "student": student}

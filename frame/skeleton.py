@@ -314,4 +314,4 @@ def style() -> None:
     """The app's CSS (our own markup, never student text): called once per run by app.py."""
     from .theme import css
 
-    st.html(css(presenting()))
+    st.html(css())

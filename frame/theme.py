@@ -46,7 +46,7 @@ a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visib
 .pe-lead { font-size: 1.1rem; }
 /* ---------------- frame.live: in-chart inputs and play buttons ---------------- */
 /* The component's own mounts draw nothing: no empty element, no gap. */
-.st-key-pe_live, [class*="st-key-pe_play_"] { display: none !important; }
+.st-key-pe_live, .st-key-pe_present, [class*="st-key-pe_play_"] { display: none !important; }
 /* In-chart inputs (Vega's .vega-bind): every target at least 24 × 24 px, on a phone too (WCAG 2.5.8). */
 /* (The chart's own selector makes them win over Streamlit's, whose slider is one thumb, 16 px, tall.) */
 [data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind label { min-height: 28px; }
@@ -73,16 +73,19 @@ a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visib
 
 PRESENT_STYLE = """
 <style>
-[data-testid="stMain"] p, [data-testid="stMain"] li { font-size: 1.15rem; }
-[data-testid="stMainBlockContainer"] { padding-top: 4.5rem; max-width: 100%; }  /* clear of the 64 px header */
-[data-testid="stMain"] h1 { font-size: 2rem; padding-top: 0; }
-[data-testid="stMain"] h2 { font-size: 1.5rem; padding-top: 0.5rem; }
+[data-pe-present="1"] [data-testid="stMain"] p,
+[data-pe-present="1"] [data-testid="stMain"] li { font-size: 1.15rem; }
+/* clear of the 64 px header */
+[data-pe-present="1"] [data-testid="stMainBlockContainer"] { padding-top: 4.5rem; max-width: 100%; }
+[data-pe-present="1"] [data-testid="stMain"] h1 { font-size: 2rem; padding-top: 0; }
+[data-pe-present="1"] [data-testid="stMain"] h2 { font-size: 1.5rem; padding-top: 0.5rem; }
 </style>
 """
 
 
 
 
-def css(present: bool) -> str:
-    """The stylesheet for this run: the house style, plus presentation mode's when projecting."""
-    return STYLE + (PRESENT_STYLE if present else "")
+def css() -> str:
+    """The app's stylesheet: the house style, and presentation mode's, which applies while the document's root
+    has ``data-pe-present="1"`` (frame/live.js sets it: the toggle reruns no page)."""
+    return STYLE + PRESENT_STYLE

@@ -26,8 +26,12 @@ def _registry() -> dict[str, Any]:
 
 
 def begin_run() -> None:
-    """Called by app.py at the start of every run: forget last run's bound keys and notices."""
+    """Called by app.py at the start of every full run: forget last run's bound keys and notices; count the run
+    for the presentation toggle (``frame.live.begin_run``)."""
+    from .live import begin_run as count_run
+
     st.session_state["_frame_url_keys"] = {}
+    count_run()
 
 
 def _url_value(key: str, parse: Callable[[str], Any], default: Any, explain: str, where: Any = st) -> None:

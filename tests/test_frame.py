@@ -320,9 +320,9 @@ def present_sizes(at: AppTest, present: bool) -> tuple[set, list]:
 
 
 def page_mode(at: AppTest) -> str:
-    """What the page tells the browser (frame.live's mount data): "1" while projecting."""
+    """What the page tells the browser (the presentation toggle's mount of frame.live): "1" while projecting."""
     mounts = [json.loads(c.proto.json) for c in at.get("bidi_component") if c.proto.component_name == "posenc_live"]
-    return next(m["present"] for m in mounts if m.get("role") == "page")
+    return next(m["present"] for m in mounts if m.get("role") == "present")
 
 
 def test_presentation_mode_from_the_link():

@@ -325,3 +325,46 @@ def test_every_control_reruns_cleanly_on_a_real_server(info, server):
 
     pressed = asyncio.run(go())
     assert pressed or info.url_path in ("", "attention", "teach"), "no control of the main area was pressed"
+
+
+def _drawn(at: AppTest) -> list[str]:
+    """The main area and the sidebar as drawn, less what says which mode it is (the toggle, its mount)."""
+    def own(root):
+        return [str(n.proto) for n in elements(at, root) if hasattr(n, "proto")
+                and kind(n) != "toggle" and getattr(n, "key", None) != frame.live.PRESENT_MOUNT_KEY]
+    return own(at.main) + own(at.sidebar)
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_a_page_the_presentation_toggle_leaves_alone_draws_the_same_projected(info):
+    """The sidebar's presentation toggle reruns only itself: charts and the page's style follow the mode in the
+    browser (frame.live.presentation_toggle). Only a page whose script asked frame.presenting() is run again, so
+    every other page must draw the very same elements with ?present=1 as without."""
+    normal = assert_ok(open_page(info.path))
+    projected = assert_ok(open_page(info.path, query={"present": "1"}))
+    state = projected.session_state
+    asked = frame.live.PRESENT_READERS in state and info.url_path in state[frame.live.PRESENT_READERS]
+    assert asked or _drawn(projected) == _drawn(normal), "drawn differently projected, without asking presenting()"
+
+
+def test_the_presentation_toggle_reruns_only_itself_unless_the_page_asked(server):
+    """On a real server: on the fixes page (charts alone follow the mode) a press of the toggle is a run of its
+    fragment, a few KB; on RoPE, whose word pickers move to the sidebar while projecting, it runs the page."""
+    import asyncio
+
+    from harness.wsclient import SIDEBAR, Session
+
+    async def press(url_path: str) -> tuple[bool, list[str]]:
+        s = Session(server, url_path, timeout=120)
+        try:
+            await s.open()
+            toggle = next(c for c in s.ordered() if c.root == SIDEBAR and c.label == "Presentation mode")
+            await s.rerun((toggle, True))
+            return s.last.fragment, [c.label for c in s.ordered() if c.root == SIDEBAR]
+        finally:
+            await s.close()
+
+    fragment, _ = asyncio.run(press("fixes"))
+    assert fragment, "the toggle reran the whole fixes page"
+    fragment, sidebar = asyncio.run(press("rope"))
+    assert not fragment and "Query word (its place)" in sidebar, sidebar
