@@ -60,8 +60,19 @@ function createLive() {
     const root = document.documentElement;
     root.dataset.pePresent = live.present;
     if (root.value !== live.present) {
+      forgetLines();
       root.value = live.present;
       root.dispatchEvent(new Event(live.presentEvent));
+    }
+  }
+
+  // Vega's SVG renderer (5.x, in Streamlit 1.67) writes a text's lines (<tspan dy>) only when its words change,
+  // so a wrapped subtitle whose size changes with the mode keeps the first spacing and its lines overlap. The one
+  // use of Vega's internals: forget the words each drawn text was written with (its __values__.text), so its
+  // lines are written again (tests/test_browser.py checks the spacing).
+  function forgetLines() {
+    for (const text of document.querySelectorAll("[data-testid=stVegaLiteChart] svg.marks text")) {
+      if (text.__values__ && text.querySelector("tspan")) delete text.__values__.text;
     }
   }
 
