@@ -31,6 +31,7 @@ from .parts import (
     formula,
     require,
     sidebar_example,
+    sidebar_slot,
     term,
     tokens_or_stop,
     word_choice,

@@ -7,6 +7,7 @@ import functools
 import html
 import inspect
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +48,17 @@ def sidebar_example() -> Example:
                help="Width of the word vectors and of q, k, v: the one d every page uses.")
     seed = number("Seed", "seed", 0, 9999, 0, where=sb,
                   help="Draws the random word vectors and projection matrices.")
+    _PAGE_SLOT.set(sb.container())  # a page's own page-wide controls go here, under the running example
     return Example(sentence, int(d), int(seed))
+
+
+_PAGE_SLOT: ContextVar[Any] = ContextVar("pe_page_slot", default=None)  # set each run by sidebar_example
+
+
+def sidebar_slot() -> Any:
+    """The place in the sidebar, just under the running example, for a control every section of the page reads
+    (as they read the sentence); the sidebar's end when the running example was not drawn this run."""
+    return _PAGE_SLOT.get() or st.sidebar
 
 
 def example() -> Example:

@@ -48,8 +48,8 @@ HINT = "1 is the first word of the sidebar's sentence."
 def control(draw: Callable[[], T], *, where: Any = None) -> T:
     """Draw a page-wide control (``draw`` makes its widgets and returns their value) at page level, in a row
     of its own (or in ``where``, e.g. ``st.sidebar``), and return the value for every section below to read.
-    Inside a section it raises: call it before the sections it feeds. Its widgets keep their keys wherever they
-    are drawn, so moving the control (the sidebar in presentation mode) keeps the student's picks."""
+    Inside a section it raises: call it before the sections it feeds. A control every section reads belongs in
+    the sidebar, as the sentence does (``where=frame.sidebar_slot()``)."""
     from .skeleton import _SLOT  # the section running now, if any (frame's own bookkeeping)
 
     if _SLOT.get() is not None:

@@ -59,7 +59,7 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
     frame.require(ex.d % 2 == 0, f"The sidebar's d = {ex.d} is odd: RoPE turns the coordinates in pairs, so d "
                                  "must be even. Pick an even d in the sidebar.")
     qi, ki = shared.words(tokens, "rp", query_help="Its q = x W_Q.", key_help="Its k = x W_K.",
-                          where=st.sidebar if frame.presenting() else None)  # projecting: the chart comes first
+                          where=frame.sidebar_slot())  # every section reads them, as it reads the sentence
 
     @frame.section(None)
     def key_chart():
