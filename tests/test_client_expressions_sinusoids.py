@@ -125,6 +125,6 @@ def test_no_mark_is_exposed_one_by_one():
 
 @pytest.mark.parametrize("lam", [6.283, 1999.0, 2000.0, 2000.5, 47_117.0])
 def test_the_dials_barely_moves_label_is_posencs_threshold(lam):
-    """The dials' label says "(barely moves here)" exactly when sc.barely_moves(λ, DIAL_SPAN), under 1/20 turn."""
+    """The dials' label says "(barely moves)" exactly when sc.barely_moves(λ, DIAL_SPAN), under 1/20 turn."""
     assert vega_eval(sc.EXPR_BARELY, datum={"lam": lam}) == sc.barely_moves(lam, sc.DIAL_SPAN)
     assert sc.barely_moves(lam, sc.DIAL_SPAN) == (lam / sc.DIAL_SPAN > 20)

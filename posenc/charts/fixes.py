@@ -119,7 +119,7 @@ def _score_terms_layout() -> alt.LayerChart:
     names = TERMS
     y = alt.Y("part:N", sort=names, title=None, axis=alt.Axis(labelLimit=260))
     title = "size in a score (log scale)"
-    x = alt.X("size:Q", title=title, axis=alt.Axis(grid=False, labelFlush=True),
+    x = alt.X("size:Q", title=title, axis=alt.Axis(grid=False),
               scale=alt.Scale(type="log", nice=False))
     colour = series("part", names, legend=False)["color"]
     bars = alt.Chart(named("terms")).mark_bar(aria=False, height=20).encode(

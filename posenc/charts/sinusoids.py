@@ -559,7 +559,7 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
     # calculations trip Vega-Lite's dataflow merging: a blank chart)
     calc = dict(theta=EXPR_THETA.format(pos=p), x=p, x0="0", ty="datum.cy + 1.05")
     text = ("'pair ' + datum.i + ': wavelength ' + (datum.lam >= 1000 ? format(datum.lam, ',.0f') "
-            ": format(datum.lam, '.4~g')) + (" + EXPR_BARELY + " ? ' (barely moves here)' : '')")
+            ": format(datum.lam, '.4~g')) + (" + EXPR_BARELY + " ? ' (barely moves)' : '')")
     rows = alt.Chart(spec.named("rows")).transform_calculate(omega=omega).transform_calculate(
         **calc).transform_calculate(lam=EXPR_LAMBDA, tip=EXPR_TIP, y="datum.cy", deg="90 - datum.theta * 180 / PI")
     if shifted:

@@ -74,11 +74,17 @@ LEGEND_FIT = {"labelLimit": 0,
               "columns": {"expr": f"containerSize()[0] > 0 && containerSize()[0] < {LEGEND_ROW_MIN} ? 1 : 0"}}
 
 
+# An x axis' label whose tick lies this near either end of the axis is aligned flush with that end, not centred
+# on its tick: a centred end label (10,000,000 at 18 px) runs past the chart's edge and is cut there.
+LABEL_FLUSH = 50  # px (Vega's labelFlush threshold; true means 1 px)
+
+
 def _config(font: int) -> dict:
     """The house config at axis/legend text size ``font`` (``_finish`` makes its sizes follow presentation mode)."""
     return {
         "axis": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font,
                  "tickColor": REFERENCE, "domainColor": REFERENCE},
+        "axisXQuantitative": {"labelFlush": LABEL_FLUSH},
         "legend": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font,
                    "orient": "bottom", "direction": "horizontal", **LEGEND_FIT},
         "header": {"labelColor": TEXT, "titleColor": TEXT, "labelFontSize": font, "titleFontSize": font},
