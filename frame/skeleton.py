@@ -128,8 +128,10 @@ class Page:
             line = (f":material/check_circle: **{n} of {n} checks hold.**" if n > 1
                     else ":material/check_circle: **The page's one check holds.**")
         else:
-            line = (f":material/cancel: **{n - held} of {n} checks do not hold** — the claims they test are false at these "
-                    "settings, as the Checks block says.")
+            one = n - held == 1
+            line = (f":material/cancel: **{n - held} of {n} checks {'does' if one else 'do'} not hold** — the "
+                    f"claim{'' if one else 's'} {'it tests is' if one else 'they test are'} false at these settings, "
+                    "as the Checks block says.")
         self._summary.markdown(f"{line} Each claim on this page, measured, is in *Checks* below.")
 
     @property

@@ -74,18 +74,8 @@ def train_live(s: lab.Settings) -> dict | None:
 def show_reading(q, record: dict, key: tuple) -> None:
     """The answer (honest readings), the verdicts (into Checks), and the papers beside this small model."""
     s, rs = lab.settings_from(record), readings(key)
-    L = s.L_train
-    for x in lab.SCHEMES:
-        r = rs[x]
-        frame.verdict(f"`{x}` learned the task", r.learned,
-                      f"{words.spread(r.at_L)} right at length {L} over {len(record['seeds'])} seeds (needs a mean "
-                      f"≥ {words.pct(lab.LEARNS)}); the mean loss fell {r.drop:.4f} over the last tenth of the steps "
-                      f"(flat: ≤ {lab.FLAT})")
-        if r.learned:
-            frame.verdict(f"`{x}` still works past the training length", r.still_works,
-                          f"{words.spread(r.past_4L)} right on positions {L + 1}–{4 * L} of {4 * L}-token sequences "
-                          f"(needs a mean ≥ {words.pct(lab.STILL_WORKS)})" if r.past_4L is not None else
-                          f"no row past position {s.n_max}: positions {s.n_max + 1}–{4 * L} cannot be read")
+    for claim, holds, measured in words.claims(rs, s, len(record["seeds"])):
+        frame.verdict(claim, holds, measured)
     i_past = [i for i, n in enumerate(record["test_lengths"]) if n > s.n_max]
     frame.verdict(f"The learned table has nothing past n_max = {s.n_max}",
                   all(run["accuracy"][i] is None for run in record["runs"]["learned"] for i in i_past),

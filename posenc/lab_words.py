@@ -73,6 +73,37 @@ def reading_words(r: Reading, s: Settings) -> str:
     return f"learned it ({pct(r.at_L[0])} at {L}) but fails past it: {spread(r.past_4L)}"
 
 
+# What the papers found of each scheme past the training length: the lab's checks put each finding to this small
+# model. Press et al. trained language models on short inputs and read them on long ones (ALiBi kept its
+# perplexity, sinusoids and rotary did not); Kazemnejad et al. found no encoding generalizing best on small
+# algorithmic tasks. A learned table's rows past the training length are never trained (the page's own reason).
+PAST_L = {"none": (True, PAPERS["kazemnejad"]), "learned": (False, "its rows there are never trained"),
+          "sinusoidal": (False, PAPERS["press"]), "rope": (False, PAPERS["press"]), "alibi": (True, PAPERS["press"])}
+LEARNS_FROM = {"none": f"{PAPERS['haviv']}: causal models with no encoding still learn position"}
+
+
+def claims(rs: dict[str, Reading], s: Settings, n_seeds: int) -> list[tuple[str, bool, str]]:
+    """The lab's checks, as (claim, holds, measured): each scheme learns the task (for `none`, Haviv et al.'s
+    finding), then, once it has, what the papers found of it past the training length (PAST_L)."""
+    L, out = s.L_train, []
+    for x in SCHEMES:
+        r = rs[x]
+        why = f" ({LEARNS_FROM[x]})" if x in LEARNS_FROM else ""
+        out.append((f"`{x}` learned the task{why}", r.learned,
+                    f"{spread(r.at_L)} right at length {L} over {n_seeds} seeds (needs a mean ≥ {pct(LEARNS)}); the "
+                    f"mean loss fell {r.drop:.4f} over the last tenth of the steps (flat: ≤ {FLAT})"))
+        if not r.learned:  # a scheme that did not learn is never asked about longer inputs
+            continue
+        works, source = PAST_L[x]
+        claim = (f"`{x}` still works past the training length ({source})" if works else
+                 f"`{x}` fails past the training length, below {pct(STILL_WORKS)} ({source})")
+        out.append((claim, r.still_works == works,
+                    f"{spread(r.past_4L)} right on positions {L + 1}–{4 * L} of {4 * L}-token sequences (works: a "
+                    f"mean ≥ {pct(STILL_WORKS)})" if r.past_4L is not None else
+                    f"no row past position {s.n_max}: positions {s.n_max + 1}–{4 * L} cannot be read"))
+    return out
+
+
 def best(rs: dict[str, Reading]) -> str:
     """The scheme right most often past L_train at 4 × L_train (of those with a row there)."""
     return max((x for x in SCHEMES if rs[x].past_4L is not None), key=lambda x: rs[x].past_4L[0])

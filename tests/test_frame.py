@@ -505,7 +505,17 @@ with frame.page("lessons/rope.py", "LEAD"):
 
 def test_the_summary_counts_every_check_in_words():
     at = assert_ok(AppTest.from_string(SUMMARY, default_timeout=60).run())
-    assert any(m.value.startswith(":material/cancel: **1 of 3 checks do not hold**") for m in at.markdown)
+    [line] = [m.value for m in at.markdown if m.value.startswith(":material/cancel:") and " of 3 " in m.value]
+    assert line.startswith(":material/cancel: **1 of 3 checks does not hold** — the claim it tests is false"), line
+
+
+TWO_FAIL = SUMMARY.replace('frame.verdict("c", True', 'frame.verdict("c", False')
+
+
+def test_the_summary_agrees_in_number_with_its_count():
+    at = assert_ok(AppTest.from_string(TWO_FAIL, default_timeout=60).run())
+    [line] = [m.value for m in at.markdown if m.value.startswith(":material/cancel:") and " of 3 " in m.value]
+    assert line.startswith(":material/cancel: **2 of 3 checks do not hold** — the claims they test are false"), line
 
 
 @pytest.mark.parametrize("word", sorted(frame.GLOSSARY))
