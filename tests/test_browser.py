@@ -490,6 +490,26 @@ def test_presentation_mode_folds_the_sidebar_and_enlarges_chart_text(server, bro
         ctx.close()
 
 
+BIND_SIZES = """() => [...document.querySelectorAll('[data-testid=stMain] .vega-bind, [data-testid=stMain] .vega-bind *')]
+  .filter(e => e.getClientRects().length && e.textContent.trim()).map(e => getComputedStyle(e).fontSize)"""
+
+
+def test_presentation_mode_draws_in_chart_inputs_at_the_charts_text_size(server, browser):
+    """Projected, an in-chart input's name, value and options are 18 px, as the chart's axis labels are (they
+    stay at the page's size otherwise). Checked on sinusoids, whose key chart has a slider and a play button."""
+    ctx = context(browser, 1280, 720)
+    try:
+        page = ctx.new_page()
+        open_app(page, f"{server}/sinusoids")
+        normal = page.evaluate(BIND_SIZES)
+        assert normal and "18px" not in normal, normal
+        open_app(page, f"{server}/sinusoids?present=1")
+        no_exception(page)
+        page.wait_for_function(f"() => ({BIND_SIZES})().every(s => s === '18px')", timeout=30_000)
+    finally:
+        ctx.close()
+
+
 CHARTS_KEPT = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')]
   .map(c => c.querySelector('svg, canvas')).filter(s => s).map(s => s.__peMark === 1)"""  # drawn: marked still?
 MARK_CHARTS = """() => document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]')
