@@ -253,7 +253,10 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
         _press(page, floor, {"where": "page", "kind": "key r"}, presses, quiet)
         rows = [floor]
         tabs = page.locator("[data-testid=stMain] [data-baseweb=tab], [data-testid=stMain] [role=tab]")
-        for tab in range(max(1, tabs.count())):
+        # in-chart controls and play buttons first, in every tab: they rerun nothing, so the charts they drive are
+        # still the ones the page opened with (a Streamlit press can swap a chart, e.g. the lab's task, and its
+        # inputs, or take a tab's section away); then the Streamlit controls, tab by tab
+        for tab, charts in [(t, c) for c in (True, False) for t in range(max(1, tabs.count()))]:
             if tabs.count():
                 try:
                     tabs.nth(tab).click(timeout=5000)
@@ -264,10 +267,8 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
                                     ).filter(visible=True).all():
                 with suppress(Exception):
                     det.click(timeout=2000)
-            # in-chart controls and play buttons first: they rerun nothing, so the charts they drive are still the
-            # ones the page opened with (a Streamlit press can swap a chart, e.g. the lab's task, and its inputs)
             found = page.evaluate("s => window.__bench.find(s)", sidebar)
-            for item in sorted(found, key=lambda it: it["where"] != "chart"):
+            for item in [it for it in found if (it["where"] == "chart") == charts]:
                 key = (item["where"], item["kind"], item.get("param") or (item["label"], item.get("index")))
                 if key in done or (one_per_kind and ((item["where"], item["kind"]) in done
                                                      or item["kind"] not in QUICK_KINDS)):
