@@ -54,7 +54,7 @@ _LINK = re.compile(r'\[([^\]]*)\]\((?:[^()"]|"[^"]*")*\)')  # a Markdown link [t
 
 def _norm(label: str) -> str:
     """A label as both sides can compare it: the websocket sees the Markdown source, the browser the text."""
-    return " ".join(_LINK.sub(r"\1", str(label)).replace("$", "").replace("*", "").split()).lower()
+    return " ".join(_LINK.sub(r"\1", str(label)).replace("$", "").replace("*", "").replace("`", "").split()).lower()
 
 
 def chart_controls(page: str, specs: list[str]) -> list[ControlRow]:
@@ -196,9 +196,14 @@ def _press_widget(page: Any, item: dict, quiet: int, back: bool = False) -> dict
 
 
 def _press(page: Any, row: ControlRow, item: dict, presses: int, quiet: int) -> None:
-    """Press a Streamlit control ``presses`` times, timing each; put a switch, choice or text back after."""
-    for _ in range(presses):
-        out = _press_widget(page, item, quiet)
+    """Press a Streamlit control ``presses`` times, timing each; a switch, choice or text goes forward and back
+    in turn (the page stays near its opening: later controls meet the page they were found on), and is put back
+    after an odd count."""
+    turns = item["kind"] not in ("slider", "number", "key r")
+    moved = 0  # a choice's or text's presses forward, net
+    for i in range(presses):
+        back = turns and i % 2 == 1
+        out = _press_widget(page, item, quiet, back=back)
         if out is None:
             row.notes.append("nothing to press")
             return
@@ -208,10 +213,11 @@ def _press(page: Any, row: ControlRow, item: dict, presses: int, quiet: int) -> 
         if not out["ok"] or out["total"] is None or not out["ran"]:
             row.notes.append(f"no run seen within {CAP_MS / 1000:.0f} s")
             continue
+        moved += -1 if back else 1
         row.browser_ms.append(float(out["total"]))
         row.browser_fragment_runs += out.get("status") == 3
         wait_quiet(page, quiet_ms=quiet)
-    if row.browser_ms and item["kind"] not in ("slider", "number", "key r"):
+    for _ in range(moved if turns else 0):
         with suppress(Exception):  # untimed
             _press_widget(page, item, quiet, back=True)
             wait_quiet(page, quiet_ms=quiet)
@@ -280,8 +286,14 @@ def measure_browser_page(ctx: Any, base: str, url_path: str, presses: int, sideb
                 try:
                     if item["where"] == "chart":
                         _frames(page, row, item, steps=max(5, 4 * presses))
-                    else:
-                        _press(page, row, item, presses, quiet)
+                    else:  # found again: an earlier press may have moved it (its index) or taken it away
+                        now = next((it for it in page.evaluate("s => window.__bench.find(s)", sidebar)
+                                    if (it["where"], it["kind"], it["label"]) == (item["where"], item["kind"],
+                                                                                  item["label"])), None)
+                        if now is None:
+                            row.notes.append("gone from the page after an earlier press")
+                        else:
+                            _press(page, row, now, presses, quiet)
                 except Exception as err:  # noqa: BLE001 - note it on the row, go on
                     row.notes.append(f"{type(err).__name__}: {str(err).splitlines()[0][:100]}")
                 if row.browser_fragment_runs:

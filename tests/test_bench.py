@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench.caches import find_caches
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -349,14 +351,19 @@ def test_cpu_seconds_reads_the_processes_cpu_time():
     assert cpu_seconds([2 ** 22 + 12345]) is None
 
 
-def test_a_control_whose_label_links_a_glossary_word_is_one_row():
-    """The websocket reads a label's Markdown source (a glossary word is a link with a title); the browser reads
-    its text. The two are one control: one row, with both sides' times — not two half rows."""
+@pytest.mark.parametrize("marked, shown", [
+    (lambda term: f"**Predict.** Which {term('key')} gets the {term('query')}'s weight (most of it)?",
+     "Predict. Which key gets the query's weight (most of it)?"),  # a glossary word: a link with a title
+    (lambda term: "**Predict.** What does `rope`'s accuracy past position 16 do?",
+     "Predict. What does rope's accuracy past position 16 do?"),  # a code span: the lab's scheme names
+], ids=["glossary link", "code span"])
+def test_a_control_whose_label_is_marked_up_is_one_row(marked, shown):
+    """The websocket reads a label's Markdown source; the browser reads its text. The two are one control: one
+    row, with both sides' times — not two half rows."""
     from bench.controls import ControlRow, merge
     from frame.parts import term
 
-    source = f"**Predict.** Which {term('key')} gets the {term('query')}'s weight (most of it)?"
-    shown = "Predict. Which key gets the query's weight (most of it)?"
+    source = marked(term)
     server = ControlRow("p", source, "radio", "main", "fragment", server_ms=[50.0])
     browser = ControlRow("p", shown, "radio", "main", "page", browser_ms=[90.0])
     other = ControlRow("p", "Predict. Which query?", "radio", "main", "page", browser_ms=[80.0])
