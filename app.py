@@ -5,6 +5,9 @@ import streamlit as st
 import frame
 import frame.classroom
 import frame.live
+import frame.net
+
+frame.net.no_delay()  # once per process: Streamlit 1.67 leaves Nagle on (each rerun waited 40 ms; frame/net.py)
 
 present = frame.flag_in_address("present") or st.session_state.get("present")
 st.set_page_config(page_title="posenc", page_icon=":material/swap_horiz:", layout="wide",

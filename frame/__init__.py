@@ -12,6 +12,8 @@
   address, play buttons, tap to read.
 - ``frame.theme``: the one stylesheet (focus rings, presentation mode). ``table`` / ``strip``: the one way to
   show a table.
+- ``frame.net``: Nagle's algorithm off on the server's sockets, once per process (Streamlit 1.67 leaves it on: each
+  rerun's messages waited 40 ms for the browser's delayed ACK).
 - ``frame.parts``: the running example (``example``), word pickers, formulas, show-the-code, the glossary
   (``term``), and the caching idiom (``@frame.cached``).
 

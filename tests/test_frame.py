@@ -586,3 +586,51 @@ def test_seed_url_makes_the_widget_hold_what_the_notice_says(key, raw, shown):
     widget = at.slider(key=key) if key == "t_i" else at.number_input(key=key)
     assert widget.value == shown
     assert f"using {shown}" in notices(at)
+
+
+# ---------------------------------------------------------------- the server's sockets (frame/net.py)
+
+def _open_fds() -> int:
+    import os
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_no_delay_turns_nagle_off_on_a_listener_bound_as_streamlit_binds_and_on_what_it_accepts():
+    """A listener made with protocol 0 (as Streamlit 1.67 makes it) hands out connections without TCP_NODELAY
+    (asyncio skips them); after ``no_delay`` the listener and every connection it accepts have it, and no
+    descriptor is left open by the look."""
+    import socket
+
+    import frame.net
+
+    listener = socket.socket(socket.AF_INET)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    with listener:
+        before = socket.create_connection(listener.getsockname())
+        early, _ = listener.accept()
+        assert early.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0  # the bug this works around
+        fds = _open_fds()
+        assert frame.net.no_delay(force=True) >= 3  # the listener and both ends of the early connection
+        assert _open_fds() == fds
+        assert early.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        with socket.create_connection(listener.getsockname()):
+            late, _ = listener.accept()
+            with late:
+                assert late.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        before.close()
+        early.close()
+    assert frame.net.no_delay() == 0  # once per process unless forced
+
+
+def test_streamlit_still_binds_its_listener_without_the_tcp_protocol():
+    """frame/net.py exists because Streamlit's server binds with protocol 0 (so asyncio leaves Nagle on). When an
+    upgrade binds with IPPROTO_TCP this fails: frame.net.no_delay and its call in app.py can go."""
+    import socket
+
+    from streamlit.web.server.starlette import starlette_server
+
+    sock = starlette_server._bind_socket("127.0.0.1", 0, 8)
+    with sock:
+        assert sock.proto == 0
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0
