@@ -285,11 +285,31 @@ def layouts(at: AppTest, *, slider_ranges: bool = True) -> list[dict]:
 
 def own_params(spec: dict) -> list[dict]:
     """A chart's own top-level params: without the presentation-mode param every chart carries
-    (``spec.PRESENT_PARAM``) and the height that mode caps."""
+    (``spec.PRESENT_PARAM``), the height that mode caps, and the linked highlight (``spec.LINK_PARAM``)."""
     from posenc.charts import spec as chart_style
 
     return [p for p in spec.get("params", [])
-            if p["name"] != chart_style.PRESENT_PARAM and not (p["name"] == "height" and "update" in p)]
+            if p["name"] not in (chart_style.PRESENT_PARAM, chart_style.LINK_PARAM)
+            and not (p["name"] == "height" and "update" in p)]
+
+
+# Where each group of linked charts (posenc.charts.spec.Link) is drawn: its page and the address that opens the
+# asides holding its charts. tests/test_pages.py checks this list against the pages; tests/test_browser.py points
+# at a mark of each group in a real browser.
+LINKED = {"sc_slot": ("scramble", ""), "bn_pair": ("binary", "?bn_deep_pairs=true"),
+          "bn_x": ("binary", "?bn_deep_slope=true"),
+          "lt_row": ("learned", "?lt_deep_training=true"), "lt_pair": ("learned", "?lt_deep_minilm=true")}
+
+
+def link_groups(spec: dict) -> set[str]:
+    """The link groups a chart belongs to: read from the key it calculates (``spec.Link.calculate``)."""
+    from posenc.charts import spec as chart_style
+
+    found = set()
+    for node in chart_style.walk_dicts(spec):
+        if node.get("as") == chart_style.LINK_FIELD and isinstance(node.get("calculate"), str):
+            found.add(json.loads(node["calculate"].split(" + ", 1)[0]).removesuffix(":"))
+    return found
 
 
 def in_mode(spec: dict, present: bool) -> dict:

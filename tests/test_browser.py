@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from conftest import IDS, LESSON_IDS, LESSONS, PAGES, ROOT
+from conftest import IDS, LESSON_IDS, LESSONS, LINKED, PAGES, ROOT
 from harness.browser import (
     DONE,
     SLOW,
@@ -594,6 +594,86 @@ def test_a_wrapped_subtitle_spaces_its_lines_for_the_mode(browser, server):
 
 
 # ---------------------------------------------------------------- deep links, navigation, hostile text
+
+
+# ---------------------------------------------------------------- linked highlighting (posenc.charts.spec.Link)
+NO_TOOLTIP = "#vg-tooltip-element { display: none !important; }"  # pictures of the charts alone
+LIT = "() => document.body.value ?? null"  # the lit key, "<group>:<key>" (spec.LINK_HOLDER)
+
+
+def point_at(page, chart, *, tap: bool = False) -> None:
+    """Hover (or tap) the middle of a chart's drawing."""
+    chart.scroll_into_view_if_needed()
+    box = chart.locator("svg.marks, canvas.marks").first.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    if tap:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+
+
+def linked_charts(page, group: str) -> list:
+    """The visible charts of ``group``: those that light a key of the group when pointed at."""
+    charts = page.locator("[data-testid=stVegaLiteChart]")
+    found = []
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        if not chart.is_visible():
+            continue
+        point_at(page, chart)
+        if str(page.evaluate(LIT)).startswith(f"{group}:"):
+            found.append(chart)
+        page.mouse.move(1, 1)
+        page.wait_for_timeout(200)
+    return found
+
+
+@pytest.mark.parametrize("group", sorted(LINKED))
+def test_pointing_at_a_mark_lights_it_in_every_chart_of_its_section(server, browser, group):
+    """Hovering a mark in one chart of a group lights the same key in the group's other chart, in the page as it
+    is (no rerun); the mouse leaving clears it everywhere."""
+    path, query_ = LINKED[group]
+    ctx = context(browser, 1366, 768)
+    try:
+        page = ctx.new_page()
+        open_app(page, f"{server}/{path}{query_}")
+        wait_charts(page)
+        page.add_style_tag(content=NO_TOOLTIP)
+        charts = linked_charts(page, group)
+        assert len(charts) >= 2, f"{group}: {len(charts)} chart(s) light a key of the group"
+        pointed, other = charts[:2]
+        dark = other.screenshot(animations="disabled")
+        point_at(page, pointed)
+        key = page.evaluate(LIT)
+        assert str(key).startswith(f"{group}:")
+        assert other.screenshot(animations="disabled") != dark, "the other chart did not light"
+        assert page.locator(DONE).count() == 1  # nothing reran
+        page.mouse.move(1, 1)
+        page.wait_for_timeout(300)
+        assert page.evaluate(LIT) is None
+        assert other.screenshot(animations="disabled") == dark, "the light stayed after the mouse left"
+    finally:
+        ctx.close()
+
+
+def test_a_tap_lights_the_section_on_a_phone_and_stays_until_the_next_tap(server, browser):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    ctx.set_default_timeout(SLOW)
+    try:
+        page = ctx.new_page()
+        open_app(page, f"{server}/scramble")
+        wait_charts(page)
+        page.add_style_tag(content=NO_TOOLTIP)
+        charts = page.locator("[data-testid=stVegaLiteChart]")
+        pointed, other = charts.nth(0), charts.nth(1)
+        dark = other.screenshot(animations="disabled")
+        point_at(page, pointed, tap=True)
+        page.wait_for_timeout(500)  # the tap has ended: its pointerout clears only a mouse's light
+        assert str(page.evaluate(LIT)).startswith("sc_slot:")
+        assert other.screenshot(animations="disabled") != dark
+    finally:
+        ctx.close()
 
 
 def test_first_request_is_a_deep_link_with_state(browser):

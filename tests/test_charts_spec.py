@@ -472,3 +472,35 @@ def test_a_legend_never_cuts_a_label_stacks_under_a_narrow_chart_and_stays_verti
         channel = out["encoding"]["color"].get("legend") or {}
         columns = channel.get("columns", out["config"]["legend"]["columns"])
         assert columns == (spec.LEGEND_FIT["columns"] if how == "house" else 1), how
+
+
+def test_a_link_is_one_point_selection_bound_both_ways_to_the_body_and_keyed_by_its_group():
+    """spec.Link: hovering (or tapping) sets a point selection on the calculated key "<group>:<key>", bound to
+    the body with LINK_EVENT (Vega writes a selection the pointer sets into the element and every other chart
+    bound to it reads it: tests/test_browser.py); a mouse leaving clears it, a tap's stays; only the lit marks
+    are outlined, and nothing fades while nothing is lit."""
+    link = spec.Link("g1", "datum.i + ',' + datum.j")
+    base = alt.Chart(spec.named("cells")).transform_calculate(**link.calculate)
+    cells = base.mark_rect().encode(x="j:O", y="i:O", opacity=link.fade()).add_params(link.param()).properties(
+        name="cells")
+
+    @spec.layout
+    def _linked() -> alt.LayerChart:
+        return alt.layer(cells, link.outline(base, "j:O", "i:O", ["i:O", "j:O"]))
+
+    fig = spec.figure(_linked(), {"cells": spec.columns(i=[0, 1], j=[1, 0])}, description="Two cells, linked.")
+    spec.validate(fig)
+    [param] = [p for p in fig.spec["params"] if p["name"] == spec.LINK_PARAM]
+    assert param["bind"] == {"element": spec.LINK_HOLDER, "event": spec.LINK_EVENT}
+    assert param["select"] == {"type": "point", "fields": [spec.LINK_FIELD], "on": "pointerover",
+                               "clear": "pointerout[event.pointerType === 'mouse']"}
+    assert spec.LINK_HOLDER != spec.PRESENT_HOLDER  # one value per element: presentation mode keeps the root's
+    [calc] = [t for t in fig.spec["layer"][0]["transform"] if t.get("as") == spec.LINK_FIELD]
+    assert vega_eval(calc["calculate"], {"i": 3, "j": 7}) == "g1:3,7"
+    assert fig.spec["layer"][0]["encoding"]["opacity"]["condition"] == {"param": spec.LINK_PARAM, "value": 1.0,
+                                                                        "empty": True}
+    lit = fig.spec["layer"][1]
+    assert {"param": spec.LINK_PARAM, "empty": False} in [t.get("filter") for t in lit["transform"]]
+    assert lit["mark"]["filled"] is False and lit["mark"]["stroke"] == spec.TEXT
+    nearest = link.param(nearest=True).param.to_dict()
+    assert nearest["select"]["nearest"] is True

@@ -27,6 +27,7 @@ from conftest import (
     open_page,
     page_fixture,
     page_text,
+    spec_layers,
     spec_params,
 )
 from posenc import chapter
@@ -131,7 +132,7 @@ def test_defaults_render_charts_with_tooltips(default_page):
     spec = json.loads(shown[0].proto.spec)
     tokens = tokenize(DEFAULT)
     order = swap(tokens)
-    assert spec["encoding"]["y"]["sort"] == [f"{i + 1} {tokens[i]}" for i in order]
+    assert spec_layers(spec)[0]["encoding"]["y"]["sort"] == [f"{i + 1} {tokens[i]}" for i in order]
     for chart in shown:  # marks hidden from screen readers, the chart named by its description
         body = {k: v for k, v in chart_spec(chart).items() if k != "config"}
         marks = re.findall(r'"mark": (\{[^}]*\})', json.dumps(body))
@@ -458,7 +459,7 @@ def test_the_two_heatmaps_share_one_symmetric_colour_scale_over_every_value(seed
     at = assert_ok(open_page(PAGE, seed=seed, causal=causal))
     assert at.toggle(key="causal").value is causal
     heatmaps = charts_of(at)[:2]
-    domains = [chart_spec(c)["encoding"]["color"]["scale"]["domain"] for c in heatmaps]
+    domains = [spec_layers(chart_spec(c))[0]["encoding"]["color"]["scale"]["domain"] for c in heatmaps]
     assert domains[0] == domains[1]
     low, high = domains[0]
     largest = max(np.abs(chart_tables(c)["main"].column("value").to_numpy()).max() for c in heatmaps)

@@ -34,6 +34,7 @@ from conftest import (
     IDS,
     LESSON_IDS,
     LESSONS,
+    LINKED,
     OLD_CHECK_MARKS,
     PAGES,
     VERDICT,
@@ -44,6 +45,7 @@ from conftest import (
     checks_block,
     elements,
     kind,
+    link_groups,
     main_path,
     markdown_values,
     open_page,
@@ -95,6 +97,21 @@ def test_every_chart_has_the_house_style(info):
         # laid out again at every update: presentation mode grows the text in the browser (spec.PRESENT_PARAM),
         # and a layout kept from the small text cut titles and labels off
         assert chart_spec(chart).get("autosize", {}).get("resize") is True, f"chart {i + 1}: no autosize resize"
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_every_link_group_lights_two_charts_or_more_and_is_pointed_at_in_the_browser(info):
+    """A group of linked charts (spec.Link) has at least two charts on its page (one alone links nothing), and
+    conftest.LINKED names every group a page draws, so tests/test_browser.py points at a mark of each."""
+    at = assert_ok(at_defaults(info))
+    counts: dict[str, int] = {}
+    for chart in charts_of(at):
+        for group in link_groups(chart_spec(chart)):
+            counts[group] = counts.get(group, 0) + 1
+    alone = {g: n for g, n in counts.items() if n < 2}
+    assert not alone, f"groups with one chart: {alone}"
+    listed = {g for g, (page, _) in LINKED.items() if page == (info.url_path or "home")}
+    assert set(counts) == listed, f"drawn {sorted(counts)}, listed in conftest.LINKED {sorted(listed)}"
 
 
 @pytest.mark.parametrize("info", PAGES, ids=IDS)

@@ -188,33 +188,39 @@ HEATMAPS = {
 }
 
 
+PAIRS = spec.Link("bn_pair", "datum.i + ',' + datum.j")  # the two maps: the pair pointed at lit in both
+
+
 @spec.layout
 def _heatmap_layout(m: int, show: str, names: Sequence[str]) -> alt.LayerChart:
-    """The m × m cells coloured by ``show``, the pairs ``names`` outlined."""
+    """The m × m cells coloured by ``show``, the pairs ``names`` outlined; the pair pointed at (``PAIRS``, in
+    either map) outlined in both, the other cells faded."""
     field, title, legend = HEATMAPS[show]
     ticks = _every(m)
     x = alt.X("j:O", title="position j", axis=alt.Axis(values=ticks, labelAngle=0))
     y = alt.Y("i:O", title="position i", axis=alt.Axis(values=ticks))
     lookups = [alt.LookupData(data=spec.named("codes"), key="position", fields=["code"])]
-    heat = alt.Chart(spec.named("cells")).mark_rect().transform_lookup(
-        lookup="i", from_=lookups[0], as_=["code i"]).transform_lookup(
-        lookup="j", from_=lookups[0], as_=["code j"]).encode(
+    tip = [alt.Tooltip("i:O", title="position i"), alt.Tooltip("code i:N"), alt.Tooltip("j:O", title="position j"),
+           alt.Tooltip("code j:N"), alt.Tooltip("bits that differ:Q"), alt.Tooltip("|i − j|:Q")]
+    cells = alt.Chart(spec.named("cells")).transform_calculate(**PAIRS.calculate).transform_lookup(
+        lookup="i", from_=lookups[0], as_=["code i"]).transform_lookup(lookup="j", from_=lookups[0], as_=["code j"])
+    heat = cells.mark_rect().encode(
         x=x, y=y,
         color=alt.Color(f"{field}:Q", title=legend, scale=alt.Scale(scheme=spec.SEQUENTIAL),
                         legend=alt.Legend(format="d", gradientLength=130)),
-        tooltip=[alt.Tooltip("i:O", title="position i"), alt.Tooltip("code i:N"),
-                 alt.Tooltip("j:O", title="position j"), alt.Tooltip("code j:N"),
-                 alt.Tooltip("bits that differ:Q"), alt.Tooltip("|i − j|:Q")],
-    )
+        tooltip=tip, opacity=PAIRS.fade(),
+    ).add_params(PAIRS.param()).properties(name="cells")
     enc = spec.series("pair", names, title="outlined", colours=(spec.FOCUS, spec.SERIES[2]))
     for channel in enc.values():  # one entry per line: two long labels side by side do not fit a phone
         channel.legend = alt.Legend(title="outlined pairs", direction="vertical")
-    outline = alt.Chart(spec.named("pairs")).mark_rect(filled=False, strokeWidth=3).encode(
+    outline = alt.Chart(spec.named("pairs")).transform_calculate(**PAIRS.calculate).mark_rect(
+        filled=False, strokeWidth=3).encode(
         x="j:O", y="i:O", **enc,
         tooltip=[alt.Tooltip("pair:N"), alt.Tooltip("i:O", title="position i"),
                  alt.Tooltip("j:O", title="position j")],
     )
-    return alt.layer(heat, outline).properties(title=title, height=300)
+    return alt.layer(heat, outline, PAIRS.outline(cells, x, y, tip)).properties(
+        title=alt.TitleParams(title, subtitle="hover or tap a cell: its pair lights in both maps"), height=300)
 
 
 def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -> spec.Figure:
@@ -277,29 +283,32 @@ def step_and_slope(x: np.ndarray, value: np.ndarray, slope: np.ndarray, b: int) 
                                     "so it says nothing about which way the next position lies."))
 
 
-def _step_axes() -> tuple[alt.X, list[alt.Tooltip]]:
-    """The real-position axis and the tooltip the step and its slope share."""
+STEPS = spec.Link("bn_x", "datum.x")  # the step and its slope: the position pointed at lit in both
+
+
+def _per_x(marks: alt.Chart, y: alt.Y, title: str) -> alt.LayerChart:
+    """A curve over the real position x (``marks``, ``y`` its value) that lights the x nearest the pointer
+    (``STEPS``) as a dashed rule, here and in the other chart."""
     xe = alt.X("x:Q", title="position x (any real number)", scale=alt.Scale(nice=False))
     tips = [alt.Tooltip("x:Q", format=".3f"), alt.Tooltip("bit:Q"), alt.Tooltip("slope:Q", format=".1f")]
-    return xe, tips
+    base = alt.Chart(spec.named("steps")).transform_calculate(**STEPS.calculate)
+    return STEPS.crosshair(base, marks, xe, y, tips).properties(
+        height=200, title=alt.TitleParams(title, subtitle="hover or tap a position: it lights in both charts"))
 
 
 @spec.layout
-def _step_layout(b: int) -> alt.Chart:
+def _step_layout(b: int) -> alt.LayerChart:
     """bit ``b`` of a real position as a step line."""
-    xe, tips = _step_axes()
-    return alt.Chart(spec.named("steps")).mark_line(color=spec.SERIES[0], interpolate="step-after").encode(
-        x=xe, y=alt.Y("bit:Q", title="bit value", scale=alt.Scale(domain=[-0.1, 1.1])), tooltip=tips,
-    ).properties(title=f"bit {b} of a position x: a step", height=200)
+    return _per_x(alt.Chart(spec.named("steps")).mark_line(color=spec.SERIES[0], interpolate="step-after"),
+                  alt.Y("bit:Q", title="bit value", scale=alt.Scale(domain=[-0.1, 1.1])),
+                  f"bit {b} of a position x: a step")
 
 
 @spec.layout
-def _slope_layout() -> alt.Chart:
+def _slope_layout() -> alt.LayerChart:
     """The step's finite-difference slope."""
-    xe, tips = _step_axes()
-    return alt.Chart(spec.named("steps")).mark_line(color=spec.FOCUS).encode(
-        x=xe, y=alt.Y("slope:Q", title="slope"), tooltip=tips,
-    ).properties(title="its slope: 0, then a spike at each jump", height=200)
+    return _per_x(alt.Chart(spec.named("steps")).mark_line(color=spec.FOCUS), alt.Y("slope:Q", title="slope"),
+                  "its slope: 0, then a spike at each jump")
 
 
 def square_to_sine(x: np.ndarray, curves: list[np.ndarray], names: list[str], points_x: np.ndarray,

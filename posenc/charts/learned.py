@@ -18,6 +18,7 @@ from .spec import (
     REFERENCE,
     SERIES,
     Figure,
+    Link,
     categories,
     check_marks,
     columns,
@@ -217,6 +218,9 @@ def per_row(rows: np.ndarray, updates: np.ndarray, relative: np.ndarray, n_max: 
                 if len(r) else ""))
 
 
+ROWS = Link("lt_row", "datum.row")  # updates and distance moved: the row pointed at lit in both charts
+
+
 def _row_axis() -> tuple[alt.X, list[alt.Tooltip]]:
     """The row axis and the tooltip the two per-row charts share."""
     x = alt.X("row:Q", title="row p (position)", scale=alt.Scale(zero=False, nice=False),
@@ -226,23 +230,30 @@ def _row_axis() -> tuple[alt.X, list[alt.Tooltip]]:
     return x, tip
 
 
+def _per_row(marks: alt.Chart, y: alt.Y, title: str) -> alt.LayerChart:
+    """A per-row chart (``marks`` over the rows, ``y`` its value) that lights the row nearest the pointer
+    (``ROWS``) as a dashed rule, here and in the other per-row chart."""
+    x, tip = _row_axis()
+    base = alt.Chart(named("rows")).transform_calculate(**ROWS.calculate)
+    return ROWS.crosshair(base, marks, x, y, tip).properties(
+        height=200, title=alt.TitleParams(title, subtitle="hover or tap a row: it lights in both charts"))
+
+
 @layout
-def _updates_layout(ticks: Sequence[int]) -> alt.Chart:
+def _updates_layout(ticks: Sequence[int]) -> alt.LayerChart:
     """Updates per row as a step area, symlog y with the tick values ``ticks``."""
-    x, tip = _row_axis()
-    return alt.Chart(named("rows")).mark_area(aria=False, color=SERIES[0], opacity=0.8, interpolate="step-after").encode(
-        x=x, y=alt.Y("updates:Q", title="updates (symlog)", scale=alt.Scale(type="symlog"),
-                     axis=alt.Axis(values=list(ticks), labelExpr="format(datum.value, ',')")),
-        tooltip=tip).properties(height=200, title="How many updates each row got")
+    return _per_row(
+        alt.Chart(named("rows")).mark_area(aria=False, color=SERIES[0], opacity=0.8, interpolate="step-after"),
+        alt.Y("updates:Q", title="updates (symlog)", scale=alt.Scale(type="symlog"),
+              axis=alt.Axis(values=list(ticks), labelExpr="format(datum.value, ',')")),
+        "How many updates each row got")
 
 
 @layout
-def _moved_layout() -> alt.Chart:
+def _moved_layout() -> alt.LayerChart:
     """Distance moved ÷ starting length, per row."""
-    x, tip = _row_axis()
-    return alt.Chart(named("rows")).mark_line(aria=False, color=FOCUS, strokeWidth=1.5).encode(
-        x=x, y=alt.Y("moved:Q", title="moved ÷ starting length"), tooltip=tip).properties(
-        height=200, title="How far each row moved")
+    return _per_row(alt.Chart(named("rows")).mark_line(aria=False, color=FOCUS, strokeWidth=1.5),
+                    alt.Y("moved:Q", title="moved ÷ starting length"), "How far each row moved")
 
 
 # ---------------------------------------------------------------- independence and the trained table
@@ -312,14 +323,23 @@ def cosine_grid(matrix: np.ndarray, rows: list[int], title: str) -> Figure:
                           f"{float(np.mean(np.diag(np.asarray(matrix, dtype=float), 1))) if n > 1 else 1.0:+.3f}.")
 
 
+PAIRS = Link("lt_pair", "datum.a + ',' + datum.b")  # the two cosine grids: the pair pointed at lit in both
+
+
 @layout
-def _grid_layout(ticks: Sequence[int], title: str) -> alt.Chart:
-    """The square cosine heatmap, axis labels at the rows ``ticks``."""
-    return alt.Chart(named("grid")).mark_rect(aria=False).encode(
-        x=alt.X("b:O", title="row", axis=alt.Axis(labelAngle=-90, values=list(ticks))),
-        y=alt.Y("a:O", title="row", axis=alt.Axis(values=list(ticks))),
+def _grid_layout(ticks: Sequence[int], title: str) -> alt.LayerChart:
+    """The square cosine heatmap, axis labels at the rows ``ticks``; the pair pointed at (``PAIRS``, in either
+    grid) outlined, the other cells faded."""
+    x = alt.X("b:O", title="row", axis=alt.Axis(labelAngle=-90, values=list(ticks)))
+    y = alt.Y("a:O", title="row", axis=alt.Axis(values=list(ticks)))
+    base = alt.Chart(named("grid")).transform_calculate(**PAIRS.calculate)
+    tip = [alt.Tooltip("a:O", title="row a"), alt.Tooltip("b:O", title="row b"),
+           alt.Tooltip("cosine:Q", format=".3f")]
+    cells = base.mark_rect(aria=False).encode(
+        x=x, y=y,
         color=alt.Color("cosine:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-1, 1]),
                         legend=alt.Legend(gradientLength=140)),
-        tooltip=[alt.Tooltip("a:O", title="row a"), alt.Tooltip("b:O", title="row b"),
-                 alt.Tooltip("cosine:Q", format=".3f")],
-    ).properties(height=280, title=title)
+        opacity=PAIRS.fade(), tooltip=tip,
+    ).add_params(PAIRS.param()).properties(name="cells")
+    return alt.layer(cells, PAIRS.outline(base, x, y, tip)).properties(
+        height=280, title=alt.TitleParams(title, subtitle="hover or tap a cell: it lights in both grids"))

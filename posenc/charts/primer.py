@@ -16,7 +16,20 @@ import numpy as np
 
 from posenc.primer import Primer
 
-from .spec import DIVERGING, FOCUS, TEXT, Figure, categories, columns, figure, layout, named, word_labels
+from .spec import (
+    DIVERGING,
+    FOCUS,
+    HOVER_CLEAR,
+    HOVER_ON,
+    TEXT,
+    Figure,
+    categories,
+    columns,
+    figure,
+    layout,
+    named,
+    word_labels,
+)
 
 PARAM = "at_q"  # the in-chart param: the picked query word's label (frame.live keeps it in the address)
 HOVER = "at_hover"  # the point selection: the word under the pointer (or the last tap), lit in every panel
@@ -180,6 +193,6 @@ def _linked(chart, views: list[str], rows: Sequence[str], picked: str):
     # Cleared when a mouse leaves (a tap's highlight stays until the next tap).
     chart.params = [alt.TopLevelSelectionParameter(
         name=HOVER, views=views,
-        select=alt.PointSelectionConfig(type="point", fields=["row"], on="pointerover",
-                                        clear="pointerout[event.pointerType === 'mouse']")), *chart.params]
+        select=alt.PointSelectionConfig(type="point", fields=["row"], on=HOVER_ON, clear=HOVER_CLEAR)),
+        *chart.params]
     return chart

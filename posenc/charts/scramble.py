@@ -12,11 +12,12 @@ import altair as alt
 import numpy as np
 
 from .primer import TEXT_SIZE
-from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, columns, figure, layout, named, nice_bound
+from .spec import DIVERGING, FOCUS, SERIES, TEXT, Figure, Link, columns, figure, layout, named, nice_bound
 
 ROW_STEP = 22  # pixels per row (room for presentation mode's 18 px labels), down to what MAX_PLOT_HEIGHT allows
 MAX_PLOT_HEIGHT = 300  # the cells' area; with the title, axes and legend a key chart stays within one screen (~420 px)
 VALUE_LABELS_MAX = 12  # bars carry their weight as text up to this many words
+SLOTS = Link("sc_slot", "datum.slot")  # the two output pictures: hovering a slot's row lights it in both
 
 
 def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, limit: float,
@@ -39,20 +40,25 @@ def outputs(matrix: np.ndarray, row_labels: list[str], *, title: str, d: int, li
 
 @layout
 def _outputs_layout(row_labels: Sequence[str], n: int, k: int, limit: float, title: str,
-                    legend: bool = True) -> alt.Chart:
-    """The slot × coordinate heatmap, rows labelled ``row_labels``, colours over [−limit, limit]."""
+                    legend: bool = True) -> alt.LayerChart:
+    """The slot × coordinate heatmap, rows labelled ``row_labels``, colours over [−limit, limit]; the slot
+    pointed at (``SLOTS``, in either picture) outlined, the others faded."""
     height = min(MAX_PLOT_HEIGHT, ROW_STEP * n)
-    return alt.Chart(named("main")).mark_rect(aria=False).encode(
-        x=alt.X("coordinate:O", title=f"coordinate (first {k} of d)",
-                axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-        y=alt.Y("label:N", sort=list(row_labels), title=None,
-                axis=alt.Axis(labelOverlap=n > 24, labelFlush=False)),
+    x = alt.X("coordinate:O", title=f"coordinate (first {k} of d)", axis=alt.Axis(labelAngle=0, labelOverlap=True))
+    y = alt.Y("label:N", sort=list(row_labels), title=None, axis=alt.Axis(labelOverlap=n > 24, labelFlush=False))
+    base = alt.Chart(named("main")).transform_calculate(**SLOTS.calculate)
+    tip = [alt.Tooltip("slot:O", title="slot"), alt.Tooltip("label:N", title="original position, word"),
+           alt.Tooltip("coordinate:O"), alt.Tooltip("value:Q", format=".4f")]
+    cells = base.mark_rect(aria=False).encode(
+        x=x, y=y,
         color=alt.Color("value:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit], domainMid=0),
                         title="value", legend=alt.Legend() if legend else None),
-        tooltip=[alt.Tooltip("slot:O", title="slot"), alt.Tooltip("label:N", title="original position, word"),
-                 alt.Tooltip("coordinate:O"), alt.Tooltip("value:Q", format=".4f")],
-    ).properties(title=alt.TitleParams(title, subtitle="rows: slots 1, 2, …; labels: each word's original place"),
-                 height=height)  # the cells' own height: spec.figure fits the width only
+        opacity=SLOTS.fade(), tooltip=tip,
+    ).add_params(SLOTS.param()).properties(name="cells")
+    return alt.layer(cells, SLOTS.outline(base, x, y, tip)).properties(
+        title=alt.TitleParams(title, subtitle="rows: slots 1, 2, …; labels: each word's original place; "
+                                              "hover or tap a row: its slot lights in both"),
+        height=height)  # the cells' own height: spec.figure fits the width only
 
 
 def _js(text: str) -> str:

@@ -122,6 +122,72 @@ VEGA_SIZES = {("title", "subtitleFontSize"): 10, ("text", "fontSize"): 11}  # Ve
 PRESENT_TEXT = 18 / 13  # presentation mode: a text mark's (or subtitle's) own size grows as the axes' text does
 
 
+# Linked highlighting: the charts of one section that show the same words, positions or pairs light together.
+# Hovering (or tapping) a mark in one lights the marks with the same key in every chart of its group, on the page
+# as it is: no script runs, no chart is rebuilt. Each chart carries the same point selection, bound like the
+# presentation param to an element that is there before any chart (the body), and Vega's external binding works
+# both ways: a selection the pointer sets writes the element's value and dispatches LINK_EVENT, and every other
+# chart bound to it reads that value. The value is "<group>:<key>" (the calculated field LINK_FIELD), so one
+# section's hover never lights another's marks. A mouse clears it on leaving; a tap's light stays until the next
+# tap (HOVER_CLEAR, as in the attention page's panels).
+LINK_PARAM = "pe_link"
+LINK_FIELD = "pe_link_key"
+LINK_HOLDER = "body"  # a CSS selector (the root holds presentation mode's value: one value per element)
+LINK_EVENT = "pe-link"
+HOVER_ON = "pointerover"
+HOVER_CLEAR = "pointerout[event.pointerType === 'mouse']"
+LINK_FADE = 0.3  # the unlit marks' opacity while something is lit (a second cue besides the outline)
+LINK_STROKE = 2.5  # the lit marks' outline, in TEXT
+
+
+@dataclass(frozen=True)
+class Link:
+    """One group of linked charts: ``group`` names it (unique on its page), ``key`` is a Vega expression over a
+    datum giving what is the same thing in every chart of the group (a word's slot, a pair of positions). A
+    builder calculates ``calculate`` on the data its marks use, adds ``param()`` to the layer under the pointer,
+    and draws the lit marks with ``outline`` (cells); ``crosshair`` does all three for a line over a continuous
+    axis."""
+
+    group: str
+    key: str
+
+    @property
+    def calculate(self) -> dict[str, str]:
+        return {LINK_FIELD: f"{json.dumps(self.group + ':')} + ({self.key})"}
+
+    def param(self, *, nearest: bool = False) -> alt.Parameter:
+        """The selection: set by hovering or tapping a mark, shared with the group's other charts."""
+        return alt.selection_point(name=LINK_PARAM, fields=[LINK_FIELD], on=HOVER_ON, clear=HOVER_CLEAR,
+                                   bind={"element": LINK_HOLDER, "event": LINK_EVENT},
+                                   **({"nearest": True} if nearest else {}))
+
+    @staticmethod
+    def fade() -> alt.ExprRef:
+        """Opacity for the marks that carry the selection: full while nothing is lit, faded when another is."""
+        return alt.condition({"param": LINK_PARAM, "empty": True}, alt.value(1.0), alt.value(LINK_FADE))
+
+    @staticmethod
+    def lit() -> dict:
+        """The filter that keeps only the lit marks (none while nothing is lit)."""
+        return {"param": LINK_PARAM, "empty": False}
+
+    def outline(self, base: alt.Chart, x: Any, y: Any, tooltip: list) -> alt.Chart:
+        """The lit cells of ``base`` (a rect chart, the cells' ``x``, ``y`` and ``tooltip``) outlined in TEXT,
+        drawn over the cells."""
+        return base.transform_filter(self.lit()).mark_rect(
+            filled=False, stroke=TEXT, strokeWidth=LINK_STROKE, aria=False).encode(x=x, y=y, tooltip=tooltip)
+
+    def crosshair(self, base: alt.Chart, marks: alt.Chart, x: alt.X, y: alt.Y, tooltip: list) -> alt.LayerChart:
+        """``marks`` (a line or an area over ``base``'s data, which calculates the key) on a continuous ``x``: the
+        datum nearest the pointer is lit as a dashed rule in TEXT, here and in the group's other charts, and its
+        tooltip shows wherever the pointer is."""
+        near = base.mark_point(opacity=0, aria=False).encode(x=x, y=y, tooltip=tooltip).add_params(
+            self.param(nearest=True)).properties(name="near")
+        lit = base.transform_filter(self.lit()).mark_rule(
+            color=TEXT, strokeWidth=LINK_STROKE, strokeDash=[5, 3], aria=False).encode(x=x, tooltip=tooltip)
+        return alt.layer(marks.encode(x=x, y=y, tooltip=tooltip), near, lit)
+
+
 def by_mode(normal: float, present: float) -> dict:
     """A size that is ``present`` while projecting and ``normal`` otherwise, decided in the browser."""
     return {"expr": f"{PRESENTING} ? {present:g} : {normal:g}"}
