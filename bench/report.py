@@ -133,6 +133,33 @@ def budget_section(res: dict) -> list[str]:
             "## Misses", "", *([f"- {MISS} {m}" for m in misses(res)] or [f"- {OK} none."]), ""]
 
 
+def floors_section(res: dict) -> list[str]:
+    """What the misses come down to: each page's Streamlit-control presses that miss the ×hello browser budget,
+    read against that page's own floor (the R key: the page rerun and redrawn with nothing changed, in the same
+    run), so a miss that costs no more than redrawing the page as it stands is told apart from one that does."""
+    _, hb = hello(res)
+    budget = BY_KEY["control_browser"]
+    rows, total, under = [], 0, 0
+    for p in res.get("pages") or []:
+        controls = p.get("controls") or []
+        floor = next((r.get("browser_median") for r in controls if r["kind"] == "floor"), None)
+        missed = [r for r in controls if r["kind"] not in ("floor", "in-chart", "play")
+                  and r["label"] != PRESENTATION_LABEL and budget.holds(r.get("browser_median"), hb) is False]
+        if not missed:
+            continue
+        within = [r for r in missed if number(floor) and r["browser_median"] <= floor]
+        worst = max(missed, key=lambda r: r["browser_median"])
+        total, under = total + len(missed), under + len(within)
+        rows.append([name(p), ms(floor), len(missed), len(within), f"{label(worst)}: {ms(worst['browser_median'])}"])
+    if not rows:
+        return []
+    return ["## What the misses come down to", "", f"Every Streamlit control that misses “{budget.what}” "
+            f"({budget.text()}, {ms(2 * hb if number(hb) else None)} in this run), beside its page's floor: the R "
+            f"key, the page rerun and redrawn with nothing changed. {under} of {total} misses take no longer than "
+            "their page's floor: what they cost is Streamlit redrawing that page as it stands, not the work the "
+            "press asked for.", "", *table(["page", "floor (R key)", "misses", "within the floor", "worst"], rows)]
+
+
 def rerun_section(res: dict) -> list[str]:
     rows = []
     for p in res.get("pages") or []:
@@ -255,7 +282,7 @@ def render(res: dict) -> str:
     if m.get("changed_during_run"):
         head += [f"**Warning: source files changed while this ran** ({', '.join(m['changed_during_run'][:8])}): "
                  "run it again.", ""]
-    parts = [budget_section, rerun_section, controls_section, lab_section, load_section, class_section,
+    parts = [budget_section, floors_section, rerun_section, controls_section, lab_section, load_section, class_section,
              other_section]
     return "\n".join(head + [line for part in parts for line in part(res)])
 

@@ -89,7 +89,7 @@ def test_the_report_is_rendered_from_a_saved_run(tmp_path):
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     text = out.read_text()
     assert "Written again from that run's saved results" in text
-    for heading in ("## Budgets", "## Misses", "## Server reruns (AppTest)", "## Every control: one press",
+    for heading in ("## Budgets", "## Misses", "## What the misses come down to", "## Server reruns (AppTest)", "## Every control: one press",
                     "### In-chart controls and play buttons: per frame", "### p", "## Lab", "## Load", "## Class",
                     "## Cold start", "## Shared caches"):
         assert heading in text, heading
@@ -110,6 +110,22 @@ def test_the_report_is_rendered_from_a_saved_run(tmp_path):
     from bench.budgets import BUDGETS
 
     assert all(b.what in budgets for b in BUDGETS)  # every budget is a row, measured or not
+
+
+def test_the_report_reads_each_browser_miss_against_its_pages_floor(tmp_path):
+    """“What the misses come down to”: per page, the ×hello browser misses beside the page's own floor (the R
+    key), counting those that take no longer than it; the presentation toggle and in-chart rows are judged
+    elsewhere and are not counted."""
+    from bench.report import floors_section
+
+    run = _saved_run()
+    run["pages"][0]["controls"].append(_row("Width", "slider", "main", "fragment", [20.0], [9000], [110.0]))
+    text = "\n".join(floors_section(run))
+    assert "## What the misses come down to" in text
+    assert "1 of 2 misses take no longer than their page's floor" in text  # Width 110 ≤ 120 < Length 150
+    assert "| p | 120 ms | 2 | 1 | Length: 150 ms |" in text
+    run["pages"][0]["controls"] = [r for r in run["pages"][0]["controls"] if r["label"] not in ("Length", "Width")]
+    assert floors_section(run) == []  # no miss, no section
 
 
 def _class_run(fault: bool) -> dict:
