@@ -7,6 +7,7 @@ import streamlit as st
 import frame
 from frame import linked_tabs, wording
 from posenc import chapter
+from posenc.charts import fixes as fc
 from posenc.fixes import COS_TOL, DECIDES, LONG, SHORT, index_over_length
 from posenc.sections import fixes as sections
 
@@ -18,6 +19,11 @@ T, N_SHORT, N_LONG = chapter.LENGTH_EXAMPLE
 M_FROM, M_TO = chapter.MULTIPLY_POSITIONS
 raw_section, ratio_section, multiply_section, onehot_section, summary_section = map(  # one cached call per section
     frame.cached, (sections.raw_index, sections.ratio, sections.multiply, sections.onehot, sections.wishes))
+
+def ratio_opening() -> int:
+    """The compared length N the index ÷ length chart opens at (a link may carry it)."""
+    return int(frame.live.opening(fc.ratio_spec())[fc.LENGTH])
+
 
 with frame.page(PATH, "Why not simply write each word's position into its vector? Four obvious ways — the raw "
                       "index, index ÷ length, multiplying by the position, a one-hot column: what does each one "
@@ -106,14 +112,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             ask = frame.predict("With every code p/N, what is the step from one word's code to the next word's?",
                                 ["1, as with the raw index", "1/N: it changes with the sentence's length",
                                  "0: neighbours share one code"], 1, key="fx_ratio_predict")
-            length = int(frame.slider("Length of the sentence to compare (words)", "fx_len", 10, 1000, N_LONG,
-                                      help="Index ÷ length in your sentence against a sentence this long."))
-            r, strip, gap = ratio_section(ex.sentence, length)
-            left, right = st.columns(2)
-            with left:
-                frame.chart(strip)
-            with right:
-                frame.chart(gap)
+            r, fig = ratio_section(ex.sentence, ratio_opening())  # the numbers at the N the chart opens at
+            frame.chart(fig)
             frame.verdict(f"word {r.tracked}'s code depends on the sentence's length, as the chapter predicts",
                           r.tracked_sentence != r.tracked_long,
                           f"{r.tracked_sentence:.4g} in {r.n} words, {r.tracked_long:.4g} in {r.length}")
@@ -121,12 +121,13 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                           f"{r.step_sentence:.4g} in {r.n} words, {r.step_long:.4g} in {r.length}")
             followed = f" (your sentence is shorter than {T} words, so word {r.tracked} is followed)" if r.n < T else ""
             if r.n == r.length:
-                said = (f"The two lengths are equal ({r.n} words), so the codes agree{followed}; pick another length "
-                        "and they part.")
+                said = (f"At N = {r.length}, where the chart opens, the two lengths are equal ({r.n} words), so the "
+                        f"codes agree{followed}; drag N and they part.")
             else:
-                said = (f"Word {r.tracked} is {r.tracked_sentence:.3g} in your {r.n} words and "
-                        f"{r.tracked_long:.3g} in {r.length}{followed}; the step to the previous word is "
-                        f"{r.step_sentence:.3g} against {r.step_long:.3g}.")
+                said = (f"Where the chart opens, word {r.tracked} is {r.tracked_sentence:.3g} in your {r.n} words "
+                        f"and {r.tracked_long:.3g} in {r.length}{followed}; the step to the previous word is "
+                        f"{r.step_sentence:.3g} against {r.step_long:.3g}. Drag N under the chart: the ticks "
+                        "squeeze together and the step shrinks with every word added.")
             ask.answer(f"1/N, a different number at every sentence length. {said}",
                        "“Look at the previous word” has no fixed numerical form for the model to learn.")
             frame.formula(r"c(p) = \frac{p}{N},\qquad c(p) - c(p-1) = \frac{1}{N}")

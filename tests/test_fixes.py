@@ -343,7 +343,10 @@ def test_inputs_follow_the_chapter_picks():
 
 # ---------------------------------------------------------------- the charts
 def _layers(spec: dict) -> list[dict]:
-    return spec.get("layer", [spec])
+    """Every layer of a spec, inside a vconcat too, each with the data it draws (its own or its parent's)."""
+    if "vconcat" in spec:
+        return [layer for view in spec["vconcat"] for layer in _layers(view)]
+    return [{"data": spec.get("data"), **layer} if "data" not in layer else layer for layer in spec.get("layer", [spec])]
 
 
 def _all_figures(tokens, d=16, start=500, length=100, position=50, width=8, past=9):
@@ -356,8 +359,7 @@ def _all_figures(tokens, d=16, start=500, length=100, position=50, width=8, past
         C.score_terms(t.content_score, t.one_side, t.both_sides, start, d),
         C.weights_heatmap(r.weights_without, r.weights_with, tokens, start),
         C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, start),
-        C.ratio_strip(ra.codes_sentence, ra.codes_long, tokens, ra.tracked),
-        C.previous_gap_chart(ra.lengths, ra.previous_gap, ra.n, ra.length),
+        C.ratio_figure(tokens, ra.tracked, ra.lengths, ra.previous_gap, opening=ra.length),
         C.multiply_lines(m.grid, m.grid_scores, tokens, m.query_index, m.position),
         C.distance_heatmap(o.distances),
     ]
@@ -411,7 +413,7 @@ def test_the_numbers_of_a_setting_are_read_out_not_named(kw):
     from posenc.fixes import DWARFS
 
     figs = _all_figures(TOKENS, **kw)
-    coord, terms, weights, sweep, strip, gap, lines, dist = figs[:8]
+    coord, terms, weights, sweep, ratio, lines, dist = figs[:7]
     start, length, position, n = kw["start"], kw["length"], kw["position"], len(TOKENS)
     sliders = {start, length, position} - {1, 2}  # 1 and 2 are the chapter's own words: size about 1, √2
     for fig in figs:
@@ -428,8 +430,9 @@ def test_the_numbers_of_a_setting_are_read_out_not_named(kw):
     assert f"With the index, {wins} of {n} queries" in weights.reading
     assert sweep.reading.startswith(f"The first word is at {start:,}. From a start of 1 to {max(1000, start):,}, "
                                     f"R² goes from {r.sweep_share[0]:.3f} to {r.sweep_share[-1]:.3f}")
-    assert f"word 3 is {3 / n:.3g} in the first and {3 / length:.3g} in the second" in strip.reading
-    assert gap.reading == f"The step is {1 / n:.3g} in your {n} words and {1 / length:.3g} in {length}."
+    assert ratio.reading == (f"Your sentence has {n} words; the chart opens at N = {length}: word 3 is {3 / n:.3g} "
+                             f"in the first and {3 / length:.3g} in the second; the step is {1 / n:.3g} against "
+                             f"{1 / length:.3g}.")
     assert f"the rule at m = {position:,}" in lines.reading
     shown = min(kw["width"], o.shown)
     assert dist.reading == ("Position 1 only: a table one column wide has no two different positions." if shown == 1

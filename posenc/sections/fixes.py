@@ -110,12 +110,13 @@ def raw_index(sentence: str, d: int, seed: int, start: int) -> RawView:
     return RawView(term, raw, figs, readout, len(inp.tokens))
 
 
-def ratio(sentence: str, length: int) -> tuple[Ratio, Any, Any]:
-    """Tab 2: index ÷ length in the sentence against one ``length`` words long (its strip and its step chart)."""
+def ratio(sentence: str, length: int) -> tuple[Ratio, Any]:
+    """Tab 2: index ÷ length in the sentence against one ``length`` words long (the length the chart opens at;
+    its slider moves it in the browser): the numbers at that length, and the chart."""
     words = core.tokenize(sentence)
     r = ratio_demo(len(words), length)
-    return r, fc.ratio_strip(r.codes_sentence, r.codes_long, words, r.tracked), \
-        fc.previous_gap_chart(r.lengths, r.previous_gap, r.n, r.length)
+    curve = ratio_demo(len(words), fc.LENGTHS[1])  # the 1/N curve over every length the slider reaches
+    return r, fc.ratio_figure(words, r.tracked, curve.lengths, curve.previous_gap, opening=length)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,87 @@
+"""The fixes page's in-chart closed forms against posenc: index ÷ length (the compared length N is a slider inside
+the chart, ``posenc.charts.fixes.LENGTH``). The strip's and the step's Vega transforms, read from the built figure,
+are run in Python (``conftest.run_transforms``) over the rows the chart ships, at several N, and compared with
+``posenc.fixes.index_over_length`` and ``ratio_demo``; a link's N opens the chart there and the page's answer and
+checks speak of it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import assert_ok, open_page, page_text, rows_of, run_transforms, verdict, walk_dicts
+from posenc import chapter
+from posenc.charts import fixes as fc
+from posenc.core import tokenize
+from posenc.fixes import index_over_length, ratio_demo
+
+PAGE = "lessons/fixes.py"
+SENTENCES = ["the cat chased the mouse", "hi there", " ".join(f"w{i}" for i in range(64))]
+
+
+def figure(sentence: str):
+    words = tokenize(sentence)
+    r = ratio_demo(len(words), chapter.LENGTH_EXAMPLE[2])
+    curve = ratio_demo(len(words), fc.LENGTHS[1])
+    return words, r, fc.ratio_figure(words, r.tracked, curve.lengths, curve.previous_gap, opening=r.length)
+
+
+def transforms_over(spec: dict, data: str, last: str) -> list[dict]:
+    """The transforms of the first view over ``data`` (its own data, or its layer's) that computes ``last``, as
+    the browser runs them."""
+    for node in walk_dicts(spec):
+        views = node.get("layer", [node]) if node.get("data", {}).get("name") == data else []
+        for view in views:
+            if any(t.get("as") == last for t in view.get("transform", [])):
+                return view["transform"]
+    raise AssertionError(f"no view over {data} computes {last}")
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+@pytest.mark.parametrize("N", [fc.LENGTHS[0], 11, 100, 377, fc.LENGTHS[1]])
+def test_the_strip_draws_every_code_p_over_n_of_both_sentences(sentence, N):
+    words, r, fig = figure(sentence)
+    n = len(words)
+    rows = run_transforms(rows_of(fig, "codes"), transforms_over(fig.spec, "codes", "label"), {fc.LENGTH: N})
+    mine = [x for x in rows if x["row"] == 0]
+    theirs = [x for x in rows if x["row"] == 1]
+    assert [x["p"] for x in mine] == list(range(1, n + 1)) and [x["p"] for x in theirs] == list(range(1, N + 1))
+    np.testing.assert_allclose([x["code"] for x in mine], index_over_length(np.arange(1, n + 1), n)[:, 0])
+    np.testing.assert_allclose([x["code"] for x in theirs], index_over_length(np.arange(1, N + 1), N)[:, 0])
+    assert {x["label"] for x in mine} == {f"your sentence ({n} words)"}
+    assert {x["label"] for x in theirs} == {f"a {N}-word sentence"}
+    tracked = [x for x in rows if x["tracked"]]
+    at = ratio_demo(n, N)
+    assert [x["code"] for x in tracked] == pytest.approx([at.tracked_sentence, at.tracked_long])
+
+
+@pytest.mark.parametrize("N", [fc.LENGTHS[0], 64, 999])
+def test_the_step_marks_both_lengths_on_the_one_over_n_curve(N):
+    words, _, fig = figure(SENTENCES[0])
+    at = ratio_demo(len(words), N)
+    marked = run_transforms(rows_of(fig, "marked"), transforms_over(fig.spec, "marked", "gap"), {fc.LENGTH: N})
+    assert {x["which"]: (x["Nm"], x["gap"]) for x in marked} == {
+        "your sentence": (len(words), pytest.approx(at.step_sentence)), "compared": (N, pytest.approx(at.step_long))}
+    curve = rows_of(fig, "gap")
+    assert all(x["gap"] == pytest.approx(1 / x["N"]) for x in curve)
+    assert curve[0]["N"] == 2 and curve[-1]["N"] >= fc.LENGTHS[1]  # the curve spans every N the slider reaches
+
+
+def test_the_length_is_one_range_slider_for_both_views_that_opens_at_the_chapters_hundred():
+    _, _, fig = figure(SENTENCES[0])
+    [param] = [p for p in fig.spec["params"] if p["name"] == fc.LENGTH]
+    assert param["value"] == chapter.LENGTH_EXAMPLE[2]
+    assert param["bind"]["input"] == "range" and (param["bind"]["min"], param["bind"]["max"]) == fc.LENGTHS
+    assert len(fig.spec["vconcat"]) == 2
+
+
+@pytest.mark.parametrize("N", ["10", "5", "377"])
+def test_a_link_opens_the_chart_at_its_length_and_the_answer_speaks_of_it(N):
+    at = assert_ok(open_page(PAGE, query={fc.LENGTH: N, "fx_tab": "Divide by length"}, sentence="the cat chased "
+                             "the mouse", fx_ratio_predict_shown=True))
+    text = page_text(at)
+    length = 100 if N == "5" else int(N)  # 5 is below the slider's end: the default, with a notice
+    assert f"and {3 / length:.3g} in {length}" in text
+    assert verdict(at, "the step to the previous word changes with the length")[0]
+    if N == "5":
+        assert any(fc.LENGTH in w.value for w in [*at.warning, *at.info])
