@@ -20,11 +20,6 @@ M_FROM, M_TO = chapter.MULTIPLY_POSITIONS
 raw_section, ratio_section, multiply_section, onehot_section, summary_section = map(  # one cached call per section
     frame.cached, (sections.raw_index, sections.ratio, sections.multiply, sections.onehot, sections.wishes))
 
-def ratio_opening() -> int:
-    """The compared length N the index ÷ length chart opens at (a link may carry it)."""
-    return int(frame.live.opening(fc.ratio_spec())[fc.LENGTH])
-
-
 with frame.page(PATH, "Why not simply write each word's position into its vector? Four obvious ways — the raw "
                       "index, index ÷ length, multiplying by the position, a one-hot column: what does each one "
                       "break?"):
@@ -112,7 +107,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             ask = frame.predict("With every code p/N, what is the step from one word's code to the next word's?",
                                 ["1, as with the raw index", "1/N: it changes with the sentence's length",
                                  "0: neighbours share one code"], 1, key="fx_ratio_predict")
-            r, fig = ratio_section(ex.sentence, ratio_opening())  # the numbers at the N the chart opens at
+            opens = int(frame.live.opening(fc.ratio_spec())[fc.LENGTH])  # the N the chart opens at (a link's)
+            r, fig = ratio_section(ex.sentence, opens)
             frame.chart(fig)
             frame.verdict(f"word {r.tracked}'s code depends on the sentence's length, as the chapter predicts",
                           r.tracked_sentence != r.tracked_long,
@@ -143,12 +139,12 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                                 "What happens to every query's score with it?",
                                 ["It is multiplied by m", "It stays the same: the words still mean the same",
                                  "It shrinks as m grows"], 0, key="fx_multiply_predict")
-            m_pos = int(frame.slider("Position m of the key word", "fx_mpos", 1, 1000, M_TO,
-                                     help=f"The key word is placed at position {M_FROM} and at position m."))
-            mv = multiply_section(ex.sentence, ex.d, ex.seed, m_pos)
+            opens = frame.live.opening(fc.multiply_spec(tokens, chapter.query_index(tokens)))[fc.POSITION]
+            mv = multiply_section(ex.sentence, ex.d, ex.seed, int(opens))  # at the m the chart opens at (a link's)
             m = mv.m
             st.text(f"Key word: “{tokens[m.word_index]}” (word {m.word_index + 1} of the sentence), at position "
-                    f"{M_FROM} and at position {m.position}. Every query word stays at its own position.")
+                    f"{M_FROM} and at position m (the slider under the chart). Every query word stays at its own "
+                    "position.")
             frame.chart(mv.lines)
             frame.verdict(f"the key word at position {m.position} is {m.position} times louder", mv.louder,
                           f"‖x‖ = {m.norm_at_1:.4g} at position {M_FROM}, {m.norm_at_m:.4g} at position "
@@ -158,19 +154,22 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             frame.verdict("the angle between query and key — the meaning — does not move", mv.same_angle,
                           f"largest change of cos(q, k) {m.cos_error:.1e}, tolerance {COS_TOL:.0e}")
             if m.position == M_FROM:
-                said = (f"At m = {M_FROM} nothing is scaled yet: move m and watch every line climb with it.")
+                said = (f"The chart opens at m = {M_FROM}: nothing is scaled yet. Drag m under the chart and watch "
+                        "every line climb with it.")
             else:
-                said = (f"At position {m.position} the key word's vector is {m.norm_at_m / m.norm_at_1:,.4g} times "
-                        f"as long as at position {M_FROM}"
+                said = (f"Where the chart opens, at m = {m.position:,}, the key word's vector is "
+                        f"{m.norm_at_m / m.norm_at_1:,.4g} times as long as at position {M_FROM}"
                         + (f", and every score with it {m.position:,} times as large" if mv.scaled else "")
                         + (", while the angle between query and key — what the words mean to each other — has not "
-                           "moved." if mv.same_angle else "."))
+                           "moved." if mv.same_angle else ".") + " Drag m under the chart: every line stretches "
+                        "with it, and the steepest grow fastest.")
             ask.answer(f"Multiplied by m: the score measures **volume, not meaning**. {said}",
                        "A late word shouts; an early one whispers.")
             frame.formula(r"{x'_p = p\,x_p},\qquad\allowbreak {s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d}},"
                           r"\qquad\allowbreak {\cos(q'_i, k'_j) = \cos(q_i, k_j)}")  # a phone breaks between them
             with frame.deeper("every query's score and cosine, at position 1 and at m", key="fx_deep_multiply"):
                 frame.table(mv.table)
+                st.caption(f"At the m the chart opens at, {m.position:,}.")
 
     with tabs[2]:
         st.subheader("4 · One-hot positions")

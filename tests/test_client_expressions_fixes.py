@@ -85,3 +85,41 @@ def test_a_link_opens_the_chart_at_its_length_and_the_answer_speaks_of_it(N):
     assert verdict(at, "the step to the previous word changes with the length")[0]
     if N == "5":
         assert any(fc.LENGTH in w.value for w in [*at.warning, *at.info])
+
+
+# ---------------------------------------------------------------- multiplying: the key word's position m in the chart
+def multiply_figure(sentence: str, d: int = 16, seed: int = 0):
+    from posenc.fixes import fixes_inputs, multiply_demo
+
+    inp = fixes_inputs(tokenize(sentence), d, seed)
+    at_1 = multiply_demo(inp.X, inp.W, inp.word, inp.query, 1)
+    return inp, fc.multiply_lines(at_1.scores_at_1, inp.tokens, inp.query, opening=1)
+
+
+@pytest.mark.parametrize("sentence", SENTENCES[:2])
+@pytest.mark.parametrize("m", [fc.POSITIONS[0], 2, 50, 613, fc.POSITIONS[1]])
+def test_every_line_runs_from_position_1_to_m_and_ends_at_the_score_with_the_key_at_m(sentence, m):
+    from posenc.fixes import multiply_demo
+
+    inp, fig = multiply_figure(sentence)
+    rows = run_transforms(rows_of(fig, "lines"), transforms_over(fig.spec, "lines", "score"), {fc.POSITION: m})
+    at_m = multiply_demo(inp.X, inp.W, inp.word, inp.query, max(m, 2))  # a line needs two ends: m = 1 draws 1 … 2
+    at_1 = multiply_demo(inp.X, inp.W, inp.word, inp.query, 1)
+    ends = [r for r in rows if r["end"]]
+    starts = [r for r in rows if not r["end"]]
+    assert {r["p"] for r in ends} == {max(m, 2)} and {r["p"] for r in starts} == {1}
+    np.testing.assert_allclose([r["score"] for r in ends], at_m.scores_at_m, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose([r["score"] for r in starts], at_1.scores_at_1, rtol=1e-9, atol=1e-12)
+    [rule] = run_transforms(rows_of(fig, "m"), transforms_over(fig.spec, "m", "label"), {fc.POSITION: m})
+    assert rule["p"] == max(m, 2) and rule["label"] == f"m = {m}: every score × {m}"
+
+
+@pytest.mark.parametrize("m", ["60", "1", "1000"])
+def test_a_link_opens_the_multiply_chart_at_its_m_and_the_answer_speaks_of_it(m):
+    at = assert_ok(open_page(PAGE, query={fc.POSITION: m}, fx_multiply_predict_shown=True))
+    text = page_text(at)
+    if m == "1":
+        assert "The chart opens at m = 1: nothing is scaled yet" in text
+    else:
+        assert f"Where the chart opens, at m = {int(m):,}," in text and f"{int(m):,} times as large" in text
+    assert verdict(at, f"every score with it is multiplied by {m}")[0]

@@ -360,7 +360,7 @@ def _all_figures(tokens, d=16, start=500, length=100, position=50, width=8, past
         C.weights_heatmap(r.weights_without, r.weights_with, tokens, start),
         C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, start),
         C.ratio_figure(tokens, ra.tracked, ra.lengths, ra.previous_gap, opening=ra.length),
-        C.multiply_lines(m.grid, m.grid_scores, tokens, m.query_index, m.position),
+        C.multiply_lines(m.scores_at_1, tokens, m.query_index, opening=m.position),
         C.distance_heatmap(o.distances),
     ]
     if o.sentence_codes is not None:
@@ -399,7 +399,9 @@ def test_a_sliders_value_is_data_not_layout():
     b = _all_figures(TOKENS, start=1701, length=937, position=713, width=40, past=9)
     for x, y in zip(a, b):
         assert layout_of(x) == layout_of(y), x.description
-        assert any(not x.datasets[k].equals(y.datasets[k]) for k in x.datasets) or "one-hot" in x.description
+        # the value is in the data, or (an in-chart slider's opening value) in the reading only
+        assert any(not x.datasets[k].equals(y.datasets[k]) for k in x.datasets) or "one-hot" in x.description \
+            or x.reading != y.reading
 
 
 @pytest.mark.parametrize("kw", [
@@ -433,7 +435,8 @@ def test_the_numbers_of_a_setting_are_read_out_not_named(kw):
     assert ratio.reading == (f"Your sentence has {n} words; the chart opens at N = {length}: word 3 is {3 / n:.3g} "
                              f"in the first and {3 / length:.3g} in the second; the step is {1 / n:.3g} against "
                              f"{1 / length:.3g}.")
-    assert f"the rule at m = {position:,}" in lines.reading
+    assert lines.reading.startswith(f"The chart opens at m = {position:,}: the key word is placed at positions 1 to "
+                                    f"{max(position, 2):,}")
     shown = min(kw["width"], o.shown)
     assert dist.reading == ("Position 1 only: a table one column wide has no two different positions." if shown == 1
                             else f"Positions 1 to {shown}: every distance off the diagonal is {math.sqrt(2):.6f}.")
@@ -479,18 +482,17 @@ def test_weights_heatmap_sends_both_and_picks_in_the_chart():
     assert fig.spec["transform"] == [{"filter": f"(datum.scores === {param['name']})"}]
 
 
-def test_multiply_lines_highlight_the_chapter_query_inside_the_chart():
+def test_multiply_lines_highlight_the_chapter_query_and_move_m_inside_the_chart():
     from posenc.charts import fixes as C
 
     X, W = _xw(TOKENS)
     m = multiply_demo(X, W, 4, 2, 50)
-    fig = C.multiply_lines(m.grid, m.grid_scores, TOKENS, m.query_index, m.position)
-    params = fig.spec.get("params", []) + [p for layer in fig.spec["layer"] for p in layer.get("params", [])]
-    assert params and params[0]["value"] == "3 chased" and params[0]["bind"]["input"] == "select"
-    assert fig.datasets["m"].to_pylist() == [{"p": 50.0, "label": "m = 50"}]
-    end = fig.spec["layer"][3]["transform"]  # the picked line's label sits at the data's largest p
-    assert {"joinaggregate": [{"op": "max", "field": "p", "as": "last"}]} in end
-    assert float(m.grid[-1]) == max(fig.datasets["lines"].column("p").to_pylist())
+    fig = C.multiply_lines(m.scores_at_1, TOKENS, m.query_index, opening=m.position)
+    params = {p["name"]: p for node in [fig.spec, *fig.spec["layer"]] for p in node.get("params", [])}
+    assert params["fx_query"]["value"] == "3 chased" and params["fx_query"]["bind"]["input"] == "select"
+    assert params[C.POSITION]["value"] == 50 and params[C.POSITION]["bind"]["input"] == "range"
+    assert (params[C.POSITION]["bind"]["min"], params[C.POSITION]["bind"]["max"]) == C.POSITIONS
+    assert fig.datasets["lines"].column("slope").to_pylist()[::2] == list(m.scores_at_1)  # s(1), the slope
 
 
 def test_score_terms_put_the_chapters_number_between_the_content_and_p_squared():

@@ -25,6 +25,7 @@ from .spec import (
     REFERENCE,
     SEQUENTIAL,
     SERIES,
+    TEXT,
     Figure,
     axis_ends,
     bar_edges,
@@ -326,54 +327,76 @@ def _ratio_layout(tracked: int) -> alt.VConcatChart:
 
 
 # ---------------------------------------------------------------- 3. multiplying
-def multiply_lines(grid: np.ndarray, grid_scores: np.ndarray, tokens: list[str], query_index: int,
-                   position: int) -> Figure:
-    """Score of every query word with the key word placed at position p: straight lines through 0 whose slope is
-    the meaning (q·k) and whose height is set by p. A select box inside the chart picks the query drawn in the
-    focus colour (the rest stay thin, in the reference grey)."""
+POSITION = "fx_mpos"  # the in-chart position m of the key word (frame.live keeps it in the address)
+POSITIONS = (1, 1000)  # its slider's ends
+# The closed forms the browser evaluates as m moves (tests/test_client_expressions_fixes.py checks them against
+# posenc.fixes.multiply_demo): each line runs from the key at position 1 to the key at m (at least 2, so a line is
+# drawn), and a score is p times the score at position 1.
+EXPR_END = f"max({POSITION}, 2)"
+EXPR_P = f"datum.end ? {EXPR_END} : 1"
+EXPR_SCORE = "datum.slope * datum.p"
+EXPR_M_LABEL = f"'m = ' + {POSITION} + ': every score × ' + {POSITION}"
+
+
+def multiply_lines(scores_at_1: np.ndarray, tokens: list[str], query_index: int, *, opening: int) -> Figure:
+    """Score of every query word with the key word placed at position p, from p = 1 to the in-chart m
+    (``POSITION``, no rerun): straight lines through 0, s(p) = p · s(1), whose slope is the meaning (q·k) and
+    whose height is set by p. ``scores_at_1``: each query's score with the key at position 1. A select box
+    inside the chart picks the query drawn in the focus colour (the rest stay thin, in the reference grey).
+    ``opening``: the m the chart opens at, for its reading."""
     labels = word_labels(tokens)
-    g = np.asarray(grid, dtype=float)
-    s = np.asarray(grid_scores, dtype=float)
+    s1 = np.asarray(scores_at_1, dtype=float)
     n = len(labels)
-    check_marks(n * g.size)
-    data = columns(query=categories(np.repeat(np.arange(n), g.size), labels), p=np.tile(g, n), score=s.ravel())
+    check_marks(2 * n)
+    data = columns(query=categories(np.repeat(np.arange(n), 2), labels), end=np.tile([False, True], n),
+                   slope=np.repeat(s1, 2))
+    top = max(opening, 2)
     return figure(_multiply_lines_layout(labels, labels[query_index]),
-                  {"lines": data, "m": columns(p=[float(position)], label=[f"m = {position}"])},
-                  description=("Scores of every query with the same key word placed at position p: straight "
-                               "lines through zero, so a score's size grows with the position, not the meaning; "
-                               "a dashed rule at m, the query picked below the chart in colour."),
-                  reading=(f"The key word is placed at positions 1 to {int(g[-1]):,}, the rule at m = {position:,}; "
-                           f"at the last position the scores run from {float(s[:, -1].min()):.3g} to "
-                           f"{float(s[:, -1].max()):.3g}."))
+                  {"lines": data, "m": columns(p=[0.0])},
+                  description=("Scores of every query with the same key word placed at position p, up to the "
+                               "position m set by the slider under the chart: straight lines through zero, so a "
+                               "score's size grows with the position, not the meaning; a dashed rule at m, the "
+                               "query picked below the chart in colour."),
+                  reading=(f"The chart opens at m = {opening:,}: the key word is placed at positions 1 to {top:,}, "
+                           f"and at position {top:,} the scores run from {float(s1.min()) * top:.3g} to "
+                           f"{float(s1.max()) * top:.3g}."))
+
+
+def multiply_spec(tokens: list[str], query_index: int) -> dict:
+    """The multiply chart's layout as Vega-Lite, for a page to read the m it opens at (``frame.live.opening``)."""
+    labels = word_labels(tokens)
+    return _multiply_lines_layout(labels, labels[query_index]).spec()
 
 
 @layout
 def _multiply_lines_layout(labels: Sequence[str], picked: str) -> alt.LayerChart:
-    """Every query's line in grey, the one picked in the in-chart menu (``picked`` at first) in FOCUS and
-    labelled at its last position (the data's largest p), a dashed rule at m ("m" dataset)."""
+    """Every query's line in grey from p = 1 to m (a slider in the chart), the one picked in the in-chart menu
+    (``picked`` at first) in FOCUS and labelled at its end, a dashed rule at m with what m does written by it."""
     labels = list(labels)
     pick = alt.param(name="fx_query", value=picked,
                      bind=alt.binding_select(options=labels, name="highlighted query: "))
-    # both axes' domains read once from the shipped lines (Vega's extent of the column), not unioned over the
-    # layers: the picked query's layers re-slice per pick, and a unioned domain would re-run the scales and
-    # re-encode every line and axis on each pick
-    x = alt.X("p:Q", title="position p of the key word",
-              scale=alt.Scale(domain=alt.expr("extent(pluck(data('lines'), 'p'))"), zero=True))
-    y = alt.Y("score:Q", title="score s(p)",
-              scale=alt.Scale(domain=alt.expr("extent(pluck(data('lines'), 'score'))"), zero=True))
+    m = alt.param(name=POSITION, value=chapter.MULTIPLY_POSITIONS[1],
+                  bind=alt.binding_range(min=POSITIONS[0], max=POSITIONS[1], step=1,
+                                         name="position m of the key word "))
+    x = alt.X("p:Q", title="position p of the key word", scale=alt.Scale(zero=True, nice=False))
+    y = alt.Y("score:Q", title="score s(p)", scale=alt.Scale(zero=True))
     tip = [alt.Tooltip("query:N"), alt.Tooltip("p:Q", title="key position p"),
            alt.Tooltip("score:Q", format=".4g")]
-    lines = alt.Chart(named("lines")).mark_line(aria=False, strokeWidth=1.2, color=REFERENCE, opacity=0.6).encode(
-        x=x, y=y, detail="query:N", tooltip=tip).add_params(pick)
-    focus = alt.Chart(named("lines")).transform_filter(alt.datum.query == pick).mark_line(aria=False,
-        strokeWidth=4, color=FOCUS).encode(x=x, y=y, tooltip=tip)
-    end = (alt.Chart(named("lines")).transform_joinaggregate(last="max(p)")  # every line ends at the grid's last p
-           .transform_filter(alt.datum.p == alt.datum.last).transform_filter(alt.datum.query == pick)
+    base = alt.Chart(named("lines")).transform_calculate(p=EXPR_P).transform_calculate(score=EXPR_SCORE)
+    lines = base.mark_line(aria=False, strokeWidth=1.2, color=REFERENCE, opacity=0.6).encode(
+        x=x, y=y, detail="query:N", tooltip=tip).add_params(pick, m)
+    focus = base.transform_filter(alt.datum.query == pick).mark_line(aria=False, strokeWidth=4, color=FOCUS).encode(
+        x=x, y=y, tooltip=tip)
+    end = (base.transform_filter(alt.datum.end).transform_filter(alt.datum.query == pick)
            .mark_text(aria=False, align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13, fontWeight="bold")
            .encode(x=x, y=y, text="query:N"))
-    rule = alt.Chart(named("m")).mark_rule(aria=False, color=REFERENCE, strokeDash=[4, 3]).encode(
+    at_m = alt.Chart(named("m")).transform_calculate(p=EXPR_END, label=EXPR_M_LABEL)
+    rule = at_m.mark_rule(aria=False, color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="position")])
-    return alt.layer(lines, rule, focus, end).properties(height=300, title="Scores with the key word at position p")
+    said = at_m.mark_text(aria=False, align="right", dx=-6, y=8, color=TEXT, fontSize=13).encode(
+        x=x, text="label:N", tooltip=[alt.Tooltip("label:N", title="position")])
+    return alt.layer(lines, rule, said, focus, end).properties(height=300,
+                                                              title="Scores with the key word at position p")
 
 
 def multiply_table(tokens: list[str], scores_1: np.ndarray, scores_m: np.ndarray, cos_1: np.ndarray,

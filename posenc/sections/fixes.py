@@ -146,7 +146,7 @@ class MultiplyView:
 def multiply(sentence: str, d: int, seed: int, position: int) -> MultiplyView:
     inp = fixes_inputs(core.tokenize(sentence), d, seed)
     m = multiply_demo(inp.X, inp.W, inp.word, inp.query, position)
-    return MultiplyView(m, fc.multiply_lines(m.grid, m.grid_scores, inp.tokens, m.query_index, m.position),
+    return MultiplyView(m, fc.multiply_lines(m.scores_at_1, inp.tokens, m.query_index, opening=m.position),
                         fc.multiply_table(inp.tokens, m.scores_at_1, m.scores_at_m, m.cos_at_1, m.cos_at_m,
                                           m.position))
 
