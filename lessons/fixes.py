@@ -107,14 +107,13 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             ask = frame.predict("With every code p/N, what is the step from one word's code to the next word's?",
                                 ["1, as with the raw index", "1/N: it changes with the sentence's length",
                                  "0: neighbours share one code"], 1, key="fx_ratio_predict")
-            opens = int(frame.live.opening(fc.ratio_spec())[fc.LENGTH])  # the N the chart opens at (a link's)
-            r, fig = ratio_section(ex.sentence, opens)
+            r, fig = ratio_section(ex.sentence, int(frame.live.opening(fc.ratio_spec())[fc.LENGTH]))  # N as opened
             frame.chart(fig)
             frame.verdict(f"word {r.tracked}'s code depends on the sentence's length, as the chapter predicts",
                           r.tracked_sentence != r.tracked_long,
-                          f"{r.tracked_sentence:.4g} in {r.n} words, {r.tracked_long:.4g} in {r.length}")
+                          f"{r.tracked_sentence:.4g} in {r.n} words, {r.tracked_long:.4g} in {r.length} (where the chart opened)")
             frame.verdict("the step to the previous word changes with the length", r.step_long != r.step_sentence,
-                          f"{r.step_sentence:.4g} in {r.n} words, {r.step_long:.4g} in {r.length}")
+                          f"{r.step_sentence:.4g} in {r.n} words, {r.step_long:.4g} in {r.length} (where the chart opened)")
             followed = f" (your sentence is shorter than {T} words, so word {r.tracked} is followed)" if r.n < T else ""
             if r.n == r.length:
                 said = (f"At N = {r.length}, where the chart opens, the two lengths are equal ({r.n} words), so the "
@@ -122,8 +121,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             else:
                 said = (f"Where the chart opens, word {r.tracked} is {r.tracked_sentence:.3g} in your {r.n} words "
                         f"and {r.tracked_long:.3g} in {r.length}{followed}; the step to the previous word is "
-                        f"{r.step_sentence:.3g} against {r.step_long:.3g}. Drag N under the chart: the ticks "
-                        "squeeze together and the step shrinks with every word added.")
+                        f"{r.step_sentence:.3g} against {r.step_long:.3g}. Drag N under the chart: the longer the "
+                        "sentence, the closer the ticks and the smaller the step.")
             ask.answer(f"1/N, a different number at every sentence length. {said}",
                        "“Look at the previous word” has no fixed numerical form for the model to learn.")
             frame.formula(r"c(p) = \frac{p}{N},\qquad c(p) - c(p-1) = \frac{1}{N}")
@@ -148,21 +147,21 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             frame.chart(mv.lines)
             frame.verdict(f"the key word at position {m.position} is {m.position} times louder", mv.louder,
                           f"‖x‖ = {m.norm_at_1:.4g} at position {M_FROM}, {m.norm_at_m:.4g} at position "
-                          f"{m.position}")
+                          f"{m.position} (where the chart opened)")
             frame.verdict(f"every score with it is multiplied by {m.position}: volume", mv.scaled,
                           f"largest |s(m) − m·s(1)| over the queries {m.score_ratio_error:.1e}")
             frame.verdict("the angle between query and key — the meaning — does not move", mv.same_angle,
                           f"largest change of cos(q, k) {m.cos_error:.1e}, tolerance {COS_TOL:.0e}")
             if m.position == M_FROM:
                 said = (f"The chart opens at m = {M_FROM}: nothing is scaled yet. Drag m under the chart and watch "
-                        "every line climb with it.")
+                        "the numbers on the score axis grow with it.")
             else:
                 said = (f"Where the chart opens, at m = {m.position:,}, the key word's vector is "
                         f"{m.norm_at_m / m.norm_at_1:,.4g} times as long as at position {M_FROM}"
                         + (f", and every score with it {m.position:,} times as large" if mv.scaled else "")
                         + (", while the angle between query and key — what the words mean to each other — has not "
-                           "moved." if mv.same_angle else ".") + " Drag m under the chart: every line stretches "
-                        "with it, and the steepest grow fastest.")
+                           "moved." if mv.same_angle else ".") + " Drag m under the chart: the lines keep their "
+                        "shape while the numbers on the score axis grow with m, every score scaled by the same m.")
             ask.answer(f"Multiplied by m: the score measures **volume, not meaning**. {said}",
                        "A late word shouts; an early one whispers.")
             frame.formula(r"{x'_p = p\,x_p},\qquad\allowbreak {s_{ij} = p_i\,p_j\,\frac{q_i\cdot k_j}{\sqrt d}},"

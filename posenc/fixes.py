@@ -293,8 +293,6 @@ class Ratio:
     n: int  # the running sentence's length
     length: int  # the length to compare
     tracked: int  # the word followed across lengths (the third word, or the last if shorter)
-    codes_sentence: np.ndarray  # p / n, p = 1 … n
-    codes_long: np.ndarray  # p / L, p = 1 … L
     tracked_sentence: float  # tracked / n
     tracked_long: float  # tracked / L
     step_sentence: float  # 1 / n: the code gap to the previous word
@@ -304,18 +302,17 @@ class Ratio:
 
 
 def ratio_demo(n: int, length: int, tracked: int = chapter.LENGTH_EXAMPLE[0]) -> Ratio:
-    """c(p) = p / N in the running sentence (N = n) and in one of ``length`` words; the gap to the previous
-    word, c(p) − c(p − 1) = 1/N, for every N from 2 to max(n, L)."""
+    """c(p) = p / N in the running sentence (N = n) and in one of ``length`` words, at the word followed; the gap
+    to the previous word, c(p) − c(p − 1) = 1/N, for every N from 2 to max(n, L). (The chart computes every
+    word's code in the browser: tests/test_client_expressions_fixes.py checks it against ``index_over_length``.)"""
     n, L = _length(n), _length(length)
     t = min(int(tracked), n, L)
-    cs = index_over_length(np.arange(1, n + 1), n)[:, 0]
-    cl = index_over_length(np.arange(1, L + 1), L)[:, 0]
     top = max(n, L, 10)
     lengths = np.unique(np.concatenate([np.geomspace(2, top, 60).round().astype(int), [n, L]]))
     lengths = lengths[lengths >= 2]
     gap = np.array([float(index_over_length([N], N)[0, 0] - index_over_length([N - 1], N)[0, 0])
                     for N in lengths])
-    return Ratio(n, L, t, cs, cl, float(index_over_length([t], n)[0, 0]),
+    return Ratio(n, L, t, float(index_over_length([t], n)[0, 0]),
                  float(index_over_length([t], L)[0, 0]),
                  1.0 / n, 1.0 / L, lengths, gap)
 
@@ -332,8 +329,6 @@ class Multiply:
     scores_at_m: np.ndarray  # s_i = p_i·m·(q_i·k)/√d
     cos_at_1: np.ndarray  # cos(q'_i, k'(1))
     cos_at_m: np.ndarray  # cos(q'_i, k'(m))
-    grid: np.ndarray  # positions 1 … max(m, 2) sampled (≤ 50)
-    grid_scores: np.ndarray  # (n, len(grid)): score of every query with the key word at each grid position
     score_ratio_error: float  # max_i |s_i(m) − m·s_i(1)|
     cos_error: float  # max_i |cos at m − cos at 1|
 
@@ -355,9 +350,6 @@ def multiply_demo(X: np.ndarray, W: tuple[np.ndarray, np.ndarray, np.ndarray], w
     Q = multiply_code(np.ones(1), np.arange(1, n + 1)) * (X @ W[0])  # q'_i = (i + 1) q_i
     k = x @ W[1]
     k1, km = multiply_code(k, [1])[0], multiply_code(k, [m])[0]
-    top = max(m, 2)
-    grid = np.unique(np.linspace(1, top, min(top, 50)).round().astype(int))
-    keys = multiply_code(k, grid)  # (g, d)
     s1, sm = Q @ k1 / math.sqrt(d), Q @ km / math.sqrt(d)
     c1, cm = _cos(Q, k1), _cos(Q, km)
     return Multiply(
@@ -370,8 +362,6 @@ def multiply_demo(X: np.ndarray, W: tuple[np.ndarray, np.ndarray, np.ndarray], w
         scores_at_m=sm,
         cos_at_1=c1,
         cos_at_m=cm,
-        grid=grid,
-        grid_scores=Q @ keys.T / math.sqrt(d),
         score_ratio_error=float(np.max(np.abs(sm - m * s1))),
         cos_error=float(np.max(np.abs(cm - c1))),
     )

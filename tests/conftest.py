@@ -301,6 +301,14 @@ LINKED = {"sc_slot": ("scramble", ""), "bn_pair": ("binary", "?bn_deep_pairs=tru
           "lt_row": ("learned", "?lt_deep_training=true"), "lt_pair": ("learned", "?lt_deep_minilm=true")}
 
 
+def lights_a_link(layer: dict) -> bool:
+    """A layer that only draws what a linked hover lit (``spec.Link``: filtered by the lit key), not data: it
+    carries no tooltip, so Vega leaves it out of pointer events."""
+    from posenc.charts import spec as chart_style
+
+    return any(chart_style.LINK_NOW in str(t.get("filter", "")) for t in layer.get("transform", []))
+
+
 def link_groups(spec: dict) -> set[str]:
     """The link groups a chart belongs to: read from the key it calculates (``spec.Link.calculate``)."""
     from posenc.charts import spec as chart_style
@@ -379,6 +387,8 @@ def data_refs(node):
 
 
 def _js_str(v) -> str:
+    if v is None:
+        return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float) and v.is_integer():
@@ -407,7 +417,8 @@ def _d3_format(v: float, spec: str) -> str:
 VEGA_FUNCTIONS = {"cos": math.cos, "sin": math.sin, "atan2": math.atan2, "sqrt": math.sqrt, "pow": math.pow,
                   "log": math.log, "exp": math.exp, "abs": abs, "floor": math.floor, "ceil": math.ceil,
                   "max": max, "min": min, "clamp": lambda v, lo, hi: max(lo, min(hi, v)), "format": _d3_format,
-                  "toString": _js_str, "length": len}
+                  "toString": _js_str, "length": len,
+                  "indexof": lambda a, b: a.find(b) if isinstance(a, str) else (a.index(b) if b in a else -1)}
 VEGA_CONSTANTS = {"PI": math.pi, "E": math.e, "true": True, "false": False}
 
 
@@ -582,7 +593,11 @@ def calculated(layer: dict, rows: list[dict], params: dict) -> list[dict]:
 
 
 def spec_layers(spec: dict) -> list[dict]:
-    return spec.get("layer", [spec])
+    """Every layer of a spec, inside a vconcat too, each with the data it draws (its own, or its parent's)."""
+    if "vconcat" in spec:
+        return [layer for view in spec["vconcat"] for layer in spec_layers(view)]
+    return [{"data": spec["data"], **layer} if "data" in spec and "data" not in layer else layer
+            for layer in spec.get("layer", [spec])]
 
 
 def layer_with(spec: dict, data: str, field: str) -> dict:

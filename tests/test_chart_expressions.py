@@ -41,6 +41,9 @@ def test_the_mirror_keeps_javascript_meaning():
     assert vega_eval("'a ? b : c' + 1") == "a ? b : c1"  # quoted text is not syntax
     assert vega_eval("!a && b || 'q'", params={"a": 0, "b": 0}) == "q"  # && and || return an operand
     assert vega_eval("a !== 2 && a === 3", params={"a": 3}) is True
+    assert vega_eval("indexof(k + '', 'g1:')", params={"k": "g1:3"}) == 0  # a string's indexOf
+    assert vega_eval("indexof(k + '', 'g1:')", params={"k": None}) == -1 and vega_eval("k + ''", params={"k": None}) == "null"
+    assert vega_eval("indexof(a, 2)", params={"a": [1, 2]}) == 1 and vega_eval("indexof(a, 5)", params={"a": [1]}) == -1
     assert vega_eval("format(-1234, ',d')") == "−1,234"
     assert vega_eval("length(data('b')) ? data('b')[0].R : 1", params={"data": lambda n: []}) == 1
     assert vega_eval("format(-0.0000001, '.6f')") == "0.000000" and vega_eval("format(-0.0004, '.2~g')") == "−0.0004"

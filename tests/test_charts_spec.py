@@ -476,31 +476,35 @@ def test_a_legend_never_cuts_a_label_stacks_under_a_narrow_chart_and_stays_verti
 
 def test_a_link_is_one_point_selection_bound_both_ways_to_the_body_and_keyed_by_its_group():
     """spec.Link: hovering (or tapping) sets a point selection on the calculated key "<group>:<key>", bound to
-    the body with LINK_EVENT (Vega writes a selection the pointer sets into the element and every other chart
-    bound to it reads it: tests/test_browser.py); a mouse leaving clears it, a tap's stays; only the lit marks
-    are outlined, and nothing fades while nothing is lit."""
+    the body with LINK_EVENT (Vega writes a selection the pointer sets into the element: tests/test_browser.py);
+    a plain param reads the key back, and a chart lights (outline) and fades only for a key of its own group, so
+    another group's key, or none, leaves every cell at full strength. A mouse leaving clears it, a tap's stays."""
     link = spec.Link("g1", "datum.i + ',' + datum.j")
     base = alt.Chart(spec.named("cells")).transform_calculate(**link.calculate)
-    cells = base.mark_rect().encode(x="j:O", y="i:O", opacity=link.fade()).add_params(link.param()).properties(
-        name="cells")
 
     @spec.layout
     def _linked() -> alt.LayerChart:
-        return alt.layer(cells, link.outline(base, "j:O", "i:O", ["i:O", "j:O"]))
+        return alt.layer(*link.cells(base, "j:O", "i:O", ["i:O", "j:O"], color="i:Q"))
 
     fig = spec.figure(_linked(), {"cells": spec.columns(i=[0, 1], j=[1, 0])}, description="Two cells, linked.")
     spec.validate(fig)
-    [param] = [p for p in fig.spec["params"] if p["name"] == spec.LINK_PARAM]
-    assert param["bind"] == {"element": spec.LINK_HOLDER, "event": spec.LINK_EVENT}
-    assert param["select"] == {"type": "point", "fields": [spec.LINK_FIELD], "on": "pointerover",
-                               "clear": "pointerout[event.pointerType === 'mouse']"}
+    params = {p["name"]: p for p in fig.spec["params"]}
+    select, now = params[spec.LINK_PARAM], params[spec.LINK_NOW]
+    assert select["bind"] == now["bind"] == {"element": spec.LINK_HOLDER, "event": spec.LINK_EVENT}
+    assert select["select"] == {"type": "point", "fields": [spec.LINK_FIELD], "on": "pointerover",
+                                "clear": "pointerout[event.pointerType === 'mouse']"}
     assert spec.LINK_HOLDER != spec.PRESENT_HOLDER  # one value per element: presentation mode keeps the root's
-    [calc] = [t for t in fig.spec["layer"][0]["transform"] if t.get("as") == spec.LINK_FIELD]
-    assert vega_eval(calc["calculate"], {"i": 3, "j": 7}) == "g1:3,7"
-    assert fig.spec["layer"][0]["encoding"]["opacity"]["condition"] == {"param": spec.LINK_PARAM, "value": 1.0,
-                                                                        "empty": True}
-    lit = fig.spec["layer"][1]
-    assert {"param": spec.LINK_PARAM, "empty": False} in [t.get("filter") for t in lit["transform"]]
-    assert lit["mark"]["filled"] is False and lit["mark"]["stroke"] == spec.TEXT
-    nearest = link.param(nearest=True).param.to_dict()
-    assert nearest["select"]["nearest"] is True
+    cells, outline = fig.spec["layer"]
+    [calc] = [t for t in cells["transform"] if t.get("as") == spec.LINK_FIELD]
+    row = {"i": 3, "j": 7, spec.LINK_FIELD: vega_eval(calc["calculate"], {"i": 3, "j": 7})}
+    assert row[spec.LINK_FIELD] == "g1:3,7"
+    fade = cells["encoding"]["opacity"]
+    [lit_filter] = [t["filter"] for t in outline["transform"] if "filter" in t]
+    for now_key, full, outlined in [("", True, False), (None, True, False), ("g1:3,7", True, True),
+                                    ("g1:0,1", False, False), ("g12:3,7", True, False), ("g2:3,7", True, False)]:
+        shown = fade["condition"]["value"] if vega_eval(fade["condition"]["test"], row, {spec.LINK_NOW: now_key}) \
+            else fade["value"]
+        assert (shown == 1.0) == full, now_key
+        assert bool(vega_eval(lit_filter, row, {spec.LINK_NOW: now_key})) == outlined, now_key
+    assert outline["mark"]["filled"] is False and outline["mark"]["stroke"] == spec.TEXT
+    assert link.params(nearest=True)[0].param.to_dict()["select"]["nearest"] is True

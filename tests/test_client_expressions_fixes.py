@@ -9,32 +9,26 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import assert_ok, open_page, page_text, rows_of, run_transforms, verdict, walk_dicts
+from conftest import assert_ok, layer_with, open_page, page_text, rows_of, run_transforms, verdict
 from posenc import chapter
 from posenc.charts import fixes as fc
 from posenc.core import tokenize
 from posenc.fixes import index_over_length, ratio_demo
+from posenc.sections import fixes as fixes_sections
 
 PAGE = "lessons/fixes.py"
 SENTENCES = ["the cat chased the mouse", "hi there", " ".join(f"w{i}" for i in range(64))]
 
 
 def figure(sentence: str):
-    words = tokenize(sentence)
-    r = ratio_demo(len(words), chapter.LENGTH_EXAMPLE[2])
-    curve = ratio_demo(len(words), fc.LENGTHS[1])
-    return words, r, fc.ratio_figure(words, r.tracked, curve.lengths, curve.previous_gap, opening=r.length)
+    """The index ÷ length chart as the page builds it, opening at the chapter's hundred words."""
+    r, fig = fixes_sections.ratio(sentence, chapter.LENGTH_EXAMPLE[2])
+    return tokenize(sentence), r, fig
 
 
 def transforms_over(spec: dict, data: str, last: str) -> list[dict]:
-    """The transforms of the first view over ``data`` (its own data, or its layer's) that computes ``last``, as
-    the browser runs them."""
-    for node in walk_dicts(spec):
-        views = node.get("layer", [node]) if node.get("data", {}).get("name") == data else []
-        for view in views:
-            if any(t.get("as") == last for t in view.get("transform", [])):
-                return view["transform"]
-    raise AssertionError(f"no view over {data} computes {last}")
+    """The transforms of the first layer over ``data`` that computes ``last``, as the browser runs them."""
+    return layer_with(spec, data, last)["transform"]
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
@@ -81,7 +75,7 @@ def test_a_link_opens_the_chart_at_its_length_and_the_answer_speaks_of_it(N):
                              "the mouse", fx_ratio_predict_shown=True))
     text = page_text(at)
     length = 100 if N == "5" else int(N)  # 5 is below the slider's end: the default, with a notice
-    assert f"and {3 / length:.3g} in {length}" in text
+    assert f"Where the chart opens, word 3 is 0.6 in your 5 words and {3 / length:.3g} in {length}" in text
     assert verdict(at, "the step to the previous word changes with the length")[0]
     if N == "5":
         assert any(fc.LENGTH in w.value for w in [*at.warning, *at.info])
@@ -111,7 +105,7 @@ def test_every_line_runs_from_position_1_to_m_and_ends_at_the_score_with_the_key
     np.testing.assert_allclose([r["score"] for r in ends], at_m.scores_at_m, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose([r["score"] for r in starts], at_1.scores_at_1, rtol=1e-9, atol=1e-12)
     [rule] = run_transforms(rows_of(fig, "m"), transforms_over(fig.spec, "m", "label"), {fc.POSITION: m})
-    assert rule["p"] == max(m, 2) and rule["label"] == f"m = {m}: every score × {m}"
+    assert rule["p"] == m and rule["label"] == f"m = {m}: every score × {m}"
 
 
 @pytest.mark.parametrize("m", ["60", "1", "1000"])

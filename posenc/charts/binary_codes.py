@@ -204,23 +204,20 @@ def _heatmap_layout(m: int, show: str, names: Sequence[str]) -> alt.LayerChart:
            alt.Tooltip("code j:N"), alt.Tooltip("bits that differ:Q"), alt.Tooltip("|i − j|:Q")]
     cells = alt.Chart(spec.named("cells")).transform_calculate(**PAIRS.calculate).transform_lookup(
         lookup="i", from_=lookups[0], as_=["code i"]).transform_lookup(lookup="j", from_=lookups[0], as_=["code j"])
-    heat = cells.mark_rect().encode(
-        x=x, y=y,
-        color=alt.Color(f"{field}:Q", title=legend, scale=alt.Scale(scheme=spec.SEQUENTIAL),
-                        legend=alt.Legend(format="d", gradientLength=130)),
-        tooltip=tip, opacity=PAIRS.fade(),
-    ).add_params(PAIRS.param()).properties(name="cells")
+    heat, lit = PAIRS.cells(cells, x, y, tip, color=alt.Color(
+        f"{field}:Q", title=legend, scale=alt.Scale(scheme=spec.SEQUENTIAL), legend=alt.Legend(format="d",
+                                                                                             gradientLength=130)))
     enc = spec.series("pair", names, title="outlined", colours=(spec.FOCUS, spec.SERIES[2]))
     for channel in enc.values():  # one entry per line: two long labels side by side do not fit a phone
         channel.legend = alt.Legend(title="outlined pairs", direction="vertical")
-    outline = alt.Chart(spec.named("pairs")).transform_calculate(**PAIRS.calculate).mark_rect(
-        filled=False, strokeWidth=3).encode(
+    outline = alt.Chart(spec.named("pairs")).transform_calculate(**PAIRS.calculate).mark_rect(  # a pair's key too:
+        filled=False, strokeWidth=3).encode(                                                    # it lies on top
         x="j:O", y="i:O", **enc,
         tooltip=[alt.Tooltip("pair:N"), alt.Tooltip("i:O", title="position i"),
                  alt.Tooltip("j:O", title="position j")],
     )
-    return alt.layer(heat, outline, PAIRS.outline(cells, x, y, tip)).properties(
-        title=alt.TitleParams(title, subtitle="hover or tap a cell: its pair lights in both maps"), height=300)
+    return alt.layer(heat, outline, lit).properties(
+        title=alt.TitleParams(title, subtitle=PAIRS.hint("cell", "both maps")), height=300)
 
 
 def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -> spec.Figure:
@@ -291,9 +288,7 @@ def _per_x(marks: alt.Chart, y: alt.Y, title: str) -> alt.LayerChart:
     (``STEPS``) as a dashed rule, here and in the other chart."""
     xe = alt.X("x:Q", title="position x (any real number)", scale=alt.Scale(nice=False))
     tips = [alt.Tooltip("x:Q", format=".3f"), alt.Tooltip("bit:Q"), alt.Tooltip("slope:Q", format=".1f")]
-    base = alt.Chart(spec.named("steps")).transform_calculate(**STEPS.calculate)
-    return STEPS.crosshair(base, marks, xe, y, tips).properties(
-        height=200, title=alt.TitleParams(title, subtitle="hover or tap a position: it lights in both charts"))
+    return STEPS.crosshair("steps", marks, xe, y, tips, title=title, what="position")
 
 
 @spec.layout

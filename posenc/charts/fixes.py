@@ -331,7 +331,7 @@ POSITION = "fx_mpos"  # the in-chart position m of the key word (frame.live keep
 POSITIONS = (1, 1000)  # its slider's ends
 # The closed forms the browser evaluates as m moves (tests/test_client_expressions_fixes.py checks them against
 # posenc.fixes.multiply_demo): each line runs from the key at position 1 to the key at m (at least 2, so a line is
-# drawn), and a score is p times the score at position 1.
+# drawn; the rule stands at m itself), and a score is p times the score at position 1.
 EXPR_END = f"max({POSITION}, 2)"
 EXPR_P = f"datum.end ? {EXPR_END} : 1"
 EXPR_SCORE = "datum.slope * datum.p"
@@ -390,7 +390,7 @@ def _multiply_lines_layout(labels: Sequence[str], picked: str) -> alt.LayerChart
     end = (base.transform_filter(alt.datum.end).transform_filter(alt.datum.query == pick)
            .mark_text(aria=False, align="right", dx=-4, dy=-10, color=FOCUS, fontSize=13, fontWeight="bold")
            .encode(x=x, y=y, text="query:N"))
-    at_m = alt.Chart(named("m")).transform_calculate(p=EXPR_END, label=EXPR_M_LABEL)
+    at_m = alt.Chart(named("m")).transform_calculate(p=POSITION, label=EXPR_M_LABEL)  # the rule at m itself
     rule = at_m.mark_rule(aria=False, color=REFERENCE, strokeDash=[4, 3]).encode(
         x=x, tooltip=[alt.Tooltip("label:N", title="position")])
     said = at_m.mark_text(aria=False, align="right", dx=-6, y=8, color=TEXT, fontSize=13).encode(

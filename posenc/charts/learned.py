@@ -234,9 +234,7 @@ def _per_row(marks: alt.Chart, y: alt.Y, title: str) -> alt.LayerChart:
     """A per-row chart (``marks`` over the rows, ``y`` its value) that lights the row nearest the pointer
     (``ROWS``) as a dashed rule, here and in the other per-row chart."""
     x, tip = _row_axis()
-    base = alt.Chart(named("rows")).transform_calculate(**ROWS.calculate)
-    return ROWS.crosshair(base, marks, x, y, tip).properties(
-        height=200, title=alt.TitleParams(title, subtitle="hover or tap a row: it lights in both charts"))
+    return ROWS.crosshair("rows", marks, x, y, tip, title=title, what="row")
 
 
 @layout
@@ -335,11 +333,7 @@ def _grid_layout(ticks: Sequence[int], title: str) -> alt.LayerChart:
     base = alt.Chart(named("grid")).transform_calculate(**PAIRS.calculate)
     tip = [alt.Tooltip("a:O", title="row a"), alt.Tooltip("b:O", title="row b"),
            alt.Tooltip("cosine:Q", format=".3f")]
-    cells = base.mark_rect(aria=False).encode(
-        x=x, y=y,
-        color=alt.Color("cosine:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-1, 1]),
-                        legend=alt.Legend(gradientLength=140)),
-        opacity=PAIRS.fade(), tooltip=tip,
-    ).add_params(PAIRS.param()).properties(name="cells")
-    return alt.layer(cells, PAIRS.outline(base, x, y, tip)).properties(
-        height=280, title=alt.TitleParams(title, subtitle="hover or tap a cell: it lights in both grids"))
+    cells = PAIRS.cells(base, x, y, tip, color=alt.Color("cosine:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-1, 1]),
+                                                         legend=alt.Legend(gradientLength=140)))
+    return alt.layer(*cells).properties(
+        height=280, title=alt.TitleParams(title, subtitle=PAIRS.hint("cell", "both grids")))

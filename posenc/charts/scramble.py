@@ -49,15 +49,12 @@ def _outputs_layout(row_labels: Sequence[str], n: int, k: int, limit: float, tit
     base = alt.Chart(named("main")).transform_calculate(**SLOTS.calculate)
     tip = [alt.Tooltip("slot:O", title="slot"), alt.Tooltip("label:N", title="original position, word"),
            alt.Tooltip("coordinate:O"), alt.Tooltip("value:Q", format=".4f")]
-    cells = base.mark_rect(aria=False).encode(
-        x=x, y=y,
-        color=alt.Color("value:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit], domainMid=0),
-                        title="value", legend=alt.Legend() if legend else None),
-        opacity=SLOTS.fade(), tooltip=tip,
-    ).add_params(SLOTS.param()).properties(name="cells")
-    return alt.layer(cells, SLOTS.outline(base, x, y, tip)).properties(
+    cells = SLOTS.cells(base, x, y, tip, color=alt.Color(
+        "value:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit], domainMid=0), title="value",
+        legend=alt.Legend() if legend else None))
+    return alt.layer(*cells).properties(
         title=alt.TitleParams(title, subtitle="rows: slots 1, 2, …; labels: each word's original place; "
-                                              "hover or tap a row: its slot lights in both"),
+                                              + SLOTS.hint("row", "both pictures")),
         height=height)  # the cells' own height: spec.figure fits the width only
 
 

@@ -124,19 +124,22 @@ PRESENT_TEXT = 18 / 13  # presentation mode: a text mark's (or subtitle's) own s
 
 # Linked highlighting: the charts of one section that show the same words, positions or pairs light together.
 # Hovering (or tapping) a mark in one lights the marks with the same key in every chart of its group, on the page
-# as it is: no script runs, no chart is rebuilt. Each chart carries the same point selection, bound like the
-# presentation param to an element that is there before any chart (the body), and Vega's external binding works
-# both ways: a selection the pointer sets writes the element's value and dispatches LINK_EVENT, and every other
-# chart bound to it reads that value. The value is "<group>:<key>" (the calculated field LINK_FIELD), so one
-# section's hover never lights another's marks. A mouse clears it on leaving; a tap's light stays until the next
-# tap (HOVER_CLEAR, as in the attention page's panels).
-LINK_PARAM = "pe_link"
+# as it is: no script runs, no chart is rebuilt. Each chart carries a point selection the pointer sets, bound like
+# the presentation param to an element that is there before any chart (the body); Vega's external binding works
+# both ways, so the selection writes the key into the element and dispatches LINK_EVENT. Every linked chart reads
+# the element back through a second, plain param (LINK_NOW), and lights its marks only for a key of its own group
+# ("<group>:<key>", the calculated field LINK_FIELD): another section's hover, or a key left from an earlier tap,
+# never fades or lights it. A mouse clears the key on leaving; a tap's light stays until the next tap
+# (HOVER_CLEAR, as in the attention page's panels).
+LINK_PARAM = "pe_link"  # the selection the pointer sets (it writes the holder)
+LINK_NOW = "pe_link_now"  # the key lit on the page, read from the holder (any group's, or nothing)
 LINK_FIELD = "pe_link_key"
 LINK_HOLDER = "body"  # a CSS selector (the root holds presentation mode's value: one value per element)
 LINK_EVENT = "pe-link"
+LINK_BIND = {"element": LINK_HOLDER, "event": LINK_EVENT}
 HOVER_ON = "pointerover"
 HOVER_CLEAR = "pointerout[event.pointerType === 'mouse']"
-LINK_FADE = 0.3  # the unlit marks' opacity while something is lit (a second cue besides the outline)
+LINK_FADE = 0.3  # the unlit marks' opacity while one of their group is lit (a second cue besides the outline)
 LINK_STROKE = 2.5  # the lit marks' outline, in TEXT
 
 
@@ -144,9 +147,9 @@ LINK_STROKE = 2.5  # the lit marks' outline, in TEXT
 class Link:
     """One group of linked charts: ``group`` names it (unique on its page), ``key`` is a Vega expression over a
     datum giving what is the same thing in every chart of the group (a word's slot, a pair of positions). A
-    builder calculates ``calculate`` on the data its marks use, adds ``param()`` to the layer under the pointer,
-    and draws the lit marks with ``outline`` (cells); ``crosshair`` does all three for a line over a continuous
-    axis."""
+    builder calculates ``calculate`` on the data its marks use, then draws them with ``cells`` (a heatmap's
+    cells, faded but the lit one, which is outlined) or ``crosshair`` (a line over a continuous axis, the lit
+    position a rule); ``hint`` is the subtitle that says so."""
 
     group: str
     key: str
@@ -155,37 +158,50 @@ class Link:
     def calculate(self) -> dict[str, str]:
         return {LINK_FIELD: f"{json.dumps(self.group + ':')} + ({self.key})"}
 
-    def param(self, *, nearest: bool = False) -> alt.Parameter:
-        """The selection: set by hovering or tapping a mark, shared with the group's other charts."""
-        return alt.selection_point(name=LINK_PARAM, fields=[LINK_FIELD], on=HOVER_ON, clear=HOVER_CLEAR,
-                                   bind={"element": LINK_HOLDER, "event": LINK_EVENT},
-                                   **({"nearest": True} if nearest else {}))
+    def params(self, *, nearest: bool = False) -> list[alt.Parameter]:
+        """The selection the pointer sets (hovering or tapping a mark), and the param that reads the key back."""
+        return [alt.selection_point(name=LINK_PARAM, fields=[LINK_FIELD], on=HOVER_ON, clear=HOVER_CLEAR,
+                                    bind=LINK_BIND, **({"nearest": True} if nearest else {})),
+                alt.param(name=LINK_NOW, value="", bind=LINK_BIND)]
 
-    @staticmethod
-    def fade() -> alt.ExprRef:
-        """Opacity for the marks that carry the selection: full while nothing is lit, faded when another is."""
-        return alt.condition({"param": LINK_PARAM, "empty": True}, alt.value(1.0), alt.value(LINK_FADE))
+    @property
+    def ours(self) -> str:
+        """True while the key lit on the page is one of this group's."""
+        return f"indexof({LINK_NOW} + '', {json.dumps(self.group + ':')}) === 0"
 
-    @staticmethod
-    def lit() -> dict:
-        """The filter that keeps only the lit marks (none while nothing is lit)."""
-        return {"param": LINK_PARAM, "empty": False}
+    @property
+    def lit(self) -> str:
+        """True for the marks whose key is lit."""
+        return f"{self.ours} && datum.{LINK_FIELD} === {LINK_NOW}"
 
-    def outline(self, base: alt.Chart, x: Any, y: Any, tooltip: list) -> alt.Chart:
-        """The lit cells of ``base`` (a rect chart, the cells' ``x``, ``y`` and ``tooltip``) outlined in TEXT,
-        drawn over the cells."""
-        return base.transform_filter(self.lit()).mark_rect(
-            filled=False, stroke=TEXT, strokeWidth=LINK_STROKE, aria=False).encode(x=x, y=y, tooltip=tooltip)
+    def hint(self, what: str, where: str) -> str:
+        return f"hover or tap a {what}: it lights in {where}"
 
-    def crosshair(self, base: alt.Chart, marks: alt.Chart, x: alt.X, y: alt.Y, tooltip: list) -> alt.LayerChart:
-        """``marks`` (a line or an area over ``base``'s data, which calculates the key) on a continuous ``x``: the
-        datum nearest the pointer is lit as a dashed rule in TEXT, here and in the group's other charts, and its
-        tooltip shows wherever the pointer is."""
+    def cells(self, base: alt.Chart, x: Any, y: Any, tooltip: list, **encoding: Any) -> tuple[alt.Chart, alt.Chart]:
+        """A heatmap's cells over ``base`` (which calculates the key), faded while another cell of the group is
+        lit, and the lit cells outlined in TEXT: two layers, the outline to be drawn over the cells. The lit marks
+        (here and in ``crosshair``) carry no tooltip, so Vega leaves them out of pointer events: drawn under a
+        still pointer, they would take it from the cell and clear the light they show."""
+        cells = base.mark_rect(aria=False).encode(
+            x=x, y=y, tooltip=tooltip, opacity=alt.condition(f"!({self.ours}) || {self.lit}", alt.value(1.0),
+                                                             alt.value(LINK_FADE)), **encoding,
+        ).add_params(*self.params()).properties(name="cells")
+        outline = base.transform_filter(self.lit).mark_rect(  # no tooltip: the cell under it keeps the pointer
+            filled=False, stroke=TEXT, strokeWidth=LINK_STROKE, aria=False).encode(x=x, y=y)
+        return cells, outline
+
+    def crosshair(self, data: str, marks: alt.Chart, x: alt.X, y: alt.Y, tooltip: list, *, title: str,
+                  what: str, height: int = 200) -> alt.LayerChart:
+        """``marks`` (a line or an area over the dataset ``data``) on a continuous ``x``: the datum nearest the
+        pointer is lit as a dashed rule in TEXT, here and in the group's other chart, and its tooltip shows
+        wherever the pointer is; ``title`` over the ``hint`` for a ``what`` (a row, a position)."""
+        base = alt.Chart(named(data)).transform_calculate(**self.calculate)
         near = base.mark_point(opacity=0, aria=False).encode(x=x, y=y, tooltip=tooltip).add_params(
-            self.param(nearest=True)).properties(name="near")
-        lit = base.transform_filter(self.lit()).mark_rule(
-            color=TEXT, strokeWidth=LINK_STROKE, strokeDash=[5, 3], aria=False).encode(x=x, tooltip=tooltip)
-        return alt.layer(marks.encode(x=x, y=y, tooltip=tooltip), near, lit)
+            *self.params(nearest=True)).properties(name="near")
+        lit = base.transform_filter(self.lit).mark_rule(
+            color=TEXT, strokeWidth=LINK_STROKE, strokeDash=[5, 3], aria=False).encode(x=x)
+        return alt.layer(marks.encode(x=x, y=y, tooltip=tooltip), near, lit).properties(
+            height=height, title=alt.TitleParams(title, subtitle=self.hint(what, "both charts")))
 
 
 def by_mode(normal: float, present: float) -> dict:
