@@ -107,8 +107,10 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             ask = frame.predict("With every code p/N, what is the step from one word's code to the next word's?",
                                 ["1, as with the raw index", "1/N: it changes with the sentence's length",
                                  "0: neighbours share one code"], 1, key="fx_ratio_predict")
-            r, fig = ratio_section(ex.sentence, int(frame.live.opening(fc.ratio_spec())[fc.LENGTH]))  # N as opened
-            frame.chart(fig)
+            r, strip, gap = ratio_section(ex.sentence, int(frame.live.opening(fc.ratio_spec())[fc.LENGTH]))
+            for where, fig in zip(st.columns(2), (strip, gap)):
+                with where:
+                    frame.chart(fig)
             frame.verdict(f"word {r.tracked}'s code depends on the sentence's length, as the chapter predicts",
                           r.tracked_sentence != r.tracked_long,
                           f"{r.tracked_sentence:.4g} in {r.n} words, {r.tracked_long:.4g} in {r.length} (where the chart opened)")

@@ -123,7 +123,8 @@ with frame.page(PATH, "Swap two words of a sentence and run attention again. Doe
                 frame.chart(fig)
         k = min(SHOWN_DIMS, ex.d)
         st.caption("Rows are the slots of the scrambled sentence, labelled with each word's original position; "
-                   f"the first {k} of d = {ex.d} coordinates (the check covers all of them).")
+                   f"the first {k} of d = {ex.d} coordinates (the check covers all of them). "
+                   f"{charts.SLOTS.hint('row', 'both pictures').capitalize()}.")
         err = res.equivariance_error
         if not changed:
             q.answer(("The two pictures are equal in all " if err == 0 else

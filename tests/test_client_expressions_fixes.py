@@ -1,5 +1,6 @@
 """The fixes page's in-chart closed forms against posenc: index ÷ length (the compared length N is a slider inside
-the chart, ``posenc.charts.fixes.LENGTH``). The strip's and the step's Vega transforms, read from the built figure,
+the strip, ``posenc.charts.fixes.LENGTH``) and multiplying (the key's position m, ``POSITION``). The Vega
+transforms, read from the built figures,
 are run in Python (``conftest.run_transforms``) over the rows the chart ships, at several N, and compared with
 ``posenc.fixes.index_over_length`` and ``ratio_demo``; a link's N opens the chart there and the page's answer and
 checks speak of it."""
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import assert_ok, layer_with, open_page, page_text, rows_of, run_transforms, verdict
+from conftest import assert_ok, layer_with, layout_of, open_page, page_text, rows_of, run_transforms, vega_eval, verdict
 from posenc import chapter
 from posenc.charts import fixes as fc
 from posenc.core import tokenize
@@ -21,9 +22,9 @@ SENTENCES = ["the cat chased the mouse", "hi there", " ".join(f"w{i}" for i in r
 
 
 def figure(sentence: str):
-    """The index ÷ length chart as the page builds it, opening at the chapter's hundred words."""
-    r, fig = fixes_sections.ratio(sentence, chapter.LENGTH_EXAMPLE[2])
-    return tokenize(sentence), r, fig
+    """The index ÷ length strip as the page builds it, opening at the chapter's hundred words."""
+    r, strip, _ = fixes_sections.ratio(sentence, chapter.LENGTH_EXAMPLE[2])
+    return tokenize(sentence), r, strip
 
 
 def transforms_over(spec: dict, data: str, last: str) -> list[dict]:
@@ -47,26 +48,29 @@ def test_the_strip_draws_every_code_p_over_n_of_both_sentences(sentence, N):
     tracked = [x for x in rows if x["tracked"]]
     at = ratio_demo(n, N)
     assert [x["code"] for x in tracked] == pytest.approx([at.tracked_sentence, at.tracked_long])
+    steps = run_transforms(rows_of(fig, "codes"), transforms_over(fig.spec, "codes", "step"), {fc.LENGTH: N})
+    three = lambda v: vega_eval("format(v, '.3g')", params={"v": v})  # d3's .3g keeps its zeros: 0.500
+    assert [x["step"] for x in steps if x["tracked"]] == [f"step 1/N = {three(at.step_sentence)}",
+                                                          f"step 1/N = {three(at.step_long)}"]
+    assert three(0.5) == "0.500" and three(1 / 377) == "0.00265"
 
 
-@pytest.mark.parametrize("N", [fc.LENGTHS[0], 64, 999])
-def test_the_step_marks_both_lengths_on_the_one_over_n_curve(N):
-    words, _, fig = figure(SENTENCES[0])
-    at = ratio_demo(len(words), N)
-    marked = run_transforms(rows_of(fig, "marked"), transforms_over(fig.spec, "marked", "gap"), {fc.LENGTH: N})
-    assert {x["which"]: (x["Nm"], x["gap"]) for x in marked} == {
-        "your sentence": (len(words), pytest.approx(at.step_sentence)), "compared": (N, pytest.approx(at.step_long))}
-    curve = rows_of(fig, "gap")
-    assert all(x["gap"] == pytest.approx(1 / x["N"]) for x in curve)
-    assert curve[0]["N"] == 2 and curve[-1]["N"] >= fc.LENGTHS[1]  # the curve spans every N the slider reaches
+def test_the_one_over_n_curve_spans_every_length_the_slider_reaches_and_marks_yours_and_the_chapters():
+    r, _, curve = fixes_sections.ratio(SENTENCES[0], 377)
+    rows = rows_of(curve, "gap")
+    assert all(x["gap"] == pytest.approx(1 / x["N"]) for x in rows)
+    assert rows[0]["N"] == 2 and rows[-1]["N"] >= fc.LENGTHS[1]
+    assert {x["N"]: x["gap"] for x in rows_of(curve, "marked")} == {5: pytest.approx(r.step_sentence),
+                                                                      100: pytest.approx(1 / 100)}
+    assert layout_of(curve) == layout_of(fixes_sections.ratio(SENTENCES[0], 12)[2])  # N is not its business
+    assert all(t.equals(fixes_sections.ratio(SENTENCES[0], 12)[2].datasets[k]) for k, t in curve.datasets.items())
 
 
-def test_the_length_is_one_range_slider_for_both_views_that_opens_at_the_chapters_hundred():
+def test_the_length_is_a_range_slider_in_the_strip_that_opens_at_the_chapters_hundred():
     _, _, fig = figure(SENTENCES[0])
-    [param] = [p for p in fig.spec["params"] if p["name"] == fc.LENGTH]
+    [param] = [p for node in [fig.spec, *fig.spec["layer"]] for p in node.get("params", []) if p["name"] == fc.LENGTH]
     assert param["value"] == chapter.LENGTH_EXAMPLE[2]
     assert param["bind"]["input"] == "range" and (param["bind"]["min"], param["bind"]["max"]) == fc.LENGTHS
-    assert len(fig.spec["vconcat"]) == 2
 
 
 @pytest.mark.parametrize("N", ["10", "5", "377"])

@@ -351,7 +351,7 @@ def _all_figures(tokens, d=16, start=500, length=100, position=50, width=8, past
         C.score_terms(t.content_score, t.one_side, t.both_sides, start, d),
         C.weights_heatmap(r.weights_without, r.weights_with, tokens, start),
         C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, start),
-        fixes_sections.ratio(" ".join(tokens), length)[1],  # as the page draws it: the 1/N curve to N = 1000
+        *fixes_sections.ratio(" ".join(tokens), length)[1:],  # as the page draws them: the 1/N curve to 1000
         C.multiply_lines(m.scores_at_1, tokens, m.query_index, opening=m.position),
         C.distance_heatmap(o.distances),
     ]
@@ -388,7 +388,8 @@ def test_a_sliders_value_is_data_not_layout():
     """The start takes two thousand values: every figure's layout stays the same (the positions in labels,
     titles, the label's place and the axes' ends travel as data). The compared length N and the key's position m
     are sliders inside their charts: those two figures' data are the same wherever they open (the browser
-    computes what N and m change), and only their readings name the opening value."""
+    computes what N and m change), and only their readings name the opening value; the 1/N curve beside the
+    strip does not depend on N at all."""
     a = _all_figures(TOKENS, start=500, length=100, position=50, width=30, past=9)
     b = _all_figures(TOKENS, start=1701, length=937, position=713, width=40, past=9)
     for x, y in zip(a, b):
@@ -397,6 +398,8 @@ def test_a_sliders_value_is_data_not_layout():
         same_data = all(x.datasets[k].equals(y.datasets[k]) for k in x.datasets)
         if in_chart:
             assert same_data and x.reading != y.reading, x.description
+        elif "1/N, against the sentence length" in x.description:
+            assert same_data and x.reading == y.reading, x.description
         else:
             assert not same_data or "one-hot" in x.description, x.description
 
@@ -412,7 +415,7 @@ def test_the_numbers_of_a_setting_are_read_out_not_named(kw):
     from posenc.fixes import DWARFS
 
     figs = _all_figures(TOKENS, **kw)
-    coord, terms, weights, sweep, ratio, lines, dist = figs[:7]
+    coord, terms, weights, sweep, strip, gap, lines, dist = figs[:8]
     start, length, position, n = kw["start"], kw["length"], kw["position"], len(TOKENS)
     sliders = {start, length, position} - {1, 2}  # 1 and 2 are the chapter's own words: size about 1, √2
     for fig in figs:
@@ -429,9 +432,10 @@ def test_the_numbers_of_a_setting_are_read_out_not_named(kw):
     assert f"With the index, {wins} of {n} queries" in weights.reading
     assert sweep.reading.startswith(f"The first word is at {start:,}. From a start of 1 to {max(1000, start):,}, "
                                     f"R² goes from {r.sweep_share[0]:.3f} to {r.sweep_share[-1]:.3f}")
-    assert ratio.reading == (f"Your sentence has {n} words; the chart opens at N = {length}: word 3 is {3 / n:.3g} "
+    assert strip.reading == (f"Your sentence has {n} words; the chart opens at N = {length}: word 3 is {3 / n:.3g} "
                              f"in the first and {3 / length:.3g} in the second; the step is {1 / n:.3g} against "
                              f"{1 / length:.3g}.")
+    assert gap.reading == f"The step is {1 / n:.3g} in your {n} words and 0.01 in 100."
     assert lines.reading.startswith(f"The chart opens at m = {position:,}: the key word is placed at positions 1 to "
                                     f"{max(position, 2):,}")
     shown = min(kw["width"], o.shown)

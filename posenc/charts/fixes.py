@@ -240,53 +240,45 @@ def raw_readout(rho_without: float, rho_with: float, share_without: float, share
 LENGTH = "fx_len"  # the in-chart length N of the compared sentence (frame.live keeps it in the address)
 LENGTHS = (10, 1000)  # its slider's ends
 # The closed forms the browser evaluates as N moves (tests/test_client_expressions_fixes.py checks them against
-# posenc.fixes): each row's length (your sentence's own, or the slider's), its code p / N, the rows that exist.
+# posenc.fixes): each row's length (your sentence's own, or the slider's), its code p / N, the rows that exist,
+# and the step to the previous word written at each row's end.
 EXPR_N = f"datum.row === 0 ? datum.n : {LENGTH}"
 EXPR_CODE = "datum.p / datum.N"
 EXPR_EXISTS = "datum.p <= datum.N"
 EXPR_SENTENCE = f"datum.row === 0 ? datum.sentence : 'a ' + {LENGTH} + '-word sentence'"
-EXPR_MARKED = f"datum.which === 'compared' ? {LENGTH} : datum.N"  # the compared point sits at the slider's N
-EXPR_STEP = "1 / datum.Nm"
-EXPR_TAG = "(datum.which === 'compared' ? 'N = ' : 'yours, N = ') + datum.Nm + ': ' + format(datum.gap, '.3g')"
+EXPR_STEP = "'step 1/N = ' + format(1 / datum.N, '.3g')"
 
 
-def ratio_figure(tokens: list[str], tracked: int, lengths: np.ndarray, gap: np.ndarray, *,
-                 opening: int) -> Figure:
-    """Index ÷ length as one picture with a slider inside it for the compared length N (``LENGTH``, no rerun):
-    above, every word's code p/N on [0, 1] in your sentence and in one of N words, word ``tracked`` (1-based) in
-    FOCUS with its code written; below, the step to the previous word, 1/N, against N on a log axis (``lengths``,
-    ``gap``: the curve), your length and N marked. ``opening``: the N the chart opens at, for its reading."""
+def ratio_strip(tokens: list[str], tracked: int, *, opening: int) -> Figure:
+    """Every word's code p/N on [0, 1], in your sentence and in one of N words, with a slider inside the chart for
+    the compared length N (``LENGTH``: no rerun); word ``tracked`` (1-based) in FOCUS with its code written, and
+    each row's step to the previous word, 1/N, at its end. ``opening``: the N the chart opens at, for its
+    reading."""
     n, top = len(tokens), LENGTHS[1]
-    check_marks(n + top + len(lengths))
+    check_marks(n + top)
     which = np.repeat([0, 1], [n, top])
     pos = np.r_[np.arange(1, n + 1), np.arange(1, top + 1)]
     codes = columns(row=which.astype(np.int8), p=pos, n=np.where(which == 0, n, 0),
                     sentence=[f"your sentence ({n} words)"] * n + [""] * top, word=list(tokens) + [""] * top,
                     tracked=pos == tracked)
-    N = np.asarray(lengths, dtype=float)
-    marked = columns(which=["your sentence", "compared"], N=[float(n), 0.0])
-    return figure(_ratio_layout(tracked), {
-        "codes": codes, "gap": columns(N=N, gap=np.asarray(gap, dtype=float)), "marked": marked,
-        "extent": columns(N=[float(N.min()), float(N.max()) * GAP_AXIS_ROOM])},  # the x range, as data
-        description=(f"Above: the codes p/N of every word, from 0 to 1, in your sentence and in a sentence of N "
-                     f"words, set by the slider under the chart; word {tracked} marked in both. Below: the step "
-                     "between neighbouring codes, 1/N, against N on a log axis: the longer the sentence, the "
-                     "smaller the step; both lengths marked."),
+    return figure(_ratio_strip_layout(tracked), {"codes": codes}, description=(
+        f"The codes p/N of every word, from 0 to 1, in your sentence and in a sentence of N words, set by the "
+        f"slider under the chart: word {tracked} marked in both, and each row's step between neighbours, 1/N."),
         reading=(f"Your sentence has {n} words; the chart opens at N = {opening}: word {tracked} is "
                  f"{tracked / n:.3g} in the first and {tracked / opening:.3g} in the second; the step is "
                  f"{1 / n:.3g} against {1 / opening:.3g}."))
 
 
 def ratio_spec() -> dict:
-    """The index ÷ length chart's layout as Vega-Lite, for a page to read the N it opens at
-    (``frame.live.opening``: the address's when a link carries one)."""
-    return _ratio_layout(chapter.LENGTH_EXAMPLE[0]).spec()
+    """The strip's layout as Vega-Lite, for a page to read the N it opens at (``frame.live.opening``: the
+    address's when a link carries one)."""
+    return _ratio_strip_layout(chapter.LENGTH_EXAMPLE[0]).spec()
 
 
 @layout
-def _ratio_layout(tracked: int) -> alt.VConcatChart:
-    """The codes strip over the compared length N (a slider in the chart), then the 1/N curve with both lengths
-    marked; one param ``LENGTH`` drives both."""
+def _ratio_strip_layout(tracked: int) -> alt.LayerChart:
+    """One row of ticks per sentence (named in the data, the compared one by the slider's N), the tracked word's
+    tick in FOCUS with its code written, each row's step at its right end."""
     length = alt.param(name=LENGTH, value=chapter.LENGTH_EXAMPLE[2],
                        bind=alt.binding_range(min=LENGTHS[0], max=LENGTHS[1], step=1,
                                               name="length N of the compared sentence "))
@@ -298,32 +290,50 @@ def _ratio_layout(tracked: int) -> alt.VConcatChart:
         code=EXPR_CODE, label=EXPR_SENTENCE)
     ticks = rows.mark_tick(aria=False, thickness=2, size=26).encode(
         x=x, y=y, tooltip=tip, color=alt.condition(alt.datum.tracked, alt.value(FOCUS), alt.value(SERIES[0])))
-    code = rows.transform_filter(alt.datum.tracked).mark_text(
-        aria=False, dy=-22, color=FOCUS, fontSize=13, fontWeight="bold").encode(
+    tracked_rows = rows.transform_filter(alt.datum.tracked)
+    code = tracked_rows.mark_text(aria=False, dy=-22, color=FOCUS, fontSize=13, fontWeight="bold").encode(
         x=x, y=y, text=alt.Text("code:Q", format=".3g"), tooltip=tip)
-    strip = alt.layer(ticks, code).properties(width="container", height=130,
-                                              title=f"Word {tracked}'s code p / N at two lengths")
-    gx = alt.X("N:Q", scale=alt.Scale(type="log", nice=False), title="sentence length N (words, log scale)")
-    gy = alt.Y("gap:Q", title="c(p) − c(p−1)")
-    mx = alt.X("Nm:Q", scale=alt.Scale(type="log", nice=False), title="sentence length N (words, log scale)")
-    gtip = [alt.Tooltip("N:Q", title="length N"), alt.Tooltip("gap:Q", format=".4f", title="gap 1/N")]
-    mtip = [alt.Tooltip("which:N"), alt.Tooltip("Nm:Q", title="length N"),
-            alt.Tooltip("gap:Q", format=".4f", title="gap 1/N")]
-    line = alt.Chart(named("gap")).mark_line(aria=False, color=SERIES[0]).encode(x=gx, y=gy, tooltip=gtip)
-    marked = alt.Chart(named("marked")).transform_calculate(Nm=EXPR_MARKED).transform_calculate(gap=EXPR_STEP)
-    pts = marked.mark_point(aria=False, size=110, filled=True, color=FOCUS).encode(
-        x=mx, y=gy, tooltip=mtip, shape=alt.Shape("which:N", legend=None, sort=["your sentence", "compared"],
-                                                  scale=alt.Scale(range=["circle", "diamond"])))
-    # named on the chart (no legend): yours above right, the compared below left, both clear of the falling curve
-    texts = [marked.transform_calculate(tag=EXPR_TAG).transform_filter(f"datum.which {op} 'compared'").mark_text(
-        aria=False, align=align, dx=dx, dy=dy, color=FOCUS, fontSize=13).encode(
-        x=mx, y=gy, text=alt.Text("tag:N"), tooltip=mtip)
-        for op, align, dx, dy in (("!==", "left", 8, -10), ("===", "right", -8, 14))]
-    ends = axis_ends(x=gx).mark_point(opacity=0, aria=False)  # the invisible layer stays out of the reading order
-    step = alt.layer(line, pts, *texts, ends).properties(width="container", height=180,
-                                                       title="The step to the previous word, 1/N")
-    return alt.vconcat(strip, step, spacing=24).add_params(length).properties(
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    step = tracked_rows.transform_calculate(step=EXPR_STEP).mark_text(  # under the row's end: clear of the code
+        aria=False, align="right", baseline="top", dy=16, color=TEXT, fontSize=13).encode(
+        x=alt.datum(1), y=y, text="step:N", tooltip=tip)
+    return alt.layer(ticks, code, step).add_params(length).properties(
+        height=160, title=f"Word {tracked}'s code p / N at two lengths")
+
+
+def previous_gap_chart(lengths: np.ndarray, gap: np.ndarray, n: int) -> Figure:
+    """The step between neighbouring codes, c(p) − c(p − 1) = 1/N, against the sentence length N (log axis), your
+    sentence's length and the chapter's hundred words marked (what the strip's slider moves, the strip writes)."""
+    N = np.asarray(lengths, dtype=float)
+    g = np.asarray(gap, dtype=float)
+    check_marks(N.size)
+    hundred = chapter.LENGTH_EXAMPLE[2]
+    marks = sorted({n, hundred})
+    which = [" & ".join(w for w, v in (("your sentence", n), (f"the chapter's {hundred} words", hundred)) if v == m)
+             for m in marks]
+    return figure(_previous_gap_layout(),
+                  {"gap": columns(N=N, gap=g), "marked": columns(N=[float(m) for m in marks],
+                                                                 gap=[1 / m for m in marks], which=which),
+                   "extent": columns(N=[float(N.min()), float(N.max()) * GAP_AXIS_ROOM])},  # the x range, as data
+                  description=("The step between neighbouring codes, 1/N, against the sentence length N, on a "
+                               "log axis: the longer the sentence, the smaller the step; your sentence's length "
+                               "and the chapter's hundred words marked."),
+                  reading=f"The step is {1 / n:.3g} in your {n} words and {1 / hundred:.3g} in {hundred}.")
+
+
+@layout
+def _previous_gap_layout() -> alt.LayerChart:
+    """The 1/N curve on a log axis over the "extent" data (past the longest length, room for the labels), the
+    marked lengths as labelled points."""
+    x = alt.X("N:Q", scale=alt.Scale(type="log", nice=False), title="sentence length N (words, log scale)")
+    y = alt.Y("gap:Q", title="c(p) − c(p−1)")
+    tip = [alt.Tooltip("N:Q", title="length N"), alt.Tooltip("gap:Q", format=".4f", title="gap 1/N")]
+    line = alt.Chart(named("gap")).mark_line(aria=False, color=SERIES[0]).encode(x=x, y=y, tooltip=tip)
+    pts = alt.Chart(named("marked")).mark_point(aria=False, size=110, filled=True, color=FOCUS).encode(
+        x=x, y=y, tooltip=tip + [alt.Tooltip("which:N")])
+    text = alt.Chart(named("marked")).mark_text(aria=False, align="left", dx=8, dy=-8, color=FOCUS, fontSize=13).encode(
+        x=x, y=y, text=alt.Text("gap:Q", format=".3g"))
+    ends = axis_ends(x=x).mark_point(opacity=0, aria=False)  # the invisible layer stays out of the reading order
+    return alt.layer(line, pts, text, ends).properties(height=220, title="The step to the previous word, 1/N")
 
 
 # ---------------------------------------------------------------- 3. multiplying

@@ -53,8 +53,7 @@ def _outputs_layout(row_labels: Sequence[str], n: int, k: int, limit: float, tit
         "value:Q", scale=alt.Scale(scheme=DIVERGING, domain=[-limit, limit], domainMid=0), title="value",
         legend=alt.Legend() if legend else None))
     return alt.layer(*cells).properties(
-        title=alt.TitleParams(title, subtitle="rows: slots 1, 2, …; labels: each word's original place; "
-                                              + SLOTS.hint("row", "both pictures")),
+        title=alt.TitleParams(title, subtitle="rows: slots 1, 2, …; labels: each word's original place"),
         height=height)  # the cells' own height: spec.figure fits the width only
 
 

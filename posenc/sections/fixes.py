@@ -110,13 +110,14 @@ def raw_index(sentence: str, d: int, seed: int, start: int) -> RawView:
     return RawView(term, raw, figs, readout, len(inp.tokens))
 
 
-def ratio(sentence: str, length: int) -> tuple[Ratio, Any]:
-    """Tab 2: index ÷ length in the sentence against one ``length`` words long (the length the chart opens at;
-    its slider moves it in the browser): the numbers at that length, and the chart."""
+def ratio(sentence: str, length: int) -> tuple[Ratio, Any, Any]:
+    """Tab 2: index ÷ length in the sentence against one ``length`` words long (the length the strip opens at;
+    its slider moves it in the browser): the numbers at that length, the strip and the 1/N curve."""
     words = core.tokenize(sentence)
     r = ratio_demo(len(words), length)
     curve = ratio_demo(len(words), fc.LENGTHS[1])  # the 1/N curve over every length the slider reaches
-    return r, fc.ratio_figure(words, r.tracked, curve.lengths, curve.previous_gap, opening=length)
+    return r, fc.ratio_strip(words, r.tracked, opening=length), \
+        fc.previous_gap_chart(curve.lengths, curve.previous_gap, r.n)
 
 
 @dataclass(frozen=True)
