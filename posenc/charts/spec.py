@@ -141,6 +141,7 @@ HOVER_ON = "pointerover"
 HOVER_CLEAR = "pointerout[event.pointerType === 'mouse']"
 LINK_FADE = 0.3  # the unlit marks' opacity while one of their group is lit (a second cue besides the outline)
 LINK_STROKE = 2.5  # the lit marks' outline, in TEXT
+NEAREST_POINTS = 80  # a crosshair snaps to at most this many points of its line
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,11 @@ class Link:
         pointer is lit as a dashed rule in TEXT, here and in the group's other chart, and its tooltip shows
         wherever the pointer is; ``title`` over the ``hint`` for a ``what`` (a row, a position)."""
         base = alt.Chart(named(data)).transform_calculate(**self.calculate)
-        near = base.mark_point(opacity=0, aria=False).encode(x=x, y=y, tooltip=tooltip).add_params(
+        # the points the pointer snaps to: at most NEAREST_POINTS of them, evenly spaced (Vega draws a Voronoi cell
+        # for each, again at every layout: 512 cells a chart made binary's presentation toggle 321 → 464 ms)
+        near = base.transform_window(pe_i="row_number()").transform_joinaggregate(pe_n="count()").transform_filter(
+            f"(datum.pe_i - 1) % ceil(datum.pe_n / {NEAREST_POINTS}) === 0").mark_point(
+            opacity=0, aria=False).encode(x=x, y=y, tooltip=tooltip).add_params(
             *self.params(nearest=True)).properties(name="near")
         lit = base.transform_filter(self.lit).mark_rule(
             color=TEXT, strokeWidth=LINK_STROKE, strokeDash=[5, 3], aria=False).encode(x=x)
