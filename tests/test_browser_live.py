@@ -300,6 +300,10 @@ def test_streamlit_still_drops_focus_after_show_data(browser, server):
 
 
 def test_an_arrow_key_on_url_bound_tabs_keeps_focus_on_the_tab(browser, server):
+    """Focus stays on the tab an arrow key chose, and the next arrow works. Streamlit 1.67 alone does not always
+    keep it: in about one rerun of five here (and in the CI run of ec96d88) it marks the tabs aria-disabled for a
+    few milliseconds near the end of the rerun they caused (no other widget), the focused tab loses its Tab stop
+    and focus falls to <body>; the work-around puts it back. That being intermittent, no guard test pins it."""
     page = fresh(browser, server)
     _press(page, ".st-key-lv_tab [data-testid=stTab] >> nth=0", "ArrowRight")
     wait_address(page, "lv_tab=Second")
@@ -311,20 +315,22 @@ def test_an_arrow_key_on_url_bound_tabs_keeps_focus_on_the_tab(browser, server):
     page.context.close()
 
 
-def test_url_bound_tabs_keep_focus_without_the_work_around(browser, server):
-    """The tab block is the same on every run (``frame.urlstate._same_block``), so the rerun after an arrow key
-    leaves the focused tab in place: focus stays even with the focus work-around off. (It fell to <body> while
-    the first run passed ``default=``: the block changed at the first rerun and was drawn anew.)"""
+def test_url_bound_tabs_are_not_drawn_anew_by_the_rerun_they_cause(browser, server):
+    """The tab block is the same on every run (``frame.urlstate._same_block``): the rerun after an arrow key
+    keeps the tab list, its tabs and the first panel's contents as the very same elements (marked before the
+    press). While the first run passed ``default=``, the block changed at the first rerun and was drawn anew
+    (focus fell every time). Focus itself is the test above's: Streamlit can still drop it without a redraw."""
     page = fresh(browser, server)
-    page.evaluate("() => { window.__peLive.keepFocus = false; }")
+    marked = """() => { const b = document.querySelector('.st-key-lv_tab');
+      return [b.querySelector('[role=tablist]'), ...b.querySelectorAll('[data-testid=stTab]'),
+              b.querySelector('[data-testid=stCode]')]; }"""
+    assert page.evaluate(f"() => ({marked})().filter(Boolean).length") == 4
+    page.evaluate(f"() => ({marked})().forEach(e => {{ e.__peMark = 1; }})")
     _press(page, ".st-key-lv_tab [data-testid=stTab] >> nth=0", "ArrowRight")
     wait_address(page, "lv_tab=Second")
     page.wait_for_timeout(300)
     wait_done(page)  # the rerun the switch caused has run and been drawn
-    page.wait_for_timeout(500)
-    where = page.evaluate(ACTIVE)
-    assert not where["body"] and where["label"] == "Second"
-    assert page.evaluate("() => window.__peLive.focusRestores") == 0  # nothing was put back
+    assert page.evaluate(f"() => ({marked})().map(e => !!e && e.__peMark === 1)") == [True] * 4
     page.context.close()
 
 
