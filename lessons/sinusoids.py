@@ -188,57 +188,61 @@ with frame.page(PATH, "A sine and a cosine per pair of coordinates, each pair at
                       f"{lay.permuted_diff:g} (before: {lay.unpermuted_diff:.3f})")
 
     with table_deeper:
-        st.markdown("**float32 at huge positions**")
-        p = int(frame.number("Position p", "sn_far", 0, MAX_POSITION, chapter.HUGE_POSITION,
-                             help=f"Any whole number up to {MAX_POSITION:,}: the formula needs no table."))
-        pos, fig_prec = position_view(p, d)
-        frame.chart(fig_prec)
-        frame.table(sections.precision_columns(pos, d),
-                    column_config={c: st.column_config.NumberColumn(format="%.7f") for c in
-                                   ["angle p·ω_i (float64)", "angle in float32", "PE float64", "PE float32"]})
-        agree = pos.max_diff < FLOAT32_TOL
-        st.markdown(
-            f"At p = {p:,} a float32 pipeline (angle fl₃₂(p) × fl₃₂(ω_i), then sin and cos in float32) lands up "
-            f"to {pos.max_diff:.2g} from float64, its angles off by up to {pos.max_angle_error:.3g} rad: "
-            + ("within a millionth here." if agree else
-               "far more than a millionth. float32 holds whole numbers exactly only up to 2²⁴ = "
-               f"{2 ** 24:,}, and an angle of many radians keeps few digits after the point.")
-            + " This app computes angles in float64.")
-        if np.isfinite(pos.float64_error):
-            frame.verdict(f"float64 computes PE({p:,}) to within {FLOAT64_TOL:g} of extended precision",
-                          pos.float64_error < FLOAT64_TOL, f"largest difference {pos.float64_error:.1e}")
+        @frame.section(None)  # its number reruns this block alone, not the page
+        def huge_positions():
+            st.markdown("**float32 at huge positions**")
+            p = int(frame.number("Position p", "sn_far", 0, MAX_POSITION, chapter.HUGE_POSITION,
+                                 help=f"Any whole number up to {MAX_POSITION:,}: the formula needs no table."))
+            pos, fig_prec = position_view(p, d)
+            frame.chart(fig_prec)
+            frame.table(sections.precision_columns(pos, d),
+                        column_config={c: st.column_config.NumberColumn(format="%.7f") for c in
+                                       ["angle p·ω_i (float64)", "angle in float32", "PE float64", "PE float32"]})
+            agree = pos.max_diff < FLOAT32_TOL
+            st.markdown(
+                f"At p = {p:,} a float32 pipeline (angle fl₃₂(p) × fl₃₂(ω_i), then sin and cos in float32) lands up "
+                f"to {pos.max_diff:.2g} from float64, its angles off by up to {pos.max_angle_error:.3g} rad: "
+                + ("within a millionth here." if agree else
+                   "far more than a millionth. float32 holds whole numbers exactly only up to 2²⁴ = "
+                   f"{2 ** 24:,}, and an angle of many radians keeps few digits after the point.")
+                + " This app computes angles in float64.")
+            if np.isfinite(pos.float64_error):
+                frame.verdict(f"float64 computes PE({p:,}) to within {FLOAT64_TOL:g} of extended precision",
+                              pos.float64_error < FLOAT64_TOL, f"largest difference {pos.float64_error:.1e}")
 
     with frame.deeper("the matrix M_k, and every PE(p)·PE(q)", key="sn_deep_shift"):
-        k = int(frame.number("Shift k", "sn_k", 0, MAX_SHIFT, chapter.SHIFT,
-                             help=f"M_k is built from k alone; the checks apply it to every position 1 … "
-                                  f"{MAX_LENGTH:,}."))
-        sh, chapter_err, (fig_m, fig_sim) = shift_view(k, d)
-        frame.formula(
-            r"\begin{pmatrix}\sin\omega_i(p+k)\\ \cos\omega_i(p+k)\end{pmatrix} = "
-            r"\begin{pmatrix}\cos\omega_i k & \sin\omega_i k\\ -\sin\omega_i k & \cos\omega_i k\end{pmatrix}"
-            r"\begin{pmatrix}\sin\omega_i p\\ \cos\omega_i p\end{pmatrix}")
-        tol = angle_tolerance(MAX_LENGTH + k)
-        starts = ", ".join(str(n) for _, n in chapter.PAIRS)
-        frame.verdict(f"one M_k moves the chapter's starts {starts} by k: the same matrix whatever the start",
-                      chapter_err < angle_tolerance(max(n for _, n in chapter.PAIRS) + k),
-                      f"largest error {chapter_err:.0e} at k = {k:,}")
-        frame.verdict("PE(p + k) = M_k PE(p) at every position", sh.shift_error < tol,
-                      f"p = 1 … {MAX_LENGTH:,}, all {d} coordinates: largest error {sh.shift_error:.0e}, "
-                      f"tolerance {tol:.0e}")
-        frame.verdict("PE(p)·PE(p + k) depends on k alone", sh.dot_spread < tol,
-                      f"k = {', '.join(f'{x:,}' for x in sh.dot_ks)}, every p = 1 … {MAX_LENGTH:,}: largest "
-                      f"deviation from Σᵢ cos(ωᵢk) {sh.dot_spread:.0e}")
-        frame.verdict("the similarity is constant along every diagonal", sh.toeplitz_error < tol,
-                      f"all {sh.similarity.shape[0]} × {sh.similarity.shape[0]} entries: largest error "
-                      f"{sh.toeplitz_error:.0e}")
-        frame.chart(fig_m)
-        st.caption("Rows and columns count from 0. Outside the 2 × 2 blocks every entry is 0, and no p appears."
-                   if d > 2 else "One pair: M_k is a single 2 × 2 rotation block, and no p appears in it.")
-        frame.chart(fig_sim)
-        s_n = sh.similarity.shape[0]
-        st.markdown("Every diagonal of this table (one gap q − p) holds one value: how alike two positions are "
-                    "depends on how far apart they are, not where they are. The slider under it outlines one "
-                    f"diagonal (from the chapter's gap {sc.FIRST_GAP}, any gap from −{s_n - 1} to {s_n - 1}).")
+        @frame.section(None)  # its number reruns this block alone, not the page
+        def shift_matrix():
+            k = int(frame.number("Shift k", "sn_k", 0, MAX_SHIFT, chapter.SHIFT,
+                                 help=f"M_k is built from k alone; the checks apply it to every position 1 … "
+                                      f"{MAX_LENGTH:,}."))
+            sh, chapter_err, (fig_m, fig_sim) = shift_view(k, d)
+            frame.formula(
+                r"\begin{pmatrix}\sin\omega_i(p+k)\\ \cos\omega_i(p+k)\end{pmatrix} = "
+                r"\begin{pmatrix}\cos\omega_i k & \sin\omega_i k\\ -\sin\omega_i k & \cos\omega_i k\end{pmatrix}"
+                r"\begin{pmatrix}\sin\omega_i p\\ \cos\omega_i p\end{pmatrix}")
+            tol = angle_tolerance(MAX_LENGTH + k)
+            starts = ", ".join(str(n) for _, n in chapter.PAIRS)
+            frame.verdict(f"one M_k moves the chapter's starts {starts} by k: the same matrix whatever the start",
+                          chapter_err < angle_tolerance(max(n for _, n in chapter.PAIRS) + k),
+                          f"largest error {chapter_err:.0e} at k = {k:,}")
+            frame.verdict("PE(p + k) = M_k PE(p) at every position", sh.shift_error < tol,
+                          f"p = 1 … {MAX_LENGTH:,}, all {d} coordinates: largest error {sh.shift_error:.0e}, "
+                          f"tolerance {tol:.0e}")
+            frame.verdict("PE(p)·PE(p + k) depends on k alone", sh.dot_spread < tol,
+                          f"k = {', '.join(f'{x:,}' for x in sh.dot_ks)}, every p = 1 … {MAX_LENGTH:,}: largest "
+                          f"deviation from Σᵢ cos(ωᵢk) {sh.dot_spread:.0e}")
+            frame.verdict("the similarity is constant along every diagonal", sh.toeplitz_error < tol,
+                          f"all {sh.similarity.shape[0]} × {sh.similarity.shape[0]} entries: largest error "
+                          f"{sh.toeplitz_error:.0e}")
+            frame.chart(fig_m)
+            st.caption("Rows and columns count from 0. Outside the 2 × 2 blocks every entry is 0, and no p appears."
+                       if d > 2 else "One pair: M_k is a single 2 × 2 rotation block, and no p appears in it.")
+            frame.chart(fig_sim)
+            s_n = sh.similarity.shape[0]
+            st.markdown("Every diagonal of this table (one gap q − p) holds one value: how alike two positions are "
+                        "depends on how far apart they are, not where they are. The slider under it outlines one "
+                        f"diagonal (from the chapter's gap {sc.FIRST_GAP}, any gap from −{s_n - 1} to {s_n - 1}).")
 
     frame.show_code(*sections.CODE)
     frame.bridge(PATH, "The gap structure got lost between the input and the score. RoPE puts it where it is "

@@ -14,7 +14,8 @@ One test per property, parametrised over ``frame.existing_pages()``; each page i
 - a page script is narrative: at most 250 lines, and every heading that draws a chart asks a Predict first;
 - the h1 is the page list's title, headings go h1 → h2 → h3 without skipping;
 - every glossary link goes to its word's definition on the same page (readable without hovering, same tab);
-- no page opens on an exception or an error box at its defaults.
+- no page opens on an exception or an error box at its defaults;
+- every control of the main area reruns only its section (an ``st.fragment``), on a real server.
 """
 
 from __future__ import annotations
@@ -389,3 +390,28 @@ def test_the_presentation_toggle_reruns_only_itself_unless_the_page_asked(server
     assert "Query word (its place)" in sidebar, sidebar  # RoPE's words sit in the sidebar in both modes
     fragment, _ = asyncio.run(press("attention"))
     assert not fragment, "attention draws its panels differently projected: its page must run again"
+
+
+# Main-area controls that rerun the whole page, and why (the house rule: a page-wide rerun is for the sidebar).
+PAGE_WIDE = {"lab": ("Task", "k (copy)", "Layers", "Training length", "Steps", "Heads", "Start token",
+                     "MLP block")}  # the lab's experiment: the section under it explains the settings it drew
+
+
+@pytest.mark.parametrize("info", PAGES, ids=IDS)
+def test_every_main_area_control_reruns_only_its_section(info, server):
+    """Every widget of the main area is drawn inside an ``st.fragment`` (read from the protocol: the fragment id
+    the server gives it), so a press reruns its section and not the page; ``PAGE_WIDE`` names the exceptions."""
+    import asyncio
+
+    from harness.wsclient import Session
+
+    async def controls() -> list:
+        s = Session(server, info.url_path, timeout=120)
+        try:
+            await s.open()
+            return s.page_controls()
+        finally:
+            await s.close()
+
+    wide = sorted(c.label for c in asyncio.run(controls()) if not c.fragment_id)
+    assert wide == sorted(PAGE_WIDE.get(info.url_path, ())), f"main-area controls that rerun the page: {wide}"
