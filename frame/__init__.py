@@ -25,6 +25,7 @@ from __future__ import annotations
 from .pages import PAGES, ROOT, PageInfo, existing_pages, next_page, page_info
 from .parts import (
     DEFAULT_D,
+    DEFAULT_SEED,
     DEFAULT_SENTENCE,
     GLOSSARY,
     Example,
@@ -36,6 +37,7 @@ from .parts import (
     sidebar_slot,
     term,
     tokens_or_stop,
+    warm,
     word_choice,
     word_pair,
 )

@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 import html
 import inspect
+import logging
+import threading
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ from .urlstate import number, text
 
 DEFAULT_SENTENCE = chapter.SENTENCE
 DEFAULT_D = 64
+DEFAULT_SEED = 0
 
 
 def cached(fn: Callable | None = None, *, max_entries: int = 32):
@@ -28,6 +31,30 @@ def cached(fn: Callable | None = None, *, max_entries: int = 32):
     arguments (the sentence, d, seed, a slider's value), shared by every session, bounded."""
     deco = st.cache_data(max_entries=max_entries, show_spinner=False)
     return deco(fn) if fn is not None else deco
+
+
+_WARMED: dict[str, threading.Thread] = {}
+_WARM_LOCK = threading.Lock()
+
+
+def warm(name: str, work: Callable[[], Any]) -> threading.Thread:
+    """Run ``work`` once per server process, in a background thread: a page calls it to build ahead what its
+    controls will ask for next, when that is a chart layout whose structure follows a control's value (the bit
+    count, the number of heads). Altair builds a layout once per process (``posenc.charts.spec.layout``), in
+    50–170 ms; built ahead, the first press on each value costs what the later ones do. ``work`` must be pure
+    posenc (no Streamlit: it runs outside any script run); an error in it is logged, never shown. Returns the
+    thread (the same one at every later call with this name)."""
+    with _WARM_LOCK:
+        if name not in _WARMED:
+            def run() -> None:
+                try:
+                    work()
+                except Exception:  # noqa: BLE001 - a failed warm-up only leaves the work for the presses
+                    logging.getLogger(__name__).exception("warming %s failed", name)
+
+            _WARMED[name] = threading.Thread(target=run, name=f"warm: {name}", daemon=True)
+            _WARMED[name].start()
+        return _WARMED[name]
 
 
 # ---------------------------------------------------------------- the running example
@@ -46,7 +73,7 @@ def sidebar_example() -> Example:
                     help=f"Any sentence, up to {posenc.core.MAX_TOKENS} words. The first word is position 1.")
     d = number("Model width d", "d", 2, MAX_D_PAGE, DEFAULT_D, step=2, where=sb,
                help="Width of the word vectors and of q, k, v: the one d every page uses.")
-    seed = number("Seed", "seed", 0, 9999, 0, where=sb,
+    seed = number("Seed", "seed", 0, 9999, DEFAULT_SEED, where=sb,
                   help="Draws the random word vectors and projection matrices.")
     _PAGE_SLOT.set(sb.container())  # a page's own page-wide controls go here, under the running example
     return Example(sentence, int(d), int(seed))
@@ -65,7 +92,7 @@ def example() -> Example:
     """The running example as the sidebar set it in this run."""
     ss = st.session_state
     return Example(str(ss.get("sentence", DEFAULT_SENTENCE)), int(ss.get("d", DEFAULT_D)),
-                   int(ss.get("seed", 0)))
+                   int(ss.get("seed", DEFAULT_SEED)))
 
 
 def tokens_or_stop(sentence: str) -> list[str]:

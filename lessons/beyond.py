@@ -21,6 +21,7 @@ from posenc.precision import angle_error_f32, angle_errors_f32, rope_offset_erro
 
 PATH = "lessons/beyond.py"
 BASE = int(chapter.BASE)
+MAX_HEADS, DEFAULT_HEADS = 16, 8
 BF16_FIRST_LOST = BF16_EXACT_UP_TO + 1  # the first whole number bfloat16 cannot hold
 DRIFT_OPTIONS = ("from m = 1: at once", "from about m = 256", "from about m = 65,536", "not before m = 100,000,000")
 
@@ -32,10 +33,15 @@ def drift_option(first: int | None) -> int:
     return 0 if first <= 16 else 1 if first <= 4096 else 2 if first <= 10**7 else 3
 
 
-@frame.cached
-def alibi_data(sentence: str, d: int, seed: int, heads: int):
+def alibi_figures(sentence: str, d: int, seed: int, heads: int):
     al = beyond.alibi_attention(sentence, d, seed, heads)
     return al, bc.alibi_figure(al), bc.slopes_figure(al.slopes, al.base_heads)
+
+
+alibi_data = frame.cached(alibi_figures)
+# the running example's layouts for every head count, built ahead once per process (a layout follows the count)
+frame.warm("beyond: every head count", lambda: [alibi_figures(chapter.SENTENCE, frame.DEFAULT_D, frame.DEFAULT_SEED, h)
+                                               for h in range(1, MAX_HEADS + 1)])
 
 
 @frame.cached
@@ -105,7 +111,7 @@ with frame.page(PATH, "Could a model say where with no position vector at all â€
         top = st.container()  # Predict and chart first; the count of heads (the chart's structure) under it
         rest = st.container()
         deep = frame.deeper("how many heads, and their slopes", key="by_deep_slopes")
-        heads = int(frame.slider("How many heads (the chart's head slider runs over them)", "by_heads", 1, 16, 8,
+        heads = int(frame.slider("How many heads (the chart's head slider runs over them)", "by_heads", 1, MAX_HEADS, DEFAULT_HEADS,
                                  where=deep,
                                  help="Each head gets its own slope; the count need not be a power of two."))
         try:  # a sentence with no words stops this section only: the decay and the formats need none

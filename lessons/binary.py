@@ -42,14 +42,19 @@ na, nb = chapter.BINARY_NEIGHBOURS
 q_codes = code_strings(bit_table(DEFAULT_BITS))
 
 
-@frame.cached
-def bits_view(n: int, start: int):
+def bits_figures(n: int, start: int):
     res = binary_demo(n)
     codes = code_strings(res.table)
     figs = (bc.bit_table(*bit_runs(n), n, res.table if n <= DIGITS_UP_TO else None, position=start),
             bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="hamming"),
             bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="distance"))
     return res, codes, figs
+
+
+bits_view = frame.cached(bits_figures)
+# every bit count's layouts, built ahead once per process, nearest the chapter's 4 first (170 ms each, cold)
+frame.warm("binary: every bit count", lambda: [bits_figures(n, 0) for n in
+                                               sorted(range(1, MAX_BITS + 1), key=lambda n: abs(n - DEFAULT_BITS))])
 
 
 @frame.cached

@@ -21,6 +21,7 @@ from conftest import (
 )
 from posenc import chapter
 from posenc.beyond import DECAY_D, OFFSET_TOL, alibi_attention, first_drift, precision_demo, score_curves
+from posenc.core import tokenize
 from posenc.stretch import DECAY_IDENTITY
 
 PAGE = "lessons/beyond.py"
@@ -174,3 +175,18 @@ def test_bad_url_value_is_clamped_with_a_notice():
     at = open_page(PAGE, query={"by_heads": "1000"})
     assert_ok(at)
     assert "outside its range; using 16" in page_text(at)
+
+
+def test_every_head_count_of_the_running_example_is_built_ahead_once_the_page_has_opened():
+    """The head count changes the ALiBi charts' layouts (one per count: ~55 ms of Altair, cold): the page's first
+    run starts building all of them for the running example in the background (frame.warm)."""
+    import frame
+    from posenc.charts import beyond as bc
+
+    at = assert_ok(open_page(PAGE))
+    counts = set(range(1, int(at.slider(key="by_heads").max) + 1))  # every count the page's slider offers
+    frame.warm("beyond: every head count", lambda: None).join(60)  # the page's thread, whichever test began it
+    words = len(tokenize(chapter.SENTENCE))
+    alibi = {key[0][1] for key in bc._alibi_layout.kept if len(key[0][0]) == words}
+    slopes = {key[0][0] for key in bc._slopes_layout.kept}
+    assert len(counts) > 1 and alibi >= counts and slopes >= counts, (sorted(alibi), sorted(slopes))
