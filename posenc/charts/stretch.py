@@ -117,7 +117,8 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
         y2=alt.Y2("floor:Q"),
         color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
                         scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], SERIES[1]]),
-                        legend=alt.Legend()),  # the house legend: under the chart, never cut
+                        legend=alt.Legend(columns=1)),  # under the chart, one entry a line: side by side, a
+        # projected legend laid its second entry over the first (Vega keeps the small text's offsets)
         tooltip=tip).add_params(s, base, method)
     ticks = src.mark_tick(aria=False, thickness=3).encode(
         x=x, y=alt.Y("reach:Q"),
@@ -130,8 +131,10 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
     summary = src.transform_aggregate(n_slow="sum(slow)", n_past="sum(past)", worst="max(over)").transform_calculate(
         text=SUMMARY).mark_text(aria=False, align="left", baseline="top", dx=4, dy=4, color=FOCUS,
                                 fontWeight="bold").encode(x=alt.value(0), y=alt.value(0), text=alt.Text("text:N"))
-    room = src.transform_aggregate(top="max(reach)").transform_calculate(ytop="datum.top * 100").mark_point(
-        aria=False, opacity=0).encode(y=alt.Y("ytop:Q"))  # two decades above the highest tick: the summary's room
+    # two decades above the highest tick any s can reach (pair 0 as trained at S_MAX: no method turns faster), the
+    # summary's room: the axis stays put while s moves, so the bars never seem to move with it
+    room = src.transform_aggregate(top="max(r)").transform_calculate(ytop=f"datum.top * {S_MAX} * 100").mark_point(
+        aria=False, opacity=0).encode(y=alt.Y("ytop:Q"))
     return alt.layer(bars, ticks, rule, rule_text, summary, room, title=alt.TitleParams(spec.text_from("one", "title")),
                      height=height).resolve_scale(color="independent")
 
