@@ -23,6 +23,7 @@ from .spec import FOCUS, REFERENCE, SERIES, Figure, layout
 PAIR_AXIS = "pair i (0-based: fastest → slowest)"
 KEY_METHODS = ("RoPE as trained", "PI", "NTK-aware", "YaRN")  # the key chart's method picker
 S_MAX = 64
+LEGEND_GAP = 72  # px between the legend's two entries
 ROPE_BASE = int(chapter.BASE)
 BASES = (100, 1_000, ROPE_BASE, 100_000, 500_000, 1_000_000, 10_000_000)  # the base picker (RoPE's; 500,000: Llama 3)
 
@@ -117,8 +118,9 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
         y2=alt.Y2("floor:Q"),
         color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
                         scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], SERIES[1]]),
-                        legend=alt.Legend(columns=1)),  # under the chart, one entry a line: side by side, a
-        # projected legend laid its second entry over the first (Vega keeps the small text's offsets)
+                        # under the chart; projected, Vega lays the entries out at the small text's widths (the
+                        # second overlapped the first by ~50 px): the gap leaves room for the large text
+                        legend=alt.Legend(columnPadding=LEGEND_GAP)),
         tooltip=tip).add_params(s, base, method)
     ticks = src.mark_tick(aria=False, thickness=3).encode(
         x=x, y=alt.Y("reach:Q"),
