@@ -48,8 +48,9 @@ def opening() -> tuple[int, int, float]:
 
 @frame.cached
 def length_data(sentence: str, qi: int, d: int, seed: int, m: int):
+    """At the m the lengths chart opens at (a link's): the answer, the checks and the aside speak of it."""
     L = length_demo(posenc.tokenize(sentence), qi, d, seed, m)
-    return L, rc.lengths(L.positions, L.rope_norms, L.raw_norms, m)
+    return L, rc.lengths(L.positions, L.rope_norms, L.raw_norms, L.thetas, L.q_pairs, L.x_norm, opening=m)
 
 
 with frame.page(PATH, "Turn q and k by their positions just before they meet: what is left of the two "
@@ -161,27 +162,28 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
     @frame.section("A rotation keeps every length")
     def lengths():
         ask = frame.predict("RoPE turns the query word's q by m·θ_i in every pair when the word stands at position "
-                            "m (set m beside the chart). How long is the turned q?",
+                            "m (set m under the chart). How long is the turned q?",
                             ["Longer, the larger m is", "Exactly as long as q, at every m",
                              "Shorter, the larger m is"], 1, key="rp_length_predict")
-        left, right = st.columns([3, 2])
-        with right:
-            m = int(frame.number("Position m of the query word", "rp_p", 1, MAX_POSITION, chapter.RAW_POSITION,
-                                 help=f"Any whole number up to {MAX_POSITION:,}."))
+        m = int(frame.live.opening(rc.lengths_spec())[rc.LENGTH_M])  # the m the chart opens at (a link's)
         L, fig = length_data(ex.sentence, qi, ex.d, ex.seed, m)
+        left, right = st.columns([3, 2])
         with left:
             frame.chart(fig)
         tol = NORM_TOL * max(L.q_norm, 1.0)
         frame.verdict(f"turning q by m = {m:,} keeps its length, as the chapter says a rotation does",
-                      L.norm_error < tol, f"‖q R_mᵀ‖ − ‖q‖ = {small(L.norm_error)}; over positions 1 … "
-                                          f"{MAX_POSITION:,} at most {small(L.curve_norm_error)} (tolerance {tol:.0e})")
+                      L.norm_error < tol, f"‖q R_mᵀ‖ − ‖q‖ = {small(L.norm_error)} (where the chart opened); over "
+                                          f"positions 1 … {MAX_POSITION:,} at most {small(L.curve_norm_error)} "
+                                          f"(tolerance {tol:.0e})")
         frame.verdict(f"v = x W_V carries no position: the query word's v is the same at position 1 and at {m:,}",
-                      L.v_gap_rope == 0.0, f"largest difference {small(L.v_gap_rope)}")
+                      L.v_gap_rope == 0.0, f"largest difference {small(L.v_gap_rope)} (where the chart opened)")
         ratio = L.raw_coordinate / L.x_norm
         with right:
             ask.answer(
-                f"Exactly as long: a rotation keeps every length, so ‖q‖ stays {L.q_norm:.3f} at m = {m:,} and at "
-                "every position, and so does the largest score q and k can make, ‖q‖·‖k‖/√d.",
+                f"Exactly as long: a rotation keeps every length, so ‖q‖ stays {L.q_norm:.3f} at m = {m:,}, where "
+                "the chart opens, and at every position, and so does the largest score q and k can make, "
+                "‖q‖·‖k‖/√d. Drag m under the chart: RoPE's point stays on its flat line while the raw index's "
+                "point climbs with m.",
                 f"The raw index, the first of the obvious fixes, writes m into a coordinate of its own: at m = "
                 f"{m:,} that coordinate is {ratio:,.1f} times the whole length of the word vector ({L.x_norm:.2f}). "
                 f"In the chapter's {chapter.CONTENT_D}-wide model content scores are around √{chapter.CONTENT_D}, "
@@ -190,10 +192,10 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
         with frame.deeper("RoPE beside adding sinusoids", key="rp_deep_additive"):
             st.markdown(
                 f"Adding sinusoids (the previous page) changes the vector itself: ‖x‖ = {L.x_norm:.6f} becomes "
-                f"‖x + PE_m‖ = {L.x_pe_norm:.6f} at m = {m:,}. The sinusoids stay bounded (each pair has length "
-                f"1), so they cannot drown the word either, but they reach v: with v = (x + PE) W_V the same "
-                f"word's v differs by up to {L.v_gap_additive:.4f} between positions 1 and {m:,}. RoPE turns only "
-                "q and k: v stays what the word means.")
+                f"‖x + PE_m‖ = {L.x_pe_norm:.6f} at m = {m:,}, where the chart opens. The sinusoids stay bounded "
+                f"(each pair has length 1), so they cannot drown the word either, but they reach v: with "
+                f"v = (x + PE) W_V the same word's v differs by up to {L.v_gap_additive:.4f} between positions 1 "
+                f"and {m:,}. RoPE turns only q and k: v stays what the word means.")
             frame.formula(r"\text{RoPE: } \operatorname{Attn} = \operatorname{softmax}\!\Big(\frac{q R_{n-m} "
                           r"k^\top}{\sqrt d}\Big)\, v,\quad v = x\,W_V,\quad \lVert q R_m^\top\rVert = \lVert q\rVert")
             st.page_link("lessons/fixes.py", label="Back to the obvious fixes: the raw index drowning the words",

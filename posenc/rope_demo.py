@@ -128,7 +128,7 @@ class Lengths:
     norm_error: float  # |‖q R_mᵀ‖ − ‖q‖|
     raw_coordinate: int  # the raw index's extra coordinate at m: m itself
     raw_norm: float  # ‖[x_q ; m]‖ = √(‖x_q‖² + m²)
-    positions: np.ndarray  # 1 … MAX_POSITION on a log scale (the curves), m included
+    positions: np.ndarray  # 1 … MAX_POSITION on a log scale (the curves; the same at every m)
     rope_norms: np.ndarray  # ‖q R_pᵀ‖ for those p
     raw_norms: np.ndarray  # ‖[x_q ; p]‖ for those p
     curve_norm_error: float  # max over the curve of |‖q R_pᵀ‖ − ‖q‖|
@@ -136,6 +136,9 @@ class Lengths:
     x_pe_norm: float  # ‖x_q + PE_m‖
     v_gap_rope: float  # max |v(word at 1) − v(word at m)|, v = x W_V (RoPE leaves v alone)
     v_gap_additive: float  # the same with v = (x + PE) W_V
+    # q before turning, for a chart that turns it by any m itself (its length at m is a closed form of these)
+    thetas: np.ndarray  # θ_i
+    q_pairs: np.ndarray  # (d/2, 2) (q_{2i}, q_{2i+1})
 
 
 def _words(tokens: list[str], q_index: int, k_index: int, d: int, seed: int):
@@ -219,7 +222,7 @@ def length_demo(tokens: list[str], q_index: int, d: int, seed: int = 0, m: int =
     q = x_q @ W_q
     Rq = rope(q, [m], base)[0]
     q_norm, x_norm = float(np.linalg.norm(q)), float(np.linalg.norm(x_q))
-    ps = np.unique(np.concatenate([np.geomspace(1, MAX_POSITION, CURVE_POINTS).round(), [max(m, 1)]]))
+    ps = np.unique(np.geomspace(1, MAX_POSITION, CURVE_POINTS).round())  # m not among them: one curve at every m
     rope_norms = np.linalg.norm(rope(np.tile(q, (ps.size, 1)), ps, base), axis=1)
     two = np.stack([x_q, x_q])  # the query word at positions 1 and m
     _, _, v_rope = rope_qkv(two, [1, m], W_q, W_q, W_v, base)
@@ -233,4 +236,5 @@ def length_demo(tokens: list[str], q_index: int, d: int, seed: int = 0, m: int =
         x_pe_norm=float(np.linalg.norm(x_q + sinusoidal([m], d, base)[0])),
         v_gap_rope=float(np.max(np.abs(v_rope[0] - v_rope[1]))),
         v_gap_additive=float(np.max(np.abs(v_add[0] - v_add[1]))),
+        thetas=frequencies(d, base), q_pairs=q.reshape(-1, 2),
     )

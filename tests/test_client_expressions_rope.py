@@ -1,8 +1,9 @@
 """The RoPE page's client-side closed forms, checked against posenc: the pair-circle chart turns q and k, sums
-the score and measures the angle in Vega expressions (so a drag or the play button redraws with no rerun). This
-file runs the chart's own transforms — read from the figure's spec, not retyped — with the tests' one mirror of
-the Vega expression language (``conftest.vega_eval``), over the data the figure ships, at several slider values, d and seeds,
-and compares every number the chart draws with ``posenc``."""
+the score and measures the angle in Vega expressions (so a drag or the play button redraws with no rerun); the
+lengths chart turns q by the in-chart m and measures it, beside the raw index's length at m. This file runs the
+charts' own transforms — read from the figure's spec, not retyped — with the tests' one mirror of the Vega
+expression language (``conftest.vega_eval``), over the data the figure ships, at several slider values, d and
+seeds, and compares every number the chart draws with ``posenc``."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ import numpy as np
 import pytest
 
 import posenc
-from conftest import own_params, run_transforms, vega_eval
+from conftest import calculated, own_params, rows_of, run_transforms, vega_eval
 from posenc import chapter
 from posenc.charts import rope as rc
 from posenc.charts.spec import nice_bound, records
 from posenc.core import signed
 from posenc.encodings import rope, rope_score
-from posenc.rope_demo import WINDOW, rope_demo, score_window, wrap_angle
+from posenc.rope_demo import WINDOW, length_demo, rope_demo, score_window, wrap_angle
 
 TOKENS = posenc.tokenize(chapter.SENTENCE)
 QI, KI = chapter.query_index(TOKENS), chapter.key_index(TOKENS)
@@ -173,3 +174,57 @@ def test_the_sliders_open_at_the_chapters_first_pair_and_are_named_for_the_addre
     assert params[rc.GAP]["bind"]["min"] <= min(b - a for a, b in chapter.PAIRS) <= params[rc.GAP]["bind"]["max"]
     for layer in spec["layer"][:2] + spec["layer"][2]["layer"]:
         assert layer["mark"]["aria"] is False
+
+
+# ---------------------------------------------------------------- lengths: the query word at the in-chart m
+def lengths_figure(d: int, seed: int, qi: int = QI, tokens=TOKENS):
+    """The lengths chart as the page builds it, opening at the chapter's 500."""
+    L = length_demo(tokens, qi, d, seed, chapter.RAW_POSITION)
+    return L, rc.lengths(L.positions, L.rope_norms, L.raw_norms, L.thetas, L.q_pairs, L.x_norm, opening=L.m)
+
+
+def at_m_layer(fig) -> dict:
+    """The one layer over the "pairs" data: every mark at m draws its rows."""
+    [layer] = [layer for layer in fig.spec["layer"] if layer.get("data", {}).get("name") == "pairs"]
+    return layer
+
+
+@pytest.mark.parametrize("d,seed,qi", [(2, 0, QI), (8, 3, 4), (64, 0, QI), (64, 7, 1), (512, 1, QI)])
+@pytest.mark.parametrize("m", [rc.LENGTH_MS[0], 2, 37, chapter.RAW_POSITION, 4321, rc.LENGTH_MS[1]])
+def test_the_marks_at_m_are_posencs_lengths_at_m(d, seed, qi, m):
+    """Each pair of q turned by m·θ_i in the browser is posenc's RoPE of q at m; summed, the turned q's length is
+    posenc's ‖q R_mᵀ‖ (= ‖q‖), the raw index's point is ‖[x ; m]‖, and the texts the chart writes are d3's."""
+    L, fig = length_demo(TOKENS, qi, d, seed, m), lengths_figure(d, seed, qi)[1]
+    layer, params = at_m_layer(fig), {rc.LENGTH_M: m}
+    rows = rows_of(fig, "pairs")
+    assert len(rows) == d // 2
+    turned = calculated(layer, rows, params)  # each pair, as it goes into the sum
+    expected = rope(L.q_pairs.ravel(), [m])[0].reshape(-1, 2)
+    tol = 1e-12 * max(m, 100) * max(L.q_norm, 1.0)
+    np.testing.assert_allclose([[r["qx"], r["qy"]] for r in turned], expected, rtol=0, atol=tol)
+    [row] = run_transforms(rows, layer["transform"], params)  # one row draws every mark at m
+    assert row["position"] == m
+    assert row["rope"] == pytest.approx(L.rotated_q_norm, rel=1e-12) and row["rope"] == pytest.approx(L.q_norm,
+                                                                                                       rel=1e-12)
+    assert row["raw"] == pytest.approx(L.raw_norm, rel=1e-14) and row["raw"] == pytest.approx(np.hypot(L.x_norm, m))
+    assert row["rope_text"] == vega_eval("format(datum.v, '.3f')", {"v": L.rotated_q_norm}) == f"{L.q_norm:.3f}"
+    assert row["raw_text"] == vega_eval("format(datum.v, ',.1f')", {"v": L.raw_norm}) == f"{L.raw_norm:,.1f}"
+    assert row["note"] == f"Marked: m = {m:,}."
+    # every mark at m reads fields the parent computed (none computes its own)
+    for mark in layer["layer"]:
+        assert not mark.get("transform")
+        fields = {e["field"] for e in mark["encoding"].values() if isinstance(e, dict) and "field" in e}
+        assert fields and fields <= set(row), (mark["mark"], fields)
+
+
+def test_the_lengths_slider_opens_at_500_and_reaches_the_chapters_positions():
+    _, fig = lengths_figure(64, 0)
+    [param] = [p for p in own_params(fig.spec) if "bind" in p]
+    assert param["name"] == rc.LENGTH_M and param["name"].startswith("rp_") and param["value"] == chapter.RAW_POSITION
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (*rc.LENGTH_MS, 1)
+    assert rc.LENGTH_MS[0] == 1 and max(n for _, n in chapter.PAIRS) <= rc.LENGTH_MS[1]
+    # the points at m stay inside the curves' y range at every m the slider reaches: the axes never move
+    main = fig.datasets["main"].column("length").to_numpy()
+    for m in rc.LENGTH_MS:
+        [row] = run_transforms(rows_of(fig, "pairs"), at_m_layer(fig)["transform"], {rc.LENGTH_M: m})
+        assert main.min() <= row["rope"] * (1 + 1e-12) and row["raw"] <= main.max()

@@ -147,9 +147,9 @@ def test_lengths_section_has_live_numbers_and_links_back():
     text = page_text(at)
     assert f"{chapter.RAW_POSITION / x_norm:,.1f} times" in text and f"‖q‖ stays {L.q_norm:.3f}" in text
     assert "fixes" in {p.proto.page for p in at.get("page_link")}
-    at.number_input(key="rp_p").set_value(MAX_POSITION).run()
-    assert_ok(at)
-    assert f"{MAX_POSITION / x_norm:,.1f} times" in page_text(at)
+    top = rc.LENGTH_MS[1]  # m moves in the chart: a link opens it at the slider's end
+    at = assert_ok(open_page(PAGE, query={rc.LENGTH_M: str(top)}, rp_length_predict_shown=True))
+    assert f"{top / x_norm:,.1f} times" in page_text(at)
     assert all(h for h, _, _ in verdicts(at))
 
 
@@ -175,8 +175,8 @@ def test_bounds_are_nice_symmetric_and_hold_every_value(seed):
     assert nice_bound(R) == R and R >= radii.max()
 
 
-@pytest.mark.parametrize("query", [{"rp_start": str(MAX_POSITION - WINDOW + 1), "rp_p": str(MAX_POSITION)},
-                                   {"rp_start": "0", "rp_p": "1"}])
+@pytest.mark.parametrize("query", [{"rp_start": str(MAX_POSITION - WINDOW + 1), rc.LENGTH_M: str(rc.LENGTH_MS[1])},
+                                   {"rp_start": "0", rc.LENGTH_M: str(rc.LENGTH_MS[0])}])
 def test_extremes(query):
     at = assert_ok(open_page(PAGE, query=query))
     assert not at.error and len(charts_of(at)) == 3
@@ -205,7 +205,8 @@ def test_odd_d_gets_a_message():
     assert any("d must be even" in e.value for e in at.error)
 
 
-@pytest.mark.parametrize("query", [{"rp_start": "99999999"}, {"rp_start": "x"}, {"rp_p": "0"}, {"rp_kw": "0"}])
+@pytest.mark.parametrize("query", [{"rp_start": "99999999"}, {"rp_start": "x"}, {"rp_p": "0"}, {"rp_p": "10001"},
+                                   {"rp_p": "abc"}, {"rp_kw": "0"}])
 def test_bad_url_values(query):
     at = assert_ok(open_page(PAGE, query=query))
     assert at.warning or at.info
@@ -242,12 +243,12 @@ def test_each_chart_is_named_in_words_and_reads_its_numbers_after():
     L = length_demo(SENT, QI, 64, 0, chapter.RAW_POSITION)
     assert f"m = {chapter.RAW_POSITION:,}" in lengths and f"{L.q_norm:.3f} long" in lengths
     assert f"grown to {L.raw_norm:,.1f}" in lengths
+    at = assert_ok(open_page(PAGE, query={rc.LENGTH_M: "9999"}))  # m opens where a link says (in the chart)
     at.number_input(key="rp_start").set_value(1_000_000).run()
-    at.number_input(key="rp_p").set_value(1_000_000).run()
     assert_ok(at)
     assert [chart_spec(c)["description"] for c in charts_of(at)] == names
     window, _, lengths = chart_readings(at)
-    assert f"positions 1,000,000 to {1_000_000 + WINDOW - 1:,}" in window and "m = 1,000,000" in lengths
+    assert f"positions 1,000,000 to {1_000_000 + WINDOW - 1:,}" in window and "opens at m = 9,999:" in lengths
 
 
 def test_a_link_opens_the_circles_where_it_says_and_the_page_speaks_of_that_setting():
@@ -297,3 +298,75 @@ def test_a_bad_link_value_opens_the_circles_at_the_chapters_setting(query):
     assert f"opens on pair {rc.pair_index(rc.PAIR_OPEN, 32)}," in reading
     assert f"n = {n0:,}" in reading and f"m = {m0:,}" in reading and f"the score is {signed(r.score, '.6f')}" in reading
     assert f"sweeps from {n0} to" in at.radio(key="rp_predict_play_guess").label
+
+
+# ---------------------------------------------------------------- lengths: the query word's position m in the chart
+def lengths_chart(at):
+    return next(c for c in charts_of(at) if rc.LENGTH_M in {p["name"] for p in own_params(chart_spec(c))})
+
+
+def test_the_lengths_chart_moves_m_inside_it_not_a_streamlit_control():
+    """m only evaluates a closed form (q's pairs turned by m·θ_i): a slider inside the chart, opening at the
+    chapter's 500, with no Streamlit control (and no rerun) for it; the chart keeps a description."""
+    at = assert_ok(open_page(PAGE))
+    assert not [w for w in at.number_input if w.key == rc.LENGTH_M]
+    assert "Position m of the query word" not in [w.label for w in at.number_input]
+    spec = chart_spec(lengths_chart(at))
+    [param] = [p for p in own_params(spec) if "bind" in p]
+    assert param["name"] == rc.LENGTH_M and param["value"] == chapter.RAW_POSITION
+    assert param["bind"]["input"] == "range" and (param["bind"]["min"], param["bind"]["max"]) == rc.LENGTH_MS
+    assert param["bind"]["step"] == 1 and param["bind"]["name"].startswith("position m")
+    assert rc.LENGTH_MS[0] <= chapter.RAW_POSITION and rc.N_MAX <= rc.LENGTH_MS[1] <= MAX_POSITION
+    assert spec["description"] and "slider" in spec["description"]
+
+
+@pytest.mark.parametrize("m", ["377", "1", "10000"])
+def test_a_link_opens_the_lengths_chart_at_its_m_and_the_page_speaks_of_it(m):
+    """``?rp_p=N`` opens the chart at N (frame.chart seeds its slider): the answer, the aside, the reading and the
+    checks speak of that m, computed here from posenc."""
+    at = assert_ok(open_page(PAGE, query={rc.LENGTH_M: m}, rp_length_predict_shown=True,
+                             rp_deep_additive_open=True))
+    assert not at.warning
+    m = int(m)
+    [param] = [p for p in own_params(chart_spec(lengths_chart(at))) if "bind" in p]
+    assert param["value"] == m
+    L = length_demo(SENT, QI, 64, 0, m)
+    text = page_text(at)
+    assert f"‖q‖ stays {L.q_norm:.3f} at m = {m:,}, where the chart opens" in text
+    assert f"at m = {m:,} that coordinate is {m / L.x_norm:,.1f} times the whole length" in text
+    assert f"‖x + PE_m‖ = {L.x_pe_norm:.6f} at m = {m:,}, where the chart opens" in text
+    assert chart_readings(at)[2] == (f"The chart opens at m = {m:,}: RoPE's q is {L.rotated_q_norm:.3f} long, and "
+                                     f"the raw index's vector has grown to {L.raw_norm:,.1f}.")
+    holds, measured = verdict(at, f"turning q by m = {m:,} keeps its length")
+    assert holds and "(where the chart opened)" in measured
+    holds, measured = verdict(at, "v = x W_V carries no position")
+    assert holds and f"the same at position 1 and at {m:,}:" in measured
+
+
+@pytest.mark.parametrize("bad", ["0", "10001", "abc", "-3"])
+def test_a_bad_m_in_a_link_opens_the_lengths_chart_at_500_with_a_notice(bad):
+    at = assert_ok(open_page(PAGE, query={rc.LENGTH_M: bad}, rp_length_predict_shown=True))
+    assert f"The link's value for “{rc.LENGTH_M}” was not usable; using {chapter.RAW_POSITION}." in [
+        w.value for w in at.warning]
+    [param] = [p for p in own_params(chart_spec(lengths_chart(at))) if "bind" in p]
+    assert param["value"] == chapter.RAW_POSITION
+    assert f"at m = {chapter.RAW_POSITION:,}, where the chart opens" in page_text(at)
+    assert all(h for h, _, _ in verdicts(at))
+
+
+def test_the_lengths_charts_data_and_layout_are_the_same_wherever_it_opens():
+    """m is not in the data (the browser turns q by it), so a link's m changes only the slider's opening value
+    and the reading: the same tables and, but for that value, the same spec."""
+    def opened(m):
+        chart = lengths_chart(assert_ok(open_page(PAGE, query={rc.LENGTH_M: m})))
+        spec = chart_spec(chart)
+        for p in own_params(spec):
+            p.pop("value", None) if p["name"] == rc.LENGTH_M else None
+        return spec, chart_tables(chart)
+
+    base_spec, base_tables = opened(str(chapter.RAW_POSITION))
+    for m in ("1", "2", "4321", "10000"):
+        spec, tables = opened(m)
+        assert spec == base_spec
+        assert set(tables) == set(base_tables) == {"main", "pairs"}
+        assert all(tables[k].equals(base_tables[k]) for k in tables)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from conftest import own_params
 from posenc import chapter
 from posenc.core import embed, projections, tokenize
-from posenc.encodings import MAX_POSITION, rope, sinusoidal
+from posenc.encodings import MAX_POSITION, frequencies, rope, sinusoidal
 from posenc.rope_demo import (
     WINDOW,
     additive_qkv,
@@ -150,7 +150,11 @@ def test_lengths_rope_keeps_raw_index_grows(m, d, seed):
     assert L.raw_coordinate == m
     assert L.raw_norm == pytest.approx(np.linalg.norm(np.append(X[2], m)))
     assert np.all(np.diff(L.raw_norms) > 0)  # grows with the position
-    assert L.positions[0] == 1 and L.positions[-1] == MAX_POSITION and max(m, 1) in L.positions
+    # the curves are the same at every m (the lengths chart moves m in the browser): 1 … MAX_POSITION, log-spaced
+    assert L.positions[0] == 1 and L.positions[-1] == MAX_POSITION
+    assert np.array_equal(L.positions, length_demo(SENT, 2, d, seed, 1).positions)
+    # q before turning, pair by pair, and the pairs' θ_i: what the chart turns by m itself
+    assert np.array_equal(L.q_pairs.ravel(), q) and np.array_equal(L.thetas, frequencies(d))
     # v = x W_V has no position in it; v = (x + PE) W_V does, unless the two positions coincide
     assert L.v_gap_rope == 0.0
     pe = sinusoidal([1, m], d)
@@ -246,7 +250,7 @@ def _figures(d=64, start=1, m=10, n=7, tokens=SENT):
     return (rc.score_window(w.positions, w.rope_scores, w.additive_scores),
             rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=min(n, rc.N_MAX), gap=max(min(n - m, 0), rc.GAP_MIN),
                             score=r.score),
-            rc.lengths(L.positions, L.rope_norms, L.raw_norms, max(m, 1)))
+            rc.lengths(L.positions, L.rope_norms, L.raw_norms, L.thetas, L.q_pairs, L.x_norm, opening=max(m, 1)))
 
 
 @pytest.mark.parametrize("d,start,m,n", [(64, 1, 10, 7), (2, 0, 0, MAX_POSITION), (512, MAX_POSITION - WINDOW + 1,
@@ -304,15 +308,15 @@ def test_readings_carry_this_settings_numbers_and_descriptions_none():
     assert f"pair {int(np.floor(0.5 * 31 + 0.5))}" in circles.reading and f"score is {signed(r.score, '.6f')}" in circles.reading
     L = length_demo(SENT, 2, 64, 0, 10)
     raw = float(np.hypot(L.x_norm, 10))  # ‖[x ; m]‖, from the vector's own length
-    assert "m = 10" in lengths.reading and f"{L.q_norm:.3f} long" in lengths.reading
+    assert "opens at m = 10:" in lengths.reading and f"{L.q_norm:.3f} long" in lengths.reading
     assert f"grown to {raw:,.1f}" in lengths.reading
     assert f"1 to {MAX_POSITION:,}" in lengths.description
 
 
 def test_window_and_lengths_layouts_are_the_same_for_every_position():
-    """The window's start and the marked m are data: the window's title and tick values, and the lengths chart's
-    "Marked: m = …" line, come from the data (the ticks from the scale's domain), so every press reuses the
-    layout."""
+    """The window's start is data: the window's title and tick values come from the data (the ticks from the
+    scale's domain), so every press reuses the layout. The lengths chart's m moves inside it: its layout and its
+    data are the same wherever it opens, only the reading names the opening m."""
     from conftest import layout_of
     from posenc.charts import rope as rc
     from posenc.charts.spec import nice_bound
@@ -329,11 +333,13 @@ def test_window_and_lengths_layouts_are_the_same_for_every_position():
     assert all(without_bound(f) == without_bound(windows[0]) for f in windows)
     for s, f in zip(starts, windows):
         assert f"{s:,}" in f.datasets["main"].column("title")[0].as_py()
-    marks = (1, 10, 11, MAX_POSITION)
+    marks = (1, 10, 11, rc.LENGTH_MS[1])
     lengths = [_figures(m=m)[2] for m in marks]
     assert all(layout_of(f) == layout_of(lengths[0]) for f in lengths)
     for m, f in zip(marks, lengths):
-        assert f.datasets["note"].to_pylist() == [{"text": f"Marked: m = {m:,}."}]
+        assert all(f.datasets[k].equals(lengths[0].datasets[k]) for k in f.datasets) and set(f.datasets) == {
+            "main", "pairs"}
+        assert f.reading.startswith(f"The chart opens at m = {m:,}:")
 
 
 @pytest.mark.parametrize("start", [0, 1, 999_990])

@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from .. import chapter
 from ..core import count, signed
+from ..encodings import MAX_POSITION
 from . import spec
 
 SCHEMES = ("RoPE", "adding sinusoids")  # the window heatmap's two score matrices, picked in the chart
@@ -296,39 +297,85 @@ def _circles_layout() -> alt.LayerChart:
                               subtitle="Hollow: before turning. Filled: q turned by m·θᵢ, k by n·θᵢ."))
 
 
-def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray, m: int) -> spec.Figure:
+# ---------------------------------------------------------------- lengths: the query word at a position m in the chart
+LENGTH_M = "rp_p"  # the in-chart position m of the query word (frame.live keeps it in the address)
+# Its slider's ends. Vega draws the slider some 150-180 px wide (a laptop, a phone): over 1 … MAX_POSITION
+# (10,000,000) a pixel would be ~60,000 positions, and on the chart's log axis everything below that — two thirds of
+# it, the chapter's 500 among it — could not be reached by dragging. Over 1 … 10,000 a pixel is ~60 positions (the
+# arrow keys move one): the drag reaches the chapter's 500 and the circles' 4,000, and at 10,000 the raw index's
+# coordinate is already over a thousand word lengths. The curves still run to MAX_POSITION (the page's check covers
+# every position on them); a link may carry any whole m in range.
+LENGTH_MS = (1, 10_000)
+LABEL_FLIP = 5  # below this m the raw index's value is written right of its point, from it on left of it
+
+
+def length_expressions() -> dict[str, str]:
+    """The closed forms the lengths chart evaluates in the browser as m moves, over one row per pair (``theta``
+    θ_i, ``qa``/``qb`` q's pair before turning, ``xnorm`` ‖x‖): q's pair turned by m·θ_i, its squared length, then
+    (after ``total``, the sum over the pairs) the turned q's length and the raw index's ‖[x ; m]‖, and their
+    texts. tests/test_client_expressions_rope.py mirrors each in Python against ``posenc``."""
+    m = LENGTH_M
+    return {
+        "qx": f"datum.qa * cos({m} * datum.theta) - datum.qb * sin({m} * datum.theta)",
+        "qy": f"datum.qa * sin({m} * datum.theta) + datum.qb * cos({m} * datum.theta)",
+        "sq": "datum.qx * datum.qx + datum.qy * datum.qy",
+        "position": m,
+        "rope": "sqrt(datum.total)",
+        "raw": f"sqrt(datum.xnorm * datum.xnorm + {m} * {m})",
+        "rope_text": "format(datum.rope, '.3f')",
+        "raw_text": "format(datum.raw, ',.1f')",
+        "note": f"'Marked: m = ' + format({m}, ',d') + '.'",
+    }
+
+
+def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray, thetas: np.ndarray,
+            q_pairs: np.ndarray, x_norm: float, *, opening: int) -> spec.Figure:
     """Lengths against the position (both axes logarithmic): ‖q R_pᵀ‖, flat at ‖q‖ however far p goes, beside the
-    raw index's ‖[x ; p]‖, which grows with p; the position m marked (FOCUS) with both values labelled."""
+    raw index's ‖[x ; p]‖, which grows with p; the position m, a slider inside the chart (``LENGTH_M``, no rerun),
+    marked (FOCUS) with both values labelled, computed in the browser from q's pairs turned by m·θ_i
+    (``length_expressions``). The data are the same at every m; ``opening``: the m the chart opens at, for its
+    reading."""
     names = LENGTH_SERIES
     p = np.asarray(positions, dtype=np.int64)
     vals = np.concatenate([rope_norms, raw_norms])
     main = spec.columns(position=np.tile(p, 2), length=vals,
                         scheme=spec.categories(np.repeat([0, 1], p.size), names))
-    at = int(np.searchsorted(p, max(m, 1)))
-    marks = spec.columns(position=[max(m, 1)] * 2, length=[float(rope_norms[at]), float(raw_norms[at])],
-                         scheme=spec.categories(np.array([0, 1]), names),
-                         text=[f"{float(rope_norms[at]):.3f}", f"{float(raw_norms[at]):,.1f}"])
-    note = spec.columns(text=[f"Marked: m = {m:,}."])  # the subtitle's text: m is data, not layout
+    qp, th = np.asarray(q_pairs, float), np.asarray(thetas, float)
+    half = th.size
+    pairs = spec.columns(pair=np.arange(half), theta=th, qa=qp[:, 0], qb=qp[:, 1], xnorm=np.full(half, float(x_norm)))
+    c, s = np.cos(opening * th), np.sin(opening * th)
+    turned = float(np.sqrt(np.sum((qp[:, 0] * c - qp[:, 1] * s) ** 2 + (qp[:, 0] * s + qp[:, 1] * c) ** 2)))
     last = int(p.max())
-    return spec.figure(_lengths_layout(last), {"main": main, "marks": marks, "note": note}, description=(
-        f"Lengths against position p, 1 to {last:,}, both axes logarithmic, one position m marked: RoPE keeps the "
-        "length of the turned q at ‖q‖ at every position, while the raw index's vector [x ; p] grows with p."),
-        reading=(f"Marked at m = {m:,}: RoPE's q is {float(rope_norms[at]):.3f} long, and the raw index's vector "
-                 f"has grown to {float(raw_norms[at]):,.1f}."))
+    return spec.figure(_lengths_layout(last), {"main": main, "pairs": pairs}, description=(
+        f"Lengths against position p, 1 to {last:,}, both axes logarithmic, the query word's position m (the "
+        "slider under the chart) marked: RoPE keeps the length of the turned q at ‖q‖ at every position, while the "
+        "raw index's vector [x ; p] grows with p."),
+        reading=(f"The chart opens at m = {opening:,}: RoPE's q is {turned:.3f} long, and the raw index's vector "
+                 f"has grown to {float(np.hypot(x_norm, opening)):,.1f}."))
+
+
+def lengths_spec() -> dict:
+    """The lengths chart's layout as Vega-Lite, for a page to read the m it opens at (``frame.live.opening``: the
+    address's when a link carries one)."""
+    return _lengths_layout(MAX_POSITION).spec()
 
 
 @spec.layout
 def _lengths_layout(last: int) -> alt.LayerChart:
-    """Both length curves on log axes over positions 1 … ``last``, the position m marked; the line under the
-    title that names m ("Marked: m = …") is a text mark over the "note" data, set where a subtitle goes (a
-    title's subtitle cannot come from the data), so every m reuses the layout."""
+    """Both length curves on log axes over positions 1 … ``last``; the position m (a slider in the chart) marked:
+    a rule, a point on each curve with its value (RoPE's under its point, the raw index's over it, so the two never
+    meet where the points do), and the line under the title that names m ("Marked: m = …"), a text mark set
+    where a subtitle goes. Every mark at m is computed from the "pairs" data as m moves."""
     names = LENGTH_SERIES
+    m_in = alt.param(name=LENGTH_M, value=int(chapter.RAW_POSITION),
+                     bind=alt.binding_range(min=LENGTH_MS[0], max=LENGTH_MS[1], step=1,
+                                            name="position m of the query word "))
     xs = alt.Scale(type="log", domain=[1, last], nice=False)
     ys = alt.Scale(type="log")
     x = alt.X("position:Q", scale=xs, title="position p (log scale)",
               axis=alt.Axis(format="~s", labelOverlap=True))
-    y = alt.Y("length:Q", scale=ys, title="length (log scale)",
-              axis=alt.Axis(format="~s", labelOverlap=True, values=[1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]))
+    y_axis = alt.Axis(format="~s", labelOverlap=True, values=[1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8])
+    y = alt.Y("length:Q", scale=ys, title="length (log scale)", axis=y_axis)
     tips = [alt.Tooltip("scheme:N"),
             alt.Tooltip("position:Q", format=",d"),
             alt.Tooltip("length:Q", format=",.12g")]
@@ -339,14 +386,33 @@ def _lengths_layout(last: int) -> alt.LayerChart:
             "scheme:N", legend=None, scale=spec.series_scale(names)))
     lines = alt.Chart(spec.named("main")).mark_line(strokeWidth=2.5, aria=False).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"], tooltip=tips)
-    focus = alt.Chart(spec.named("marks")).mark_rule(color=spec.FOCUS, strokeWidth=1.5, aria=False).encode(
-        x=alt.X("position:Q", scale=xs))
-    dots = alt.Chart(spec.named("marks")).mark_point(filled=True, size=90, opacity=1, aria=False).encode(
-        x=x, y=y, color=enc["color"], shape=enc["shape"], tooltip=tips)
-    labels = alt.Chart(spec.named("marks")).mark_text(align="left", dx=8, dy=-8, fontWeight="bold",
-                                                      color=spec.FOCUS, aria=False).encode(
-        x=x, y=y, text=alt.Text("text:N"))
-    subtitle = alt.Chart(spec.named("note")).mark_text(align="left", baseline="bottom", x=0, y=-9, aria=False).encode(
-        text=alt.Text("text:N"))
-    return alt.layer(lines, ends, focus, dots, labels, subtitle).properties(
+    ex = length_expressions()
+    at_m = alt.Chart()  # the marks at m share one data flow (the parent layer's, below)
+    focus = at_m.mark_rule(color=spec.FOCUS, strokeWidth=1.5, aria=False).encode(x=alt.X("position:Q", scale=xs))
+    # RoPE's value under its point, right of it (its line is flat); the raw index's over its point, on the side its
+    # rising curve leaves clear: left of it (the curve climbs to the right), but right of it near p = 1, where the
+    # curve is still flat and the left is the axis
+    near_start = f"{LENGTH_M} < {LABEL_FLIP}"
+    label_at = {"rope": {"align": "left", "dx": 8, "dy": 8, "baseline": "top"},
+                "raw": {"align": alt.expr(f"{near_start} ? 'left' : 'right'"),
+                        "dx": alt.expr(f"{near_start} ? 8 : -8"), "dy": -8, "baseline": "bottom"}}
+    marked = []
+    for i, field in enumerate(("rope", "raw")):
+        yv = alt.Y(f"{field}:Q", scale=ys)
+        tip = [alt.Tooltip("position:Q", title="position m", format=",d"),
+               alt.Tooltip(f"{field}:Q", title=names[i], format=",.12g")]
+        marked += [
+            at_m.mark_point(filled=True, size=90, opacity=1, color=spec.SERIES[i], shape=spec.SHAPES[i],
+                            aria=False).encode(x=x, y=yv, tooltip=tip),
+            at_m.mark_text(fontWeight="bold", color=spec.FOCUS, aria=False, **label_at[field]).encode(
+                x=x, y=yv, text=alt.Text(f"{field}_text:N"))]
+    subtitle = at_m.mark_text(align="left", baseline="bottom", x=0, y=-9, aria=False).encode(text=alt.Text("note:N"))
+    at = (alt.layer(focus, *marked, subtitle, data=spec.named("pairs"))
+          .transform_calculate(qx=ex["qx"], qy=ex["qy"])
+          .transform_calculate(sq=ex["sq"])
+          .transform_joinaggregate(total="sum(sq)")
+          .transform_filter("datum.pair === 0")
+          .transform_calculate(position=ex["position"], rope=ex["rope"], raw=ex["raw"])
+          .transform_calculate(rope_text=ex["rope_text"], raw_text=ex["raw_text"], note=ex["note"]))
+    return alt.layer(lines, ends, at).add_params(m_in).properties(
         height=LENGTH_HEIGHT, title=alt.TitleParams(f"Lengths, positions 1 to {last:,}", frame="group", offset=3))
