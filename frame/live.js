@@ -24,6 +24,7 @@ function createLive() {
   const live = {
     playSeconds: 4,
     reducedStepSeconds: 1,
+    reducedStops: 12,
     playNames: new Map(), // param name → number of play mounts
     players: new Map(), // param name → {playing, raf, timer}
     frames: [], // work per play frame, ms (dispatch → chart redrawn), the last 600
@@ -42,6 +43,7 @@ function createLive() {
   live.configure = (data) => {
     if (data.play_seconds) live.playSeconds = +data.play_seconds;
     if (data.reduced_step_seconds) live.reducedStepSeconds = +data.reduced_step_seconds;
+    if (data.reduced_stops) live.reducedStops = +data.reduced_stops;
     if (data.cookie && data.student) keepCookie(String(data.cookie), String(data.student));
   };
   live.setPresent = (data) => {
@@ -240,11 +242,12 @@ function createLive() {
     if (k0 >= n) k0 = 0; // at the end: start over
     const at = (k) => +(min + (k % (n + 1)) * step).toFixed(10);
     if (reduced.matches) {
-      // No continuous motion: one step a second while playing.
+      // No continuous motion: one jump a second while playing, a sweep in reducedStops jumps (whole steps).
+      const jump = Math.max(1, Math.round(n / live.reducedStops));
       let k = k0;
       const tick = () => {
         if (!p.playing) return;
-        k = (k + 1) % (n + 1);
+        k = k >= n ? 0 : Math.min(n, k + jump); // the last stop is the slider's end, then back to its start
         const el = rangeInput(name);
         if (el) setRange(el, at(k));
         p.timer = setTimeout(tick, live.reducedStepSeconds * 1000);

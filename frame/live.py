@@ -29,7 +29,8 @@ Play. ``frame.chart(fig, play="sn_pos")`` puts a Play/Pause button (a real ``<bu
 loops (one sweep takes ``PLAY_SECONDS``, whatever the number of steps), setting ``input.value`` and
 dispatching ``input`` on ``requestAnimationFrame``: the chart redraws in the browser, the script never reruns.
 The address is written when the student pauses (not on every frame). Touching the slider pauses. Under
-``prefers-reduced-motion: reduce`` it never animates continuously: while pressed it moves one step a second.
+``prefers-reduced-motion: reduce`` it never animates continuously: while pressed it jumps once a second, a sweep in
+``REDUCED_STOPS`` jumps (one slider step a second made a 4,000-step sweep last an hour: nothing seemed to move).
 ``play`` must name a bound range param of ``fig`` (else ``ValueError``: a page's mistake, caught by its tests).
 A chart slower than a frame skips values rather than queue redraws (the sweep keeps its pace). Several play
 buttons on one page are independent (one per chart).
@@ -74,7 +75,8 @@ from posenc.charts.spec import PRESENT_EVENT, Figure
 
 PRESENT_MAX_HEIGHT = 250  # presentation mode: the lead and the key chart share one 1280×720 screen at 150 %
 PLAY_SECONDS = 4.0  # one sweep of a play button, min → max (the issue asks for 3–6 s)
-REDUCED_STEP_SECONDS = 1.0  # under prefers-reduced-motion: one step a second while playing
+REDUCED_STEP_SECONDS = 1.0  # under prefers-reduced-motion: one jump a second while playing …
+REDUCED_STOPS = 12  # … a sweep in 12 jumps (or one slider step a jump, when the slider has fewer steps)
 TRUE = {"true", "1", "yes", "on"}
 FALSE = {"false", "0", "no", "off"}
 SEEDED = ("range", "radio", "select", "checkbox")  # the inputs seeded from the address
@@ -146,7 +148,8 @@ def mount() -> None:
     run, in the sidebar, where its empty element never moves the page (``frame.theme`` hides it)."""
     from .classroom import COOKIE, cookie_student
 
-    data: dict[str, Any] = {"role": "page", "play_seconds": PLAY_SECONDS, "reduced_step_seconds": REDUCED_STEP_SECONDS}
+    data: dict[str, Any] = {"role": "page", "play_seconds": PLAY_SECONDS,
+                            "reduced_step_seconds": REDUCED_STEP_SECONDS, "reduced_stops": REDUCED_STOPS}
     student = cookie_student()
     if student:  # class mode: the browser keeps the anonymous student id for its next session
         data |= {"cookie": COOKIE, "student": student}

@@ -188,13 +188,22 @@ def test_touching_the_slider_pauses_play(browser, server):
     page.context.close()
 
 
-def test_reduced_motion_moves_one_step_a_second_while_playing(browser, server):
+def test_reduced_motion_jumps_once_a_second_a_sweep_in_a_dozen_jumps(browser, server):
+    """Under prefers-reduced-motion Play never moves continuously: one jump a second, each 1/REDUCED_STOPS of
+    the sweep (whole slider steps), so a long slider still visibly moves (one step a second did not)."""
+    from frame.live import REDUCED_STEP_SECONDS, REDUCED_STOPS
+
     page = fresh(browser, server, reduced_motion="reduce")
+    jump = max(1, round((int(page.get_attribute(POS, "max")) - int(page.get_attribute(POS, "min"))) / REDUCED_STOPS))
     page.click("button.pe-play")
-    page.wait_for_timeout(2600)
-    moved = int(page.input_value(POS))
+    seen = []
+    for _ in range(13):
+        page.wait_for_timeout(200)
+        seen.append(int(page.input_value(POS)))
     page.click("button.pe-play")
-    assert 1 <= moved <= 3, moved  # continuous play would be 40 steps on by now
+    assert jump > 1 and all(v % jump == 0 for v in seen), (jump, seen)  # whole jumps from 0, nothing between
+    ticks = len(set(seen)) - (0 in seen)  # jumps made in 2.6 s
+    assert 1 <= ticks <= 2.6 / REDUCED_STEP_SECONDS + 1, seen  # continuous play would be 40 steps on by now
     page.context.close()
 
 
