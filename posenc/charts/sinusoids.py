@@ -588,12 +588,13 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
         x=alt.X("x0:Q"), x2=alt.X2("x:Q"), y=yf("tip"))
     tip = rows.mark_point(filled=True, size=70, color=spec.SERIES[0], opacity=1).encode(x=x, y=yf("tip"))
     cursor = rows.mark_rule(color=spec.SERIES[0], strokeWidth=1).encode(x=x)
-    label = rows.mark_text(align="left", baseline="bottom", dx=2, fontWeight="bold", color=spec.TEXT).encode(
-        x=alt.X("x0:Q"), y=yf("ty"), text="text:N")
+    look = dict(align="left", baseline="bottom", dx=2, fontWeight="bold")
+    halo = rows.mark_text(**look, **spec.HALO, color="#ffffff").encode(x=alt.X("x0:Q"), y=yf("ty"), text="text:N")
+    label = rows.mark_text(**look, color=spec.TEXT).encode(x=alt.X("x0:Q"), y=yf("ty"), text="text:N")
     head = (f"'p = ' + format({p}, 'd')"
             + ("" if fixed else f" + '   ·   base = ' + format({base}, ',.3~r')")
             + (f" + '   ·   k = ' + format({k_name}, 'd')" if shifted else ""))
-    layers = [ring, wave, now, cursor, hand, tip, label]
+    layers = [ring, wave, now, cursor, hand, tip, halo, label]  # the labels over the waves, on their halo
     if shifted:
         hand2 = hand_of("deg2", spec.FOCUS)
         tip2 = rows.mark_point(filled=True, size=80, shape="diamond", color=spec.FOCUS, clip=True).encode(
