@@ -37,10 +37,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             ["The word closest in meaning", "The last word", "The query word itself", "All about equally"],
             1, key="fixes_predict")
         left, right = st.columns([3, 2])
-        with right:
-            start = int(frame.slider("Position of the first word", "fx_start", 1, 2000, P_RAW,
-                                     help=f"Place the sentence deep in a document: the question and the chapter "
-                                          f"use position {P_RAW}."))
+        start = int(frame.live.opening(fc.weights_spec())[fc.START])  # where the chart opens (a link's), 1 … 2000
         view = raw_section(ex.sentence, ex.d, ex.seed, start)
         term, raw, figs = view.term, view.raw, view.figs
         with left:
@@ -49,30 +46,32 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             frame.chart(figs["terms"])
         lo, hi = int(raw.position_term.min()), int(raw.position_term.max())
         wins = f"{wording.share(raw.last_wins, n, 'queries')} {'puts' if raw.last_wins == 1 else 'put'}"
-        said = (f"At position {start:,}, {wins} their largest weight on the last word (on average "
-                f"{raw.last_weight:.4f} of it).")
+        said = (f"Where the chart opens, at position {start:,}, {wins} their largest weight on the last word (on "
+                f"average {raw.last_weight:.4f} of it).")
         if start != P_RAW:
             at_q = raw_section(ex.sentence, ex.d, ex.seed, P_RAW).raw
             said += (f" At the question's position {P_RAW}: {at_q.last_wins} of {n} "
                      f"(on average {at_q.last_weight:.4f}).")
+        drag = (" Drag the first word's position under the map: the line above it counts, at every start, the "
+                "queries whose largest weight is on the last key.")
         why = (f"a score gains the term $p_i\\,p_j$ (here {lo:,} to {hi:,}), which grows by $p_i$ with every step "
                f"of the key, beside content scores that spread by about {raw.content_spread:.3g}")
         frame.verdict("the index coordinate dwarfs the word's own coordinates", view.coordinate_dwarfs,
                       f"p = {start:,} against coordinates of typical size {term.content_coordinate:.2f} (root mean "
-                      f"square), {start / term.content_coordinate:,.0f} times larger")
+                      f"square), {start / term.content_coordinate:,.0f} times larger (where the chart opened)")
         frame.verdict("in a score, the index outweighs the words, as the chapter predicts", view.one_dwarfs,
                       f"content scores spread by {term.content_score:.3g} (√d = {term.sqrt_d:.3g}); the index "
                       f"meeting a query coordinate of size {term.query_coordinate:.2f} adds {term.one_side:,.0f}, "
-                      f"and passed into both q and k it adds p × p = {term.both_sides:,.0f}")
+                      f"and passed into both q and k it adds p × p = {term.both_sides:,.0f} (where the chart opened)")
         if n >= 3:
             frame.verdict(f"with the index, position decides the weights (R² above {DECIDES})",
                           view.position_decides,
                           f"position explains {raw.share_with:.4f} of each query's score spread (words only: "
                           f"{raw.share_without:.4f}); {raw.last_wins} of {n} queries give their largest weight to "
-                          f"the last word")
-        q.answer(f"{said} The key with the largest index wins because {why}." if view.everywhere else
+                          f"the last word (where the chart opened)")
+        q.answer(f"{said} The key with the largest index wins because {why}.{drag}" if view.everywhere else
                  f"{said} The index pulls every query toward the key with the largest index — {why} — but this "
-                 f"near the start the pull does not yet win everywhere.", then=(
+                 f"near the start the pull does not yet win everywhere.{drag}", then=(
             f"Why: a score is a sum of d products, so content scores spread by about √d "
             f"({math.sqrt(chapter.CONTENT_D):g} at the chapter's d = {chapter.CONTENT_D}; here d = {term.d}, "
             f"measured {term.content_score:.3g}). The index coordinate of a key meets one coordinate of the query, "

@@ -1,18 +1,33 @@
-"""The fixes page's in-chart closed forms against posenc: index ÷ length (the compared length N is a slider inside
-the strip, ``posenc.charts.fixes.LENGTH``) and multiplying (the key's position m, ``POSITION``). The Vega
-transforms, read from the built figures,
-are run in Python (``conftest.run_transforms``) over the rows the chart ships, at several N, and compared with
-``posenc.fixes.index_over_length`` and ``ratio_demo``; a link's N opens the chart there and the page's answer and
-checks speak of it."""
+"""The fixes page's in-chart closed forms against posenc: the raw index (the first word's position is a slider inside
+the weights map, ``posenc.charts.fixes.START``), index ÷ length (the compared length N, a slider inside the strip,
+``LENGTH``) and multiplying (the key's position m, ``POSITION``). The Vega transforms, read from the built figures,
+are run in Python (``conftest.run_transforms``; the map's grouped joinaggregates and aggregate by ``run_raw``)
+over the rows the chart ships, at several values, and compared with ``posenc.fixes`` (``raw_index_demo``,
+``index_over_length``, ``ratio_demo``, ``multiply_demo``); a link's value opens the chart there and the page's
+answer and checks speak of it (the start's: tests/test_page_fixes.py)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 
-from conftest import assert_ok, layer_with, layout_of, open_page, page_text, rows_of, run_transforms, vega_eval, verdict
+from conftest import (
+    assert_ok,
+    layer_with,
+    layout_of,
+    open_page,
+    page_text,
+    rows_of,
+    run_transforms,
+    spec_params,
+    vega_eval,
+    verdict,
+)
 from posenc import chapter
 from posenc.charts import fixes as fc
+from posenc.charts.spec import word_labels
 from posenc.core import tokenize
 from posenc.fixes import index_over_length, ratio_demo
 from posenc.sections import fixes as fixes_sections
@@ -121,3 +136,99 @@ def test_a_link_opens_the_multiply_chart_at_its_m_and_the_answer_speaks_of_it(m)
     else:
         assert f"Where the chart opens, at m = {int(m):,}," in text and f"{int(m):,} times as large" in text
     assert verdict(at, f"every score with it is multiplied by {m}")[0]
+
+
+# ---------------------------------------------------------------- the raw index: the first word's position in the chart
+RAW_SENTENCES = [chapter.SENTENCE, "hi there", "the cat saw the", " ".join(f"w{i}" for i in range(64))]
+RAW_STARTS = [fc.STARTS[0], 2, 40, chapter.RAW_POSITION, 1234, fc.STARTS[1]]
+
+
+def run_raw(rows: list[dict], transforms: list[dict], params: dict) -> list[dict]:
+    """The weights map's transforms as Vega runs them: calculate and filter through the mirror
+    (``conftest.run_transforms``), joinaggregate (max, sum) within its groups and aggregate (sum, count) here."""
+    rows = [dict(r) for r in rows]
+    ops = {"max": max, "min": min, "sum": math.fsum, "count": len}
+    for t in transforms:
+        if "joinaggregate" in t or "aggregate" in t:
+            groups: dict = {}
+            for r in rows:
+                groups.setdefault(tuple(r[g] for g in t.get("groupby", [])), []).append(r)
+            out = []
+            for key, members in groups.items():
+                done = {a["as"]: ops[a["op"]]([m[a["field"]] for m in members] if "field" in a else members)
+                        for a in t.get("joinaggregate", t.get("aggregate"))}
+                if "joinaggregate" in t:
+                    out += [{**m, **done} for m in members]
+                else:
+                    out.append({**dict(zip(t.get("groupby", []), key)), **done})
+            rows = out
+        else:
+            rows = run_transforms(rows, [t], params)
+    return rows
+
+
+def raw_transforms(spec: dict, last: str) -> list[dict]:
+    """The weights map's transforms that compute ``last``: the scores and softmax its layers share (the parent
+    layer's), then the layer's own."""
+    return spec.get("transform", []) + transforms_over(spec, "weights", last)
+
+
+def raw_figure(sentence: str, d: int, seed: int, opening: int = chapter.RAW_POSITION):
+    """The weights map as the page builds it (the section's own call), opening at ``opening``."""
+    from posenc.fixes import fixes_inputs
+
+    return fixes_inputs(tokenize(sentence), d, seed), fixes_sections.raw_index(sentence, d, seed, opening).figs["weights"]
+
+
+@pytest.mark.parametrize("sentence,d,seed", [(RAW_SENTENCES[0], 64, 0), (RAW_SENTENCES[1], 3, 1),
+                                             (RAW_SENTENCES[2], 16, 2), (RAW_SENTENCES[3], 512, 0)])
+@pytest.mark.parametrize("start", RAW_STARTS)
+def test_the_weights_map_is_the_softmax_of_each_querys_scores_at_every_start(sentence, d, seed, start):
+    """Both scores, at every start: each cell's weight is posenc's (softmax of (q·k + pᵢ·pⱼ)/√d, or of q·k/√d),
+    each label the position and the word, and the line above the map counts the queries whose largest weight is
+    on the last key as numpy's argmax does (the first of equal scores: two copies of a word tie without the
+    index)."""
+    from posenc.fixes import raw_index_demo
+
+    inp, fig = raw_figure(sentence, d, seed)
+    raw = raw_index_demo(inp.X, inp.W, start)
+    n = len(inp.tokens)
+    for scores, expected in zip(fc.SCORES, (raw.weights_without, raw.weights_with)):
+        params = {fc.START: start, fc.SCORES_PICK: scores}
+        cells = run_raw(rows_of(fig, "weights"), raw_transforms(fig.spec, "key"), params)
+        got = np.zeros((n, n))
+        for c in cells:
+            got[c["qi"], c["ki"]] = c["weight"]
+        assert np.all(np.isfinite(got))
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-15)
+        assert [c["key"] for c in cells[:n]] == word_labels(inp.tokens, start=start)
+        assert [c["query"] for c in cells[::n]] == word_labels(inp.tokens, start=start)
+        [note] = run_raw(rows_of(fig, "weights"), raw_transforms(fig.spec, "note"), params)
+        wins = int(np.sum(np.argmax(expected, axis=1) == n - 1))
+        assert note["note"] == f"last key on top for {wins} of {n} queries"
+        if scores == fc.SCORES[1]:
+            assert wins == raw.last_wins
+
+
+def test_two_copies_of_the_last_word_tie_without_the_index_and_the_first_copy_counts():
+    """“the cat saw the”: without the index both “the” keys score alike for every query, so no query's largest
+    weight is the last key's alone (numpy's argmax, the page's count, takes the first) — the line says 0."""
+    inp, fig = raw_figure(RAW_SENTENCES[2], 16, 2)
+    params = {fc.START: 1, fc.SCORES_PICK: fc.SCORES[0]}
+    [note] = run_raw(rows_of(fig, "weights"), raw_transforms(fig.spec, "note"), params)
+    assert note["wins"] == 0 and note["note"] == "last key on top for 0 of 4 queries"
+
+
+def test_the_start_is_a_range_slider_in_the_map_that_opens_at_the_chapters_500_and_the_data_do_not_move():
+    _, fig = raw_figure(chapter.SENTENCE, 64, 0)
+    params = {p["name"]: p for node in [fig.spec, *fig.spec["layer"]] for p in node.get("params", [])}
+    opens = {p["name"]: p.get("value") for p in spec_params(fc.weights_spec())}  # what the page reads
+    assert params[fc.START]["value"] == chapter.RAW_POSITION == opens[fc.START]
+    assert params[fc.START]["bind"]["input"] == "range"
+    assert (params[fc.START]["bind"]["min"], params[fc.START]["bind"]["max"]) == fc.STARTS
+    assert params[fc.SCORES_PICK]["bind"]["input"] == "radio" and params[fc.SCORES_PICK]["value"] == fc.SCORES[1]
+    for elsewhere in (1, 1234, fc.STARTS[1]):  # the same map wherever it opens: only its reading names the start
+        _, other = raw_figure(chapter.SENTENCE, 64, 0, elsewhere)
+        assert layout_of(other) == layout_of(fig)
+        assert all(t.equals(other.datasets[k]) for k, t in fig.datasets.items())
+        assert other.reading.startswith(f"The chart opens with the first word at position {elsewhere:,}.")

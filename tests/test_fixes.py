@@ -349,7 +349,7 @@ def _all_figures(tokens, d=16, start=500, length=100, position=50, width=8, past
     figs = [
         C.coordinate_bars(inp.X[0], start, tokens[0]),
         C.score_terms(t.content_score, t.one_side, t.both_sides, start, d),
-        C.weights_heatmap(r.weights_without, r.weights_with, tokens, start),
+        C.weights_heatmap(r.content, tokens, d, r.weights_without, r.weights_with, opening=start),
         C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, start),
         *fixes_sections.ratio(" ".join(tokens), length)[1:],  # as the page draws them: the 1/N curve to 1000
         C.multiply_lines(m.scores_at_1, tokens, m.query_index, opening=m.position),
@@ -386,15 +386,15 @@ def test_every_figure_is_valid_named_and_small(kw):
 
 def test_a_sliders_value_is_data_not_layout():
     """The start takes two thousand values: every figure's layout stays the same (the positions in labels,
-    titles, the label's place and the axes' ends travel as data). The compared length N and the key's position m
-    are sliders inside their charts: those two figures' data are the same wherever they open (the browser
-    computes what N and m change), and only their readings name the opening value; the 1/N curve beside the
-    strip does not depend on N at all."""
+    titles, the label's place and the axes' ends travel as data). The start (in the weights map), the compared
+    length N and the key's position m are sliders inside their charts: those figures' data are the same wherever
+    they open (the browser computes what the start, N and m change), and only their readings name the opening
+    value; the 1/N curve beside the strip does not depend on N at all."""
     a = _all_figures(TOKENS, start=500, length=100, position=50, width=30, past=9)
     b = _all_figures(TOKENS, start=1701, length=937, position=713, width=40, past=9)
     for x, y in zip(a, b):
         assert layout_of(x) == layout_of(y), x.description
-        in_chart = any(name in json.dumps(x.spec) for name in (C.LENGTH, C.POSITION))
+        in_chart = any(name in json.dumps(x.spec) for name in (C.START, C.LENGTH, C.POSITION))
         same_data = all(x.datasets[k].equals(y.datasets[k]) for k in x.datasets)
         if in_chart:
             assert same_data and x.reading != y.reading, x.description
@@ -450,31 +450,46 @@ def test_one_hot_width_is_data_not_layout():
     assert sorted(set(cols)) == list(range(1, 10))  # numbers, drawn as an ordinal axis in their own order
 
 
+def _weights_cells(fig, start: int, scores: str = C.SCORES[1]) -> list[dict]:
+    """The weights map's cells as the browser computes them at ``start`` (its transforms through the mirror of
+    tests/test_client_expressions_fixes.py)."""
+    from test_client_expressions_fixes import raw_transforms, run_raw
+
+    params = {C.START: start, C.SCORES_PICK: scores}
+    return run_raw(fig.datasets["weights"].to_pylist(), raw_transforms(fig.spec, "key"), params)
+
+
 def test_labels_that_carry_the_start_are_ordered_by_their_index():
     X, W = _xw(TOKENS)
     r = raw_index_demo(X, W, 998)
-    fig = C.weights_heatmap(r.weights_without, r.weights_with, TOKENS, 998)
-    rows = fig.datasets["weights"].to_pylist()
-    order = sorted({(row["ki"], row["key"]) for row in rows})
+    fig = C.weights_heatmap(r.content, TOKENS, X.shape[1], r.weights_without, r.weights_with, opening=998)
+    order = sorted({(row["ki"], row["key"]) for row in _weights_cells(fig, 998)})
     assert [k for _, k in order] == ["998 the", "999 cat", "1000 chased", "1001 the", "1002 mouse"]  # not as text
-    assert fig.spec["encoding"]["x"]["sort"] == {"field": "ki", "op": "min"}
-    assert fig.spec["encoding"]["y"]["sort"] == {"field": "qi", "op": "min"}
+    [cells] = [layer for layer in fig.spec["layer"] if layer["mark"]["type"] == "rect"]
+    assert cells["encoding"]["x"]["sort"] == {"field": "ki", "op": "min"}
+    assert cells["encoding"]["y"]["sort"] == {"field": "qi", "op": "min"}
 
 
-def test_weights_heatmap_sends_both_and_picks_in_the_chart():
+def test_weights_heatmap_sends_the_content_scores_once_and_picks_and_starts_in_the_chart():
+    """One row a query-key pair, its content score q·k: the radio picks the words only or with the index, the
+    slider the start, and the browser computes both weights (tests/test_client_expressions_fixes.py at every
+    start)."""
     X, W = _xw(TOKENS)
     r = raw_index_demo(X, W, 500)
-    fig = C.weights_heatmap(r.weights_without, r.weights_with, TOKENS, 500)
+    fig = C.weights_heatmap(r.content, TOKENS, X.shape[1], r.weights_without, r.weights_with, opening=500)
     rows = fig.datasets["weights"].to_pylist()
-    assert len(rows) == 2 * 25
+    assert len(rows) == 25 and {row["d"] for row in rows} == {X.shape[1]}
+    assert [row["content"] for row in rows] == list(r.content.ravel())
+    assert {row["qw"] for row in rows} == set(TOKENS) and {row["n"] for row in rows} == {5}
     # two copies of "the" stay two labels, 1-based from the start
-    assert {"500 the", "503 the"} <= {row["key"] for row in rows}
-    got = {(row["scores"], row["query"], row["key"]): row["weight"] for row in rows}
-    assert got[("with the index", "500 the", "504 mouse")] == r.weights_with[0, 4]
-    assert got[("words only", "502 chased", "501 cat")] == r.weights_without[2, 1]
-    param = fig.spec["params"][0]
-    assert param["bind"]["input"] == "radio" and param["value"] == "with the index"
-    assert fig.spec["transform"] == [{"filter": f"(datum.scores === {param['name']})"}]
+    got = {(row["query"], row["key"]): row["weight"] for row in _weights_cells(fig, 500)}
+    assert {"500 the", "503 the"} <= {k for _, k in got}
+    assert got[("500 the", "504 mouse")] == pytest.approx(r.weights_with[0, 4], rel=1e-12)
+    alone = {(row["query"], row["key"]): row["weight"] for row in _weights_cells(fig, 500, C.SCORES[0])}
+    assert alone[("502 chased", "501 cat")] == pytest.approx(r.weights_without[2, 1], rel=1e-12)
+    params = {p["name"]: p for node in [fig.spec, *fig.spec["layer"]] for p in node.get("params", [])}
+    assert params[C.SCORES_PICK]["bind"]["input"] == "radio" and params[C.SCORES_PICK]["value"] == "with the index"
+    assert params[C.START]["bind"]["input"] == "range" and params[C.START]["value"] == chapter.RAW_POSITION
 
 
 def test_multiply_lines_highlight_the_chapter_query_and_move_m_inside_the_chart():

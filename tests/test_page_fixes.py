@@ -8,6 +8,8 @@ import pytest
 import posenc
 from conftest import (
     assert_ok,
+    chart_spec,
+    chart_tables,
     charts_of,
     checks_block,
     kind,
@@ -17,10 +19,12 @@ from conftest import (
     page_fixture,
     page_text,
     predict_radios,
+    spec_params,
     verdict,
     verdicts,
 )
 from posenc import chapter
+from posenc.charts import fixes as fc
 from posenc.fixes import (
     DWARFS,
     LONG,
@@ -167,7 +171,7 @@ def test_near_the_start_the_prose_does_not_say_the_words_cannot_compete(start):
         assert "the words still have a say" in text or "already" in text
     wins = ("all 5 queries put" if raw.last_wins == 5 else "1 of your 5 queries puts" if raw.last_wins == 1
             else f"{raw.last_wins} of your 5 queries put")
-    assert f"At position {int(start):,}, {wins}" in answer
+    assert f"Where the chart opens, at position {int(start):,}, {wins}" in answer
     assert ("The key with the largest index wins" in answer) == (raw.last_wins == 5)
 
 
@@ -218,10 +222,9 @@ def test_bad_url_values_give_a_notice_not_a_traceback(query):
 
 
 def test_widgets_moved_to_their_extremes():
+    """The page's Streamlit controls (the start, N and m move inside their charts: a link opens them anywhere)."""
     at = open_page(PAGE)
-    for key, value in [("fx_start", 2000), ("fx_start", 1)]:
-        at.slider(key=key).set_value(value).run()
-        page_text(assert_ok(at))
+    assert not [w for w in at.slider if w.key in ("fx_start", "fx_len", "fx_mpos")]
     for key, value in [("fx_width", 1000), ("fx_width", 1), ("fx_past", 2000), ("fx_past", 1)]:
         at.number_input(key=key).set_value(value).run()
         page_text(assert_ok(at))
@@ -250,16 +253,61 @@ def test_two_words_odd_d_and_long_sentences():
     assert all(sum(ds.data.data.__len__() for ds in c.proto.datasets) < 400_000 for c in charts_of(at))
 
 
+def _unseeded(layout: dict) -> dict:
+    """A chart's layout without the value its in-chart start opens at (``frame.live`` seeds it from a link)."""
+    for p in spec_params(layout):
+        if p.get("name") == fc.START:
+            p.pop("value")
+    return layout
+
+
 @pytest.mark.parametrize("control,values", [("fx_start", ("501", "1999"))])
 def test_a_position_or_length_changes_data_not_layouts(control, values):
-    """The start takes two thousand values: each is data (labels, titles, the end label, the axes' ends), so a
-    press reuses every chart's layout and the browser swaps the numbers in. (The compared length N and the
-    key word's position m move inside their charts: tests/test_client_expressions_fixes.py.)"""
-    base = layouts(open_page(PAGE))
+    """The start a link opens at takes two thousand values: in the terms and the Deeper's charts each is data
+    (labels, titles, the end label, the axes' ends), so every chart's layout is reused and the browser swaps the
+    numbers in; the weights map computes it in the browser, its param seeded from the link. (The compared length
+    N and the key word's position m move inside their charts: tests/test_client_expressions_fixes.py.)"""
+    base = [_unseeded(layout) for layout in layouts(open_page(PAGE))]
     for v in values:
         at = open_page(PAGE, query={control: v})
         assert_ok(at)
-        assert layouts(at) == base, (control, v)
+        assert [_unseeded(layout) for layout in layouts(at)] == base, (control, v)
+
+
+def _weights_map(at):
+    """The weights map on the page: the chart whose in-chart slider sets the start."""
+    [chart] = [c for c in charts_of(at) if any(p["name"] == fc.START for p in spec_params(chart_spec(c)))]
+    return chart
+
+
+@pytest.mark.parametrize("start", ["1", "500", "1500", "2000", "0", "abc", "99999"])
+def test_a_link_opens_the_map_at_its_start_and_the_answer_and_checks_speak_of_it(start):
+    """?fx_start=N opens the weights map at N (its slider's value): the answer and the checks give N's numbers,
+    said to be where the chart opens. A start the slider cannot take opens at the chapter's 500, with a notice."""
+    at = assert_ok(open_page(PAGE, query={fc.START: start}, fixes_predict_shown=True))
+    text = page_text(at)
+    usable = start.isdigit() and fc.STARTS[0] <= int(start) <= fc.STARTS[1]
+    p = int(start) if usable else chapter.RAW_POSITION
+    inp = fixes_inputs(TOKENS, 64, 0)
+    raw = raw_index_demo(inp.X, inp.W, p)
+    assert [q["value"] for q in spec_params(chart_spec(_weights_map(at))) if q["name"] == fc.START] == [p]
+    assert f"Where the chart opens, at position {p:,}, " in text and f"(on average {raw.last_weight:.4f} of it)" in text
+    assert "Drag the first word's position under the map" in text
+    assert f"p = {p:,} against" in verdict(at, "the index coordinate dwarfs")[1]
+    assert f"{raw.last_wins} of 5 queries give their largest weight to the last word (where the chart opened)" in \
+        verdict(at, "position decides the weights")[1]
+    warned = [w.value for w in at.warning if fc.START in w.value]
+    assert warned == ([] if usable else [f"The link's value for “{fc.START}” was not usable; using "
+                                         f"{chapter.RAW_POSITION}."])
+
+
+def test_the_weights_map_sends_the_same_data_wherever_it_opens():
+    """The start moves in the browser: a link's start changes the map's seeded slider and its reading, not its
+    data (the content scores, the words, d)."""
+    maps = [_weights_map(assert_ok(open_page(PAGE, query={fc.START: v}))) for v in ("1", "500", "2000")]
+    tables = [chart_tables(m) for m in maps]
+    assert all(t.keys() == tables[0].keys() and all(t[k].equals(tables[0][k]) for k in t) for t in tables[1:])
+    assert len({m.proto.spec for m in maps}) == 3  # the seeded value
 
 
 def _marks(node):

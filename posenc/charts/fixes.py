@@ -1,9 +1,10 @@
 """Charts and tables of the page “Obvious fixes that fail” (arrays in, ``spec.Figure`` / ``pa.Table`` out).
 
 Every figure goes through the one pipeline (``spec.figure`` over named datasets). Controls that only re-slice
-data already sent live inside the chart as Vega-Lite params: which scores the weights heat map shows (words
-only, or with the index), and which query the multiply chart highlights. Positions are 1-based, as in the
-chapter.
+data already sent, or evaluate a closed form of it, live inside the chart as Vega-Lite params: which scores the
+weights heat map shows (words only, or with the index) and where the sentence starts (its softmax computed in the
+browser), the compared length N, the key word's position m and the query the multiply chart highlights.
+Positions are 1-based, as in the chapter.
 """
 
 from __future__ import annotations
@@ -16,11 +17,9 @@ import numpy as np
 import pyarrow as pa
 
 from .. import chapter
-from ..core import block_average
 from ..fixes import DWARFS
 from .spec import (
     FOCUS,
-    MAX_MARKS,
     PRESENTING,
     REFERENCE,
     SEQUENTIAL,
@@ -105,7 +104,7 @@ def score_terms(content_score: float, one_side: float, both_sides: float, positi
     text = [f"{v:,.3g}" if v < 1000 else f"{v:,.0f}" for v in values]  # as written beside the bars
     data = columns(part=categories(np.arange(3), TERMS), size=values, base=[1.0, 1.0, 1.0], text=text)
     extent = columns(size=[1.0, max(10.0, both_sides) * TERMS_AXIS_ROOM],  # the x range, as data
-                     title=categories(np.zeros(2, dtype=int), [f"Then in a score (d = {d})"]))
+                     title=categories(np.zeros(2, dtype=int), [f"Then in a score at p = {position:,} (d = {d})"]))
     return figure(_score_terms_layout(), {"terms": data, "extent": extent}, description=(
         "Sizes in a score, on a log axis: the spread of the content scores, the index meeting a query coordinate "
         "of size about 1, and the index passed into both the query and the key (p × p)."),
@@ -136,59 +135,90 @@ def _score_terms_layout() -> alt.LayerChart:
         height=120, title=alt.TitleParams(text_from("extent", "title")))
 
 
-def weights_heatmap(without: np.ndarray, with_index: np.ndarray, tokens: list[str], start: int) -> Figure:
-    """The attention weights without and with the raw index, one heat map; a radio inside the chart picks which
-    (both are sent, so switching costs no rerun). Words are labelled with their positions ("500 The")."""
-    side = math.isqrt(MAX_MARKS // 2)  # both matrices must fit in one figure: blocks of positions beyond that
-    a, r, _ = block_average(without, side, side)
-    b, _, _ = block_average(with_index, side, side)
-    n, total = a.shape[0], len(tokens)
-    check_marks(2 * n * n)
-    labels = word_labels(tokens, start=start) if r == 1 else [
-        f"{start + i * r}–{start + min((i + 1) * r, total) - 1}" for i in range(n)]
-    qi, ki = np.tile(np.repeat(np.arange(n), n), 2), np.tile(np.tile(np.arange(n), n), 2)
-    data = columns(
-        scores=categories(np.repeat([0, 1], n * n), SCORES),
-        query=categories(qi, labels), key=categories(ki, labels),
-        qi=qi.astype(np.int16), ki=ki.astype(np.int16),  # the labels' order (they carry the start position)
-        weight=np.r_[a.ravel(), b.ravel()],
-    )
-    blocks = f" (blocks of {r} positions averaged)" if r > 1 else ""
+START = "fx_start"  # the in-chart position of the first word (frame.live keeps it in the address)
+STARTS = (1, 2000)  # its slider's ends
+SCORES_PICK = "fx_scores"  # the in-chart radio: the words only, or with the index
+# The closed forms the browser evaluates as the start moves (tests/test_client_expressions_fixes.py checks them
+# against posenc.fixes.raw_index_demo): each word's position, the score with the index ((q·k + pᵢ·pⱼ) / √d) or
+# the words only (q·k / √d), and its softmax over the query's row, the row's largest score subtracted first.
+EXPR_RAW_PQ = f"{START} + datum.qi"
+EXPR_RAW_PK = f"{START} + datum.ki"
+EXPR_RAW_SCORE = f"(datum.content + ({SCORES_PICK} === '{SCORES[1]}' ? datum.pq * datum.pk : 0)) / sqrt(datum.d)"
+EXPR_RAW_EXP = "exp(datum.score - datum.top)"
+EXPR_RAW_WEIGHT = "datum.e / datum.total"
+EXPR_RAW_QUERY = "datum.pq + ' ' + datum.qw"  # '500 the', as spec.word_labels writes it
+EXPR_RAW_KEY = "datum.pk + ' ' + datum.kw"
+# the line above the map: the queries whose largest weight is on the last key, as numpy's argmax counts them (the
+# first of equal scores: two copies of a word score alike without the index): each row's first key at its top score
+EXPR_RAW_AT_TOP = "datum.score === datum.top"
+EXPR_RAW_WIN = "datum.first === datum.n - 1 ? 1 : 0"
+EXPR_RAW_NOTE = "'last key on top for ' + datum.wins + ' of ' + datum.queries + ' queries'"
+
+
+def weights_heatmap(content: np.ndarray, tokens: list[str], d: int, without: np.ndarray, with_index: np.ndarray,
+                    *, opening: int) -> Figure:
+    """The attention weights without and with the raw index, one heat map, computed in the browser from the
+    content scores ``content`` (q_i·k_j, not yet divided by √d): a radio inside the chart picks the scores and a
+    slider the position of the first word (``START``, no rerun), and the softmax of each query's row follows.
+    Words are labelled with their positions ("500 The"). ``without``/``with_index``: the weights at ``opening``,
+    the start the chart opens at, for its reading."""
+    c = np.asarray(content, dtype=float)
+    n = c.shape[0]
+    check_marks(n * n)
+    qi, ki = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+    words, code = np.unique(np.asarray(list(tokens), dtype=object), return_inverse=True)
+    data = columns(qi=qi.astype(np.int16), ki=ki.astype(np.int16), qw=categories(code[qi], list(words)),
+                   kw=categories(code[ki], list(words)), content=c.ravel(), d=np.full(n * n, d, dtype=np.int16),
+                   n=np.full(n * n, n, dtype=np.int16))
     last_with, last_without = float(np.mean(with_index[:, -1])), float(np.mean(without[:, -1]))
-    wins = int(np.sum(np.argmax(with_index, axis=1) == with_index.shape[1] - 1))
+    wins = int(np.sum(np.argmax(with_index, axis=1) == n - 1))
     give = "gives its" if wins == 1 else "give their"
     return figure(_weights_heatmap_layout(n), {"weights": data}, description=(
         "Attention weights of the sentence placed at a starting position, query by key, from the words only or "
-        "with the raw index (the scores are picked below the chart)."),
-        reading=f"The sentence starts at position {start:,}{blocks}. With the index, {wins} of {total} queries "
-                f"{give} largest weight to the last key (on average {last_with:.3f} of it, against "
+        "with the raw index: the scores and the position of the first word are set below the chart."),
+        reading=f"The chart opens with the first word at position {opening:,}. With the index, {wins} of {n} "
+                f"queries {give} largest weight to the last key (on average {last_with:.3f} of it, against "
                 f"{last_without:.3f} from the words only).")
 
 
+def weights_spec() -> dict:
+    """The weights heat map's layout as Vega-Lite, for a page to read the start it opens at
+    (``frame.live.opening``: the address's when a link carries one)."""
+    return _weights_heatmap_layout(2).spec()
+
+
 @layout
-def _weights_heatmap_layout(n: int) -> alt.Chart:
-    """The n × n query × key heat map, labels in the order of their index columns (qi, ki), filtered by the
-    in-chart radio that picks the scores."""
-    which = SCORES
-    pick = alt.param(name="fx_scores", value=which[1],
-                     bind=alt.binding_radio(options=which, name="scores: "))
+def _weights_heatmap_layout(n: int) -> alt.LayerChart:
+    """The n × n query × key heat map, labels in the order of their index columns (qi, ki): the scores picked by
+    the in-chart radio, the positions from the in-chart slider, each row's softmax; above it, how many queries
+    weigh the last key most."""
+    pick = alt.param(name=SCORES_PICK, value=SCORES[1], bind=alt.binding_radio(options=SCORES, name="scores: "))
+    start = alt.param(name=START, value=chapter.RAW_POSITION,
+                      bind=alt.binding_range(min=STARTS[0], max=STARTS[1], step=1,
+                                             name="first word at "))
     angle = -40 if n > 6 else 0
-    return (
-        alt.Chart(named("weights")).mark_rect(aria=False)
-        .encode(
-            x=alt.X("key:N", sort=alt.EncodingSortField("ki", op="min"), title="key (position and word)",
-                    axis=alt.Axis(labelAngle=angle, labelOverlap=True, labelLimit=90)),
-            y=alt.Y("query:N", sort=alt.EncodingSortField("qi", op="min"), title="query",
-                    axis=alt.Axis(labelOverlap=True)),
-            color=alt.Color("weight:Q", title="weight", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]),
-                            legend=alt.Legend(orient="right", direction="vertical", gradientLength=90)),
-            tooltip=[alt.Tooltip("scores:N"), alt.Tooltip("query:N"), alt.Tooltip("key:N"),
-                     alt.Tooltip("weight:Q", format=".4f")],
-        )
-        .add_params(pick)
-        .transform_filter(alt.datum.scores == pick)
-        .properties(height=_heat_height(n), title="The weights (scores: pick below)")
-    )
+    cells = alt.Chart().transform_calculate(query=EXPR_RAW_QUERY, key=EXPR_RAW_KEY).mark_rect(aria=False).encode(
+        x=alt.X("key:N", sort=alt.EncodingSortField("ki", op="min"), title="key (position and word)",
+                axis=alt.Axis(labelAngle=angle, labelOverlap=True, labelLimit=90)),
+        y=alt.Y("query:N", sort=alt.EncodingSortField("qi", op="min"), title="query",
+                axis=alt.Axis(labelOverlap=True)),
+        color=alt.Color("weight:Q", title="weight", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]),
+                        legend=alt.Legend(orient="right", direction="vertical", gradientLength=90)),
+        tooltip=[alt.Tooltip("query:N"), alt.Tooltip("key:N"), alt.Tooltip("score:Q", format=",.4g"),
+                 alt.Tooltip("weight:Q", format=".4f")],
+    ).add_params(start, pick)  # the slider first: it is the section's question
+    note = (alt.Chart().transform_filter(EXPR_RAW_AT_TOP).transform_aggregate(first="min(ki)", groupby=["qi", "n"])
+            .transform_calculate(win=EXPR_RAW_WIN).transform_aggregate(wins="sum(win)", queries="count()")
+            .transform_calculate(note=EXPR_RAW_NOTE)
+            .mark_text(aria=False, align="right", baseline="bottom", x="width", y=-6, color=TEXT, fontSize=13)
+            .encode(text="note:N"))
+    # the scores and each row's softmax once, for both layers (the map's cells, the line above it)
+    return (alt.layer(cells, note, data=named("weights"))
+            .transform_calculate(pq=EXPR_RAW_PQ, pk=EXPR_RAW_PK).transform_calculate(score=EXPR_RAW_SCORE)
+            .transform_joinaggregate(top="max(score)", groupby=["qi"]).transform_calculate(e=EXPR_RAW_EXP)
+            .transform_joinaggregate(total="sum(e)", groupby=["qi"]).transform_calculate(weight=EXPR_RAW_WEIGHT)
+            .properties(height=_heat_height(n),
+                        title=alt.TitleParams("The weights (start and scores below)", offset=6)))
 
 
 def share_sweep(starts: np.ndarray, rho: np.ndarray, share: np.ndarray, start: int) -> Figure:

@@ -93,7 +93,7 @@ class RawView:
                     f"and k it is already {t.both_sides / t.content_score:,.0f} times their spread.")
         return (f"At position {start:,} the index's terms ({t.one_side:,.3g} and {t.both_sides:,.3g}) are less "
                 f"than {DWARFS:g} times the words' spread ({t.content_score:.3g}): here the words still have a say. "
-                "Slide the start deeper and they lose it.")
+                "Drag the start deeper, under the map, and they lose it.")
 
 
 def raw_index(sentence: str, d: int, seed: int, start: int) -> RawView:
@@ -102,7 +102,8 @@ def raw_index(sentence: str, d: int, seed: int, start: int) -> RawView:
     figs = {
         "coord": fc.coordinate_bars(inp.X[0], start, inp.tokens[0]),
         "terms": fc.score_terms(term.content_score, term.one_side, term.both_sides, start, term.d),
-        "weights": fc.weights_heatmap(raw.weights_without, raw.weights_with, inp.tokens, start),
+        "weights": fc.weights_heatmap(raw.content, inp.tokens, term.d, raw.weights_without, raw.weights_with,
+                                      opening=start),  # the start moves in the browser: only the reading names it
         "sweep": fc.share_sweep(raw.sweep_starts, raw.sweep_rho, raw.sweep_share, start),
     }
     readout = fc.raw_readout(raw.rho_without, raw.rho_with, raw.share_without, raw.share_with, raw.last_wins,
