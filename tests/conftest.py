@@ -554,9 +554,12 @@ def vega_eval(expr: str, datum: dict | None = None, params: dict | None = None):
     return _VegaEval(names).visit(_vega_parse(expr))
 
 
+AGGREGATES = {"max": max, "min": min, "sum": math.fsum, "count": len}  # Vega's ops the charts use
+
+
 def run_transforms(rows: list[dict], transforms: list[dict], params: dict) -> list[dict]:
-    """Vega-Lite's calculate, filter, pivot (one value a cell) and joinaggregate (sum) over ``rows``, in order, as
-    the browser runs them."""
+    """Vega-Lite's calculate, filter, pivot (one value a cell), joinaggregate and aggregate (max, min, sum, count,
+    within their ``groupby``) over ``rows``, in order, as the browser runs them."""
     rows = [dict(r) for r in rows]
     for t in transforms:
         if "calculate" in t:
@@ -570,12 +573,17 @@ def run_transforms(rows: list[dict], transforms: list[dict], params: dict) -> li
                 key = tuple(r[g] for g in t["groupby"])
                 groups.setdefault(key, dict(zip(t["groupby"], key)))[r[t["pivot"]]] = r[t["value"]]
             rows = list(groups.values())
-        elif "joinaggregate" in t:
-            for agg in t["joinaggregate"]:
-                assert agg["op"] == "sum"
-                total = math.fsum(r[agg["field"]] for r in rows)
-                for r in rows:
-                    r[agg["as"]] = total
+        elif "joinaggregate" in t or "aggregate" in t:  # per group (in order of first appearance)
+            by = t.get("groupby", [])
+            groups = {}
+            for r in rows:
+                groups.setdefault(tuple(r[g] for g in by), []).append(r)
+            out = []
+            for key, members in groups.items():
+                done = {a["as"]: AGGREGATES[a["op"]]([m[a["field"]] for m in members] if "field" in a else members)
+                        for a in t.get("joinaggregate", t.get("aggregate"))}
+                out += [{**m, **done} for m in members] if "joinaggregate" in t else [{**dict(zip(by, key)), **done}]
+            rows = out
         else:
             raise NotImplementedError(t)
     return rows

@@ -1,14 +1,12 @@
 """The fixes page's in-chart closed forms against posenc: the raw index (the first word's position is a slider inside
 the weights map, ``posenc.charts.fixes.START``), index ÷ length (the compared length N, a slider inside the strip,
 ``LENGTH``) and multiplying (the key's position m, ``POSITION``). The Vega transforms, read from the built figures,
-are run in Python (``conftest.run_transforms``; the map's grouped joinaggregates and aggregate by ``run_raw``)
+are run in Python (``conftest.run_transforms``, the map's grouped joinaggregates and aggregate included)
 over the rows the chart ships, at several values, and compared with ``posenc.fixes`` (``raw_index_demo``,
 ``index_over_length``, ``ratio_demo``, ``multiply_demo``); a link's value opens the chart there and the page's
 answer and checks speak of it (the start's: tests/test_page_fixes.py)."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
@@ -143,30 +141,6 @@ RAW_SENTENCES = [chapter.SENTENCE, "hi there", "the cat saw the", " ".join(f"w{i
 RAW_STARTS = [fc.STARTS[0], 2, 40, chapter.RAW_POSITION, 1234, fc.STARTS[1]]
 
 
-def run_raw(rows: list[dict], transforms: list[dict], params: dict) -> list[dict]:
-    """The weights map's transforms as Vega runs them: calculate and filter through the mirror
-    (``conftest.run_transforms``), joinaggregate (max, sum) within its groups and aggregate (sum, count) here."""
-    rows = [dict(r) for r in rows]
-    ops = {"max": max, "min": min, "sum": math.fsum, "count": len}
-    for t in transforms:
-        if "joinaggregate" in t or "aggregate" in t:
-            groups: dict = {}
-            for r in rows:
-                groups.setdefault(tuple(r[g] for g in t.get("groupby", [])), []).append(r)
-            out = []
-            for key, members in groups.items():
-                done = {a["as"]: ops[a["op"]]([m[a["field"]] for m in members] if "field" in a else members)
-                        for a in t.get("joinaggregate", t.get("aggregate"))}
-                if "joinaggregate" in t:
-                    out += [{**m, **done} for m in members]
-                else:
-                    out.append({**dict(zip(t.get("groupby", []), key)), **done})
-            rows = out
-        else:
-            rows = run_transforms(rows, [t], params)
-    return rows
-
-
 def raw_transforms(spec: dict, last: str) -> list[dict]:
     """The weights map's transforms that compute ``last``: the scores and softmax its layers share (the parent
     layer's), then the layer's own."""
@@ -195,7 +169,7 @@ def test_the_weights_map_is_the_softmax_of_each_querys_scores_at_every_start(sen
     n = len(inp.tokens)
     for scores, expected in zip(fc.SCORES, (raw.weights_without, raw.weights_with)):
         params = {fc.START: start, fc.SCORES_PICK: scores}
-        cells = run_raw(rows_of(fig, "weights"), raw_transforms(fig.spec, "key"), params)
+        cells = run_transforms(rows_of(fig, "weights"), raw_transforms(fig.spec, "key"), params)
         got = np.zeros((n, n))
         for c in cells:
             got[c["qi"], c["ki"]] = c["weight"]
@@ -203,7 +177,7 @@ def test_the_weights_map_is_the_softmax_of_each_querys_scores_at_every_start(sen
         np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-15)
         assert [c["key"] for c in cells[:n]] == word_labels(inp.tokens, start=start)
         assert [c["query"] for c in cells[::n]] == word_labels(inp.tokens, start=start)
-        [note] = run_raw(rows_of(fig, "weights"), raw_transforms(fig.spec, "note"), params)
+        [note] = run_transforms(rows_of(fig, "weights"), raw_transforms(fig.spec, "note"), params)
         wins = int(np.sum(np.argmax(expected, axis=1) == n - 1))
         assert note["note"] == f"last key on top for {wins} of {n} queries"
         if scores == fc.SCORES[1]:
@@ -215,7 +189,7 @@ def test_two_copies_of_the_last_word_tie_without_the_index_and_the_first_copy_co
     weight is the last key's alone (numpy's argmax, the page's count, takes the first) — the line says 0."""
     inp, fig = raw_figure(RAW_SENTENCES[2], 16, 2)
     params = {fc.START: 1, fc.SCORES_PICK: fc.SCORES[0]}
-    [note] = run_raw(rows_of(fig, "weights"), raw_transforms(fig.spec, "note"), params)
+    [note] = run_transforms(rows_of(fig, "weights"), raw_transforms(fig.spec, "note"), params)
     assert note["wins"] == 0 and note["note"] == "last key on top for 0 of 4 queries"
 
 
