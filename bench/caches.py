@@ -55,6 +55,7 @@ def find_caches() -> list[Cache]:
                 out.append(Cache(rel, node.lineno, name, _kind(node.func), _max_entries(node.func)))
             elif isinstance(node, ast.Call) and _kind(node.func) and node.args and isinstance(
                     node.args[0], (ast.Name, ast.Attribute, ast.Lambda)):  # st.cache_data(fn, max_entries=…)
-                out.append(Cache(rel, node.lineno, ast.unparse(node.args[0])[:40], _kind(node.func),
-                                 _max_entries(node)))
+                kind = _kind(node.func)
+                out.append(Cache(rel, node.lineno, ast.unparse(node.args[0])[:40], kind, _max_entries(node) or (
+                    "32 (frame.cached's default)" if kind == "frame.cached" else None)))
     return sorted(out, key=lambda c: (c.file, c.line))
