@@ -22,6 +22,7 @@ def stretch_data(d: int, L_train: int, s: int, base: int, method: str):
 
 @frame.cached
 def methods_data(d: int, L_train: int, s: int, base: int, seq_len: int):
+    """At the seq_len the Deeper chart opens at (a link's): the table and the prose under it speak of it."""
     res = beyond.stretch_demo(d, L_train, s, seq_len, float(base))
     return res, cs.ratio_figure(res)
 
@@ -110,10 +111,7 @@ def answer(q, res, d: int, L_train: int) -> None:
     q.answer(text, then=prose)
 
     with frame.deeper("every method per pair, in numbers, and YaRN's attention factor", key="st_deep_methods"):
-        seq_len = int(frame.number("Dynamic NTK's length (seq_len)", "st_len", 1, 100_000_000, TYPICAL_SEQ_LEN,
-                                   where=st.columns([1, 2])[0],
-                                   help="Dynamic NTK recomputes its base for the text in front of it; up to "
-                                        "L_train it changes nothing. Only its line and row move."))
+        seq_len = 2 ** int(frame.live.opening(cs.ratio_spec())[cs.LEN])  # where the chart opens (a link's)
         res, ratio = methods_data(d, L_train, res.s, int(res.base), seq_len)
         frame.chart(ratio)
         f = res.frequencies
@@ -139,8 +137,10 @@ def answer(q, res, d: int, L_train: int) -> None:
             "words; slowest λ': the slowest pair's wavelength in tokens; pairs past: slow pairs whose angle at "
             "the length judged exceeds the largest they reached in training; overreach: the worst such ratio "
             "(≤ 1 is safe). "
-            f"Dynamic NTK recomputes its base for the text in front of it (seq_len = {res.seq_len:,}: scale "
-            f"s·L/L_train − (s − 1) = {res.dynamic_scale:.4g}, 1 up to L_train).{high_note}\n\n"
+            "Dynamic NTK recomputes its base for the text in front of it, seq_len: scale s·L/L_train − (s − 1), "
+            f"1 up to L_train. Its row is at seq_len = {res.seq_len:,}, where the chart opens (scale "
+            f"{res.dynamic_scale:.4g}); set seq_len in the chart, in doublings, and its line, the place of its name "
+            f"and the note over the plot follow.{high_note}\n\n"
             f"YaRN also multiplies cos and sin by mscale = 0.1·ln s + 1 = {res.attention_factor:.4f}, so every "
             f"score grows by mscale² = {res.attention_factor ** 2:.4f}: a longer text spreads the "
             f"{frame.term('softmax')} over more words, and the sharper scores make up for it.")

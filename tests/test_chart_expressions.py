@@ -9,15 +9,24 @@ chart is a change in what is tested.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
-from conftest import vega_eval, walk_dicts
+from conftest import layer_with, rows_of, run_transforms, vega_eval, walk_dicts
 from posenc import beyond, chapter
 from posenc.charts import beyond as bc
 from posenc.charts import stretch as cs
 from posenc.encodings import frequencies
-from posenc.stretch import alibi_slopes, ntk_frequencies, pi_frequencies, rotations_within, yarn_frequencies
+from posenc.stretch import (
+    alibi_slopes,
+    dynamic_ntk_frequencies,
+    ntk_frequencies,
+    pi_frequencies,
+    rotations_within,
+    yarn_frequencies,
+)
 
 
 def calculates(spec: dict) -> dict[str, str]:
@@ -178,3 +187,77 @@ def test_decay_summary_is_the_mean_at_zero_and_far_away(rho):
     assert rho * end["cml"] == pytest.approx(float(np.mean(sc.mean(rho)[-tail:])), abs=1e-12)
     text = calculates(fig.spec)["text"]
     assert text == bc.EXPR_DECAY_SUMMARY and "datum.cm0" in text and "datum.cml" in text
+
+
+# ---------------------------------------------------------------------------------------------- dynamic NTK's seq_len
+LOG2_LENS = (4, 12, 13, 16, 20, 26)  # 16 tokens … 67,108,864: below, at and past L_train 4,096, the page's 8,192
+
+
+def _deeper_rows(fig, log2: int) -> tuple[list[dict], list[dict]]:
+    """The Deeper chart's lines and its names' rows after the browser's transforms, at st_len = log2."""
+    params = {cs.LEN: log2}
+    lines = run_transforms(rows_of(fig, "methods"), layer_with(fig.spec, "methods", "y")["transform"], params)
+    ends = run_transforms(rows_of(fig, "ends"), layer_with(fig.spec, "ends", "rank")["transform"], params)
+    return lines, ends
+
+
+@pytest.mark.parametrize("d, L, s, base", STRETCH_CASES)
+@pytest.mark.parametrize("log2", LOG2_LENS)
+def test_dynamic_ntk_in_the_deeper_chart_matches_posenc(d, L, s, base, log2):
+    """The chart's data are built at one seq_len; at each st_len the browser's lines are stretch_demo's θ'_i/θ_i at
+    seq_len = 2^st_len (dynamic NTK's computed, the others shipped), the names stack in the order the lines end
+    (top first), and the note writes that seq_len and what dynamic NTK does there."""
+    fig = cs.ratio_figure(beyond.stretch_demo(d, L, s, 8192, float(base)))
+    exprs = calculates(fig.spec)
+    for name, text in {**cs.EXPR_DYN, **cs.EXPR_ENDS}.items():
+        assert exprs[name] == text, name
+    seq = 2 ** log2
+    res = beyond.stretch_demo(d, L, s, seq, float(base))
+    lines, ends = _deeper_rows(fig, log2)
+    assert len(lines) == len(beyond.METHODS) * res.pairs
+    for m in beyond.METHODS:
+        got = np.array([r["y"] for r in lines if r["m"] == m])
+        assert np.allclose(got, res.frequencies[m] / res.theta, rtol=1e-12, atol=0), m
+    assert np.allclose([r["y"] for r in lines if r["m"] == "Dynamic NTK"],
+                       dynamic_ntk_frequencies(d, s, seq, L, base) / res.theta, rtol=1e-12, atol=0)
+    ranks = {r["m"]: r["rank"] for r in ends}
+    assert sorted(ranks.values()) == list(range(len(beyond.METHODS)))
+    last = {m: float(res.frequencies[m][-1] / res.theta[-1]) for m in beyond.METHODS}
+    stack = sorted(beyond.METHODS, key=ranks.get)
+    assert all(last[a] >= last[b] * (1 - 1e-12) for a, b in zip(stack, stack[1:])), (stack, last)
+    notes = {r["m"]: r["note"] for r in ends}
+    scale = res.dynamic_scale
+    said = f"{scale:.3g}" if scale < 100 else f"{round(scale):,}"
+    below = " (below the chart)" if 1 / scale < 1 / (10 * s) else ""
+    assert notes.pop("Dynamic NTK") == f"dynamic NTK at seq_len = {seq:,}:\n" + (
+        "within L_train, it changes nothing" if seq <= L else f"the slowest pair ÷ {said}{below}")
+    assert set(notes.values()) == {""}  # one note, written by dynamic NTK's row
+
+
+@pytest.mark.parametrize("d, L, s, base", STRETCH_CASES)
+def test_the_deeper_charts_data_are_the_same_at_every_seq_len_and_its_axis_holds_the_fixed_lines(d, L, s, base):
+    """seq_len is not in the data (the browser computes dynamic NTK's line), so a figure built at any seq_len ships
+    the same tables; the y axis runs from the floor the data carry (a decade under 1/s) to cs.RATIO_TOP, and every
+    line but dynamic NTK's (which may leave at the bottom: its note says so) stays inside at every st_len."""
+    figs = [cs.ratio_figure(beyond.stretch_demo(d, L, s, seq, float(base))) for seq in (1, L, 8192, 2 ** 26)]
+    for fig in figs[1:]:
+        assert fig.datasets.keys() == figs[0].datasets.keys()
+        assert all(fig.datasets[k].equals(figs[0].datasets[k]) for k in fig.datasets)
+    fig = figs[0]
+    lo = {r["lo"] for r in rows_of(fig, "ends")}
+    assert lo == {1 / (10 * s)}
+    domain = layer_with(fig.spec, "methods", "y")["encoding"]["y"]["scale"]["domain"]
+    assert vega_eval(domain[0]["expr"], params={"data": lambda n: [SimpleNamespace(**r) for r in rows_of(fig, n)]}) == 1 / (10 * s)
+    assert domain[1] == cs.RATIO_TOP
+    for log2 in (cs.LOG2_LENS[0], cs.LEN_OPEN, cs.LOG2_LENS[1]):
+        lines, _ = _deeper_rows(fig, log2)
+        fixed = [r["y"] for r in lines if r["m"] != "Dynamic NTK"]
+        assert 1 / (10 * s) < min(fixed) and max(r["y"] for r in lines) <= 1 < cs.RATIO_TOP
+
+
+def test_the_seq_len_slider_moves_in_doublings_and_opens_at_the_pages_length():
+    [param] = [p for p in walk_dicts(cs.ratio_spec()) if p.get("name") == cs.LEN and "bind" in p]
+    assert 2 ** param["value"] == beyond.TYPICAL_SEQ_LEN
+    bind = param["bind"]
+    assert (bind["input"], bind["min"], bind["max"], bind["step"]) == ("range", *cs.LOG2_LENS, 1)
+    assert 2 ** bind["min"] <= 16 and 2 ** bind["max"] <= beyond.MAX_LENGTH < 2 ** (bind["max"] + 1)

@@ -12,10 +12,12 @@ from conftest import (
     assert_ok,
     chart_readings,
     chart_spec,
+    chart_tables,
     charts_of,
     layouts,
     main_path,
     open_page,
+    own_params,
     page_fixture,
     page_text,
     predict_radios,
@@ -23,6 +25,7 @@ from conftest import (
 )
 from posenc import beyond
 from posenc.beyond import TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN, stretch_demo
+from posenc.charts import stretch as cs
 
 PAGE = "lessons/stretch.py"
 
@@ -92,7 +95,7 @@ def test_ntk_is_attributed_and_not_to_hugging_face(default_page):
 @pytest.mark.parametrize("query", [
     {"st_d": "4", "st_L": "16"},  # two pairs: one slow
     {"st_d": "4", "st_L": "1000000"},  # no slow pair at all
-    {"st_d": "512", "st_L": "1000000", "st_len": "100000000"},
+    {"st_d": "512", "st_L": "1000000", cs.LEN: str(cs.LOG2_LENS[1])},  # the Deeper chart opens at seq_len 2^26
     {"st_d": "6", "st_L": "100"},
 ])
 def test_extremes_are_worded_from_their_numbers(query):
@@ -101,7 +104,7 @@ def test_extremes_are_worded_from_their_numbers(query):
     assert not at.error
     text = _answer(at, pick=1)
     d, L = int(query["st_d"]), int(query["st_L"])
-    res = stretch_demo(d, L, TYPICAL_S, int(query.get("st_len", TYPICAL_SEQ_LEN)))
+    res = stretch_demo(d, L, TYPICAL_S, 2 ** int(query.get(cs.LEN, cs.LEN_OPEN)))
     n_slow = int((res.rotations < 1).sum())
     for bad in ("pairs 0 to 0", "pairs 1 to 1", " 1 pairs", "1 heads", "1 of 1 slow pairs"):
         assert bad not in text, bad
@@ -164,7 +167,7 @@ def test_predict_and_answer_speak_of_the_state_the_chart_opens_in(s, base):
     assert f"base {base:,}" in question and f"s = {s}:" in question
     turns, ratio = chart_readings(at)  # the charts' readings speak of that state too
     assert f"opens at s = {s}, base {base:,}" in turns and f"L_train = {TYPICAL_L_TRAIN:,} tokens" in turns
-    assert ratio.startswith(f"At s = {s}:") and f"seq_len = {TYPICAL_SEQ_LEN:,}" in ratio
+    assert ratio.startswith(f"At s = {s}:") and f"opens at seq_len = {TYPICAL_SEQ_LEN:,}" in ratio
     past = int(res.unseen["RoPE as trained"].sum())
     text = _answer(at, pick=1 if past else 3)
     assert "Right." in text
@@ -189,11 +192,11 @@ def test_the_charts_names_hold_no_number_and_their_readings_do():
     assert f"{past} of {slow} slow pairs reach up to {res.overreach['RoPE as trained']:.3g}×" in turns
     assert f"keeps pairs 0 to {res.low} as they were and divides pairs from {res.high} on by s" in ratio
     assert f"{TYPICAL_D // 2} pairs" in names[0] and str(TYPICAL_L_TRAIN) not in names[0].replace(",", "")
-    at = open_page(PAGE, query={"st_L": "100000", "st_len": "50000"})
+    at = open_page(PAGE, query={"st_L": "100000", cs.LEN: "16"})  # seq_len = 2^16, in the chart
     assert_ok(at)
     assert [chart_spec(c)["description"] for c in charts_of(at)] == names
     turns, ratio = chart_readings(at)
-    assert "L_train = 100,000 tokens" in turns and "seq_len = 50,000" in ratio
+    assert "L_train = 100,000 tokens" in turns and "opens at seq_len = 65,536, within L_train" in ratio
 
 
 @pytest.mark.parametrize("method", ["PI", "NTK-aware", "YaRN"])
@@ -211,3 +214,77 @@ def test_the_key_charts_reading_speaks_of_the_method_a_link_opens(method):
         assert "within the angles training showed" in turns
     if method == "PI":
         assert past == 0
+
+
+# ---------------------------------------------------------------------------------------------- dynamic NTK's seq_len
+def _deeper(at):
+    return next(c for c in charts_of(at) if cs.LEN in {p["name"] for p in own_params(chart_spec(c))})
+
+
+def _opened(at) -> int:
+    [param] = [p for p in own_params(chart_spec(_deeper(at))) if p["name"] == cs.LEN]
+    return param["value"]
+
+
+def test_dynamic_ntks_length_moves_inside_the_deeper_chart_not_a_streamlit_control():
+    """seq_len only evaluates a closed form (dynamic NTK's θ'_i/θ_i): a log₂ slider inside the chart, opening at
+    the page's 8,192, with no Streamlit control (and no rerun) for it."""
+    at = assert_ok(open_page(PAGE, query={"st_deep_methods": "true"}))
+    assert not [w for w in at.number_input if w.key == cs.LEN]
+    assert "Dynamic NTK's length (seq_len)" not in [w.label for w in at.number_input]
+    [param] = [p for p in own_params(chart_spec(_deeper(at))) if "bind" in p]
+    assert param["name"] == cs.LEN and 2 ** param["value"] == TYPICAL_SEQ_LEN
+    assert param["bind"]["input"] == "range" and param["bind"]["name"].endswith("seq_len = 2^")
+    assert "a slider in the chart" in chart_spec(_deeper(at))["description"]
+
+
+@pytest.mark.parametrize("log2", ["4", "12", "16", "26"])
+def test_a_link_opens_the_deeper_chart_at_its_seq_len_and_the_page_speaks_of_it(log2):
+    """``?st_len=k`` opens the chart at seq_len = 2^k (frame.chart seeds its slider): the table's dynamic NTK row,
+    the text under it and the reading speak of that seq_len, computed here from posenc."""
+    at = assert_ok(open_page(PAGE, query={cs.LEN: log2, "st_deep_methods": "true"}))
+    assert not at.warning
+    assert _opened(at) == int(log2)
+    seq = 2 ** int(log2)
+    res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, seq)
+    text = page_text(at)
+    assert f"Its row is at seq_len = {seq:,}, where the chart opens (scale {res.dynamic_scale:.4g})" in text
+    table = next(t.value for t in at.dataframe if "judged at" in t.value.columns)
+    row = table[table["method"] == "Dynamic NTK"].iloc[0]
+    assert row["judged at"] == seq and row["pairs past"] == int(res.unseen["Dynamic NTK"].sum())
+    assert f"base' = {res.dynamic_base:,.0f} (scale {res.dynamic_scale:.4g})" == row["rule"]
+    reading = chart_readings(at)[1]
+    if seq <= TYPICAL_L_TRAIN:
+        assert res.dynamic_scale == 1 and f"opens at seq_len = {seq:,}, within L_train, where it changes nothing" \
+            in reading
+    else:
+        assert f"opens at seq_len = {seq:,}, where it divides the slowest pair by {res.dynamic_scale:.3g}." in reading
+
+
+@pytest.mark.parametrize("bad", ["0", "3", "27", "8192", "abc"])
+def test_a_bad_seq_len_in_a_link_opens_the_deeper_chart_at_8192_with_a_notice(bad):
+    """Below 2^4, past 2^26, an old link's length itself (the number input's 8192: the slider holds log₂ seq_len)
+    or no number: the chart opens at the page's 8,192 (2^13) and says why."""
+    at = assert_ok(open_page(PAGE, query={cs.LEN: bad, "st_deep_methods": "true"}))
+    assert f"The link's value for “{cs.LEN}” was not usable; using {cs.LEN_OPEN}." in [w.value for w in at.warning]
+    assert _opened(at) == cs.LEN_OPEN
+    assert f"Its row is at seq_len = {TYPICAL_SEQ_LEN:,}, where the chart opens" in page_text(at)
+    assert f"opens at seq_len = {TYPICAL_SEQ_LEN:,}," in chart_readings(at)[1]
+
+
+def test_the_deeper_charts_data_and_layout_are_the_same_wherever_it_opens():
+    """seq_len is not in the data (the browser computes dynamic NTK's line), so a link's st_len changes only the
+    slider's opening value and the reading: the same tables and, but for that value, the same spec."""
+    def opened(log2):
+        chart = _deeper(assert_ok(open_page(PAGE, query={cs.LEN: log2})))
+        spec = chart_spec(chart)
+        for p in own_params(spec):
+            p.pop("value", None) if p["name"] == cs.LEN else None
+        return spec, chart_tables(chart)
+
+    base_spec, base_tables = opened(str(cs.LEN_OPEN))
+    for log2 in ("4", "12", "20", "26"):
+        spec, tables = opened(log2)
+        assert spec == base_spec
+        assert set(tables) == set(base_tables) == {"methods", "ends"}
+        assert all(tables[k].equals(base_tables[k]) for k in tables)

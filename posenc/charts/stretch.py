@@ -5,7 +5,9 @@ The key chart ships one row per pair (i, d, L_train) and computes everything els
 in-chart controls — the stretch factor ``st_s``, the base ``st_base`` and the method ``st_method`` — so dragging s
 redraws with no rerun. ``EXPR`` holds those expressions; ``tests/test_chart_expressions.py`` evaluates each one in
 Python at several settings and compares it with ``posenc.stretch``. Pair indices i are 0-based (as RoPE code
-counts them). Colours keep their one app-wide meaning (``spec.FOCUS``, ``spec.SERIES``, ``spec.REFERENCE``).
+counts them). The Deeper chart's dynamic NTK line follows its own in-chart control, ``st_len`` (log₂ seq_len), the
+same way (``EXPR_DYN``, ``EXPR_ENDS``). Colours keep their one app-wide meaning (``spec.FOCUS``, ``spec.SERIES``,
+``spec.REFERENCE``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import altair as alt
 import numpy as np
 
 from posenc import chapter
-from posenc.beyond import METHODS, StretchDemo
+from posenc.beyond import METHODS, TYPICAL_SEQ_LEN, StretchDemo
 from posenc.core import count
 
 from . import spec
@@ -142,26 +144,81 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
 
 
 # ---------------------------------------------------------------------------------------------- the Deeper chart
+DYNAMIC = "Dynamic NTK"  # the one method whose frequencies follow the text's length: they move in the chart
+LEN = "st_len"  # dynamic NTK's length, in the chart as log₂ seq_len (frame.live keeps it in the address)
+# The slider moves log₂ seq_len, in whole steps. Over seq_len itself (the number input's 1 … 100,000,000) Vega's
+# ~170 px slider would move ~600,000 tokens a pixel: L_train (where dynamic NTK starts to act), the page's 8,192
+# and s·L_train would all sit in its first pixel. On a log scale each of its 23 stops (~7 px) is a doubling, the
+# lengths context windows are quoted in (4,096, 8,192, … 65,536 = s·L_train on the page's opening), reachable by
+# drag and by the arrow keys, and the line visibly folds down at each one; a finer step would only add lengths
+# like 11,585 that nobody reads in. From 2^4 = 16 (the page's shortest L_train: below it dynamic NTK never acts)
+# to 2^26 = 67,108,864 (the last doubling within the page's 100,000,000). A select would offer the same lengths
+# without a drag to watch. The chart's note writes the seq_len a stop means.
+LOG2_LENS = (4, 26)
+LEN_OPEN = TYPICAL_SEQ_LEN.bit_length() - 1  # the page's 8,192 = 2^13
+assert 2 ** LEN_OPEN == TYPICAL_SEQ_LEN and LOG2_LENS[0] <= LEN_OPEN <= LOG2_LENS[1]
+# Dynamic NTK in the browser, over rows that carry i, d, L (L_train) and s (the key chart's opening s):
+# scale = s·max(seq_len, L_train)/L_train − (s − 1) and base' = base·scale^(d/(d−2)), so θ'_i/θ_i =
+# scale^(−2i/(d−2)) (the base cancels; pair d/2 − 1: exactly 1/scale). y is every method's θ'_i/θ_i (the others
+# shipped, fixed). tests/test_chart_expressions.py runs them against posenc.stretch.dynamic_ntk_frequencies.
+EXPR_DYN: dict[str, str] = {
+    "seq": f"pow(2, {LEN})",
+    "scale": "datum.s * max(datum.seq, datum.L) / datum.L - (datum.s - 1)",
+    "k": "pow(datum.scale, -2 * datum.i / (datum.d - 2))",
+    "y": f"datum.m === '{DYNAMIC}' ? datum.k : datum.ratio",
+}
+# The names at the lines' ends, one row per method at the last pair, stacked in the order the lines end (top
+# first): the fixed methods' rank r0 among themselves, one lower for each whose line now ends below dynamic NTK's;
+# dynamic NTK's, the number of fixed lines ending at or above it (ties: dynamic NTK after). Its row also writes the
+# note above the plot, two short lines (a phone's plot keeps its width): the seq_len the slider means, and what
+# dynamic NTK does there.
+_SCALE_TEXT = "format(datum.scale, datum.scale < 100 ? '.3~g' : ',d')"
+EXPR_ENDS: dict[str, str] = {
+    "above": f"datum.m !== '{DYNAMIC}' && datum.ratio >= datum.k ? 1 : 0",
+    # joinaggregate: n_above = sum(above)
+    "rank": f"datum.m === '{DYNAMIC}' ? datum.n_above : datum.r0 + (datum.ratio < datum.k ? 1 : 0)",
+    "note": (f"datum.m !== '{DYNAMIC}' ? '' : 'dynamic NTK at seq_len = ' + format(datum.seq, ',d') + ':\\n' + "
+             "(datum.seq <= datum.L ? 'within L_train, it changes nothing' : "
+             f"'the slowest pair ÷ ' + {_SCALE_TEXT} + (datum.k < datum.lo ? ' (below the chart)' : ''))"),
+}
+RATIO_TOP = 1.2  # the y axis' top: lines at 1 (untouched) stay whole inside the plot
+
+
 def _method_table(res: StretchDemo):
+    """One row per method and pair. Dynamic NTK's rows carry its frequencies up to L_train (as trained: t = θ_i,
+    ratio 1), the same at every seq_len; the browser computes its line from i, d, L and s (``EXPR_DYN``)."""
     n = res.theta.size
     k = len(METHODS)
-    t = np.concatenate([np.asarray(res.frequencies[m], dtype=float) for m in METHODS])
+    f = {m: (res.theta if m == DYNAMIC else np.asarray(res.frequencies[m], dtype=float)) for m in METHODS}
+    t = np.concatenate([f[m] for m in METHODS])
     t0 = np.tile(res.theta, k)
+    whole = np.full(n * k, 1)
     return spec.columns(m=spec.categories(np.repeat(np.arange(k), n), METHODS), i=np.tile(np.arange(n), k), t=t,
-                        wl=2 * np.pi / t, ratio=t / t0, g=np.tile(res.ramp, k))
+                        wl=2 * np.pi / t, ratio=t / t0, g=np.tile(res.ramp, k), d=whole * res.d,
+                        L=whole * res.L_train, s=whole * res.s)
 
 
-def _line_ends(res: StretchDemo, ratio: dict[str, np.ndarray]):
-    """Each method's name at the end of its line (the last pair), stacked so no two overlap: direct labels
-    instead of legend blobs, never over the line itself (they sit right of the plot's last pair)."""
-    order = sorted(METHODS, key=lambda m: -float(np.log(ratio[m][-1])))
-    return spec.columns(m=spec.categories(np.array([METHODS.index(m) for m in order]), METHODS),
-                        rank=np.arange(len(order)), y=np.array([float(ratio[m][-1]) for m in order]))
+def _line_ends(res: StretchDemo):
+    """One row per method at the last pair: its fixed ratio there (dynamic NTK's: 1, as up to L_train), the fixed
+    methods' rank r0 among themselves (0 at the top; dynamic NTK's row: 0, unused), and what ``EXPR_DYN`` and
+    ``EXPR_ENDS`` need to place dynamic NTK's name among them as seq_len moves. ``lo``: the y axis' floor, a decade
+    under PI's 1/s (no fixed line goes lower; dynamic NTK's may leave the chart there, and its note says so)."""
+    fixed = [m for m in METHODS if m != DYNAMIC]
+    last = {m: (1.0 if m == DYNAMIC else float(res.frequencies[m][-1] / res.theta[-1])) for m in METHODS}
+    order = sorted(fixed, key=lambda m: -float(np.log(last[m])))  # stable: ties keep METHODS' order
+    k, n = len(METHODS), res.pairs
+    whole = np.full(k, 1)
+    return spec.columns(m=spec.categories(np.arange(k), METHODS),
+                        r0=[order.index(m) if m != DYNAMIC else 0 for m in METHODS],
+                        ratio=[last[m] for m in METHODS], i=whole * (n - 1), d=whole * res.d, L=whole * res.L_train,
+                        s=whole * res.s, lo=np.full(k, 1 / (10 * res.s)))
 
 
 def ratio_figure(res: StretchDemo, height: int = 260) -> Figure:
-    """θ'_i / θ_i per pair and method (log scale: 1 = untouched, 1/s = slowed by s); names at the lines' ends."""
-    ratio = {m: np.asarray(res.frequencies[m], dtype=float) / res.theta for m in METHODS}
+    """θ'_i / θ_i per pair and method (log scale: 1 = untouched, 1/s = slowed by s); names at the lines' ends.
+    Dynamic NTK's seq_len is a slider in the chart (``LEN``, log₂ seq_len): its line, its name's place and the note
+    above the plot are computed in the browser, so the data are the same at every seq_len; ``res.seq_len`` (the
+    page's: where the chart opens) only words the reading."""
     n = res.pairs
     if res.low >= n - 1:
         yarn = "YaRN keeps every pair as it was"
@@ -171,29 +228,56 @@ def ratio_figure(res: StretchDemo, height: int = 260) -> Figure:
                 + (f"divides pairs from {res.high} on by s" if res.high <= n - 1 else
                    f"blends the rest (its ramp ends at {res.high}, past the last pair, {n - 1}, so no pair is "
                    "divided by the whole of s)"))
-    return spec.figure(_ratio_layout(height), {"methods": _method_table(res), "ends": _line_ends(res, ratio)},
+    dyn = (f"dynamic NTK opens at seq_len = {res.seq_len:,}, " + (
+        "within L_train, where it changes nothing" if res.seq_len <= res.L_train else
+        f"where it divides the slowest pair by {res.dynamic_scale:.3g}"))
+    return spec.figure(_ratio_layout(height), {"methods": _method_table(res), "ends": _line_ends(res)},
                        description="New frequency over old per pair and method, on a log scale (1 = untouched, "
                                    "1/s = slowed by s): PI divides every pair by s, NTK-aware leaves the fastest "
                                    "pair alone and divides the slowest by s, YaRN keeps the fastest pairs and "
                                    "slows the others by up to s, and dynamic NTK follows the text's length, "
-                                   "seq_len.",
-                       reading=f"At s = {res.s}: {yarn}; dynamic NTK follows seq_len = {res.seq_len:,}.")
+                                   "seq_len, a slider in the chart (in doublings): it changes nothing up to "
+                                   "L_train and slows the slow pairs more the longer the text.",
+                       reading=f"At s = {res.s}: {yarn}; {dyn}.")
+
+
+def ratio_spec() -> dict:
+    """The Deeper chart's layout as Vega-Lite, for a page to read the seq_len it opens at (``frame.live.opening``:
+    the address's when a link carries one; log₂ seq_len)."""
+    return _ratio_layout(260).spec()
 
 
 @layout
 def _ratio_layout(height: int) -> alt.LayerChart:
+    seq = alt.param(name=LEN, value=LEN_OPEN, bind=alt.binding_range(min=LOG2_LENS[0], max=LOG2_LENS[1], step=1,
+                                                                     name="dynamic NTK's seq_len = 2^"))
     enc = spec.series("m", METHODS, legend=False)
     x = alt.X("i:Q", title=PAIR_AXIS, axis=alt.Axis(format="d", tickMinStep=1))
-    y = alt.Y("ratio:Q", scale=alt.Scale(type="log"), title="new frequency ÷ old (log)", axis=alt.Axis(format=".2~g"))
-    lines = alt.Chart(spec.named("methods")).mark_line(aria=False, strokeWidth=2).encode(
+    # the axis stays put while seq_len moves (the fixed lines never seem to move with it): from the floor the data
+    # carry (a decade under 1/s) to just above 1; dynamic NTK's line may leave it at the bottom (clipped)
+    floor = "length(data('ends')) ? data('ends')[0].lo : 0.01"
+    y = alt.Y("y:Q", title="new frequency ÷ old (log)", axis=alt.Axis(format=".2~g"),
+              scale=alt.Scale(type="log", domain=[alt.ExprRef(floor), RATIO_TOP], nice=False))
+    lines = _dyn(alt.Chart(spec.named("methods"))).mark_line(aria=False, strokeWidth=2, clip=True).encode(
         x=x, y=y, color=enc["color"], strokeDash=enc["strokeDash"],
         tooltip=[alt.Tooltip("m:N", title="method"), alt.Tooltip("i:Q", title="pair i"),
-                 alt.Tooltip("ratio:Q", title="new θ ÷ old θ", format=".4f"),
+                 alt.Tooltip("y:Q", title="new θ ÷ old θ", format=".4f"),
                  alt.Tooltip("g:Q", title="YaRN ramp γ_i", format=".3f")])
     # the names, one per row at the right edge, in the order the lines end (top to bottom), each in its colour
-    names = alt.Chart(spec.named("ends")).mark_text(aria=False, align="left", baseline="middle", dx=6,
-                                                    fontWeight="bold").encode(
+    names = alt.Chart().mark_text(aria=False, align="left", baseline="middle", dx=6, fontWeight="bold").encode(
         x=alt.value("width"), y=alt.Y("rank:O", axis=None, scale=alt.Scale(paddingOuter=0.5)),
         text=alt.Text("m:N"), color=alt.Color("m:N", scale=spec.series_scale(METHODS), legend=None))
-    return alt.layer(lines, names, title="Slow-down per pair (1 = untouched)", height=height).resolve_scale(
-        y="independent").properties(padding={"right": 130})
+    # the live note above the plot, where a subtitle goes (dynamic NTK's row writes it; the others write nothing)
+    note = alt.Chart().mark_text(aria=False, align="left", baseline="bottom", x=0, y=-11, lineBreak="\n").encode(
+        text=alt.Text("note:N"))
+    ends = _dyn(alt.layer(names, note, data=spec.named("ends"))).transform_calculate(
+        above=EXPR_ENDS["above"]).transform_joinaggregate(n_above="sum(above)").transform_calculate(
+        rank=EXPR_ENDS["rank"], note=EXPR_ENDS["note"])  # one pipeline: both marks draw its rows
+    return alt.layer(lines, ends, title=alt.TitleParams("Slow-down per pair (1 = untouched)", offset=3),
+                     height=height).resolve_scale(y="independent").add_params(seq)
+
+
+def _dyn(chart):
+    for name, expr in EXPR_DYN.items():
+        chart = chart.transform_calculate(**{name: expr})
+    return chart
