@@ -334,3 +334,21 @@ def test_the_sizes_strip_reads_the_spread_and_keeps_its_layout():
     assert high.reading == "The word's 2 coordinates reach ±1.00: every bit stays inside that spread, at every " \
                            "position."
     assert "the 4 bits stay 0 or 1" in low.description and "walks off to 15" in low.description
+
+
+@pytest.mark.parametrize("n", [1, 4, MAX_BITS])
+def test_the_counters_column_fits_a_phones_cell_and_its_subtitle_reads(n):
+    """The column at p is sized from one position's width on the x scale as drawn (a phone's cells are ~15 px: a
+    fixed 20 px square with a 4 px outline covered the neighbours' digits); the subtitle writes 2ᵇ, not 2^b, on
+    two short lines at a size a phone can read (12 px, the projector's 16)."""
+    import json
+
+    from posenc.charts import binary_codes as bc
+
+    fig = _figs(n)[0]
+    [square] = [layer["mark"] for layer in fig.spec["layer"] if layer["mark"]["type"] == "square"]
+    assert "scale('x', 1) - scale('x', 0)" in square["size"]["expr"]
+    title = fig.spec["title"]
+    assert title["subtitle"] == bc.BIT_TABLE_SUBTITLE and all(len(line) <= 50 for line in title["subtitle"])
+    assert "2ᵇ" in json.dumps(title, ensure_ascii=False) and "^" not in "".join(title["subtitle"])
+    assert title["subtitleFontSize"]["expr"].endswith("? 16 : 12")

@@ -29,6 +29,13 @@ def _every(m: int, labels: int = 8) -> list[int]:
 EXPR_BIT = "floor({p} / pow(2, {b})) % 2"
 EXPR_FLIPPED = "({p} > 0 && floor({p} / pow(2, {b})) % 2 != floor(({p} - 1) / pow(2, {b})) % 2)"
 POSITION = "bn_p"  # the counter's position param (its address key; play sweeps it)
+#: the count over the counter's column: how many bits flipped from p − 1 (``flips``: ``flips_expr``), none at 0
+#: (``0 +`` makes the count a number: one bit's comparison alone is true or false, and would read "true bit flips")
+EXPR_FLIP_COUNT = "{p} > 0 ? (0 + ({flips})) + (({flips}) == 1 ? ' bit flips' : ' bits flip') : ''"
+CURSOR_STROKE = 3  # px: the outline of a bit that flipped (a kept bit's is 1 px)
+#: two short lines (a phone's chart is ~330 px wide): what the colours mean, and the outline
+BIT_TABLE_SUBTITLE = ["Dark = 1, light = 0. Bit b flips every 2ᵇ steps.",
+                      "Thick red outline: that bit flipped from p − 1."]
 
 
 def code_expr(p: str, n_bits: int) -> str:
@@ -42,11 +49,24 @@ def flips_expr(p: str, n_bits: int) -> str:
     return " + ".join(f"(floor({p} / {2 ** b}) % 2 != floor(({p} - 1) / {2 ** b}) % 2)" for b in range(n_bits))
 
 
+def title_lines(p: str, n_bits: int) -> tuple[str, str, str]:
+    """The counter's title as Vega expressions: the code of p ('p = 9 = 1001'), that of p − 1 ('from 8 = 1000'),
+    and whether they go on two lines. Two lines where the longest title of this n would not fit the container on
+    one: a number and its code never part, and the title keeps one height all through Play."""
+    a = f"'p = ' + {p} + ' = ' + {code_expr(p, n_bits)}"
+    b = f"({p} > 0 ? 'from ' + ({p} - 1) + ' = ' + {code_expr(f'({p} - 1)', n_bits)} : 'the first code')"
+    top = 2**n_bits - 1
+    longest = len(f"p = {top} = {'0' * n_bits}  ·  from {top - 1} = {'0' * n_bits}")
+    room = f"max(containerSize()[0] - {spec.TITLE_MARGIN_PX}, 10 * ({spec.TITLE_PX}))"
+    return a, b, f"containerSize()[0] > 0 && {longest} * ({spec.TITLE_PX}) > {room}"
+
+
 def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.ndarray, n_bits: int,
               digits: np.ndarray | None = None, *, position: int = 0) -> spec.Figure:
     """The bit table as runs of equal bits, one row per bit (bit 0 on top), positions 0 … 2ⁿ − 1 across, and a
     counter on it: the position p is a slider in the chart (``bn_p``; a play button counts up), its code drawn
-    as a column of cells at p, the bits that flipped from p − 1 outlined, the title reading out both codes.
+    as a column of cells at p, the bits that flipped from p − 1 outlined and counted over the column, the title
+    reading out both codes.
 
     Drag to pan, scroll to zoom (x only). ``digits`` (2ⁿ × n), when given, writes each 0/1 in its cell.
     """
@@ -112,25 +132,37 @@ def _bit_table_layout(n_bits: int) -> alt.LayerChart:
     cells = alt.Chart(spec.named("bits")).transform_calculate(
         now=EXPR_BIT.format(p=p, b="datum.bit"), flipped=EXPR_FLIPPED.format(p=p, b="datum.bit"),
         x=p).transform_calculate(state="datum.flipped ? 'flipped from p − 1' : 'kept'")
-    cursor = cells.mark_square(size=420, opacity=1).encode(
+    # the column at p: a square that fits one position's cell (a phone's cells are ~15 px wide, a laptop's ~70),
+    # measured on the x scale as drawn (zoomed or not), so its outline never covers the neighbours' digits
+    cell = "abs(scale('x', 1) - scale('x', 0))"
+    cursor = cells.mark_square(size=alt.expr(f"pow(clamp({cell} - {CURSOR_STROKE + 1}, 7, 20), 2)"),
+                               opacity=1).encode(
         x=alt.X("x:Q"), y=alt.Y("bit:O", sort="ascending"),
         fill=alt.condition("datum.now === 1", alt.value(ONE), alt.value(ZERO)),
         # flipped: a thick red outline; kept: a thin grey one (the width is the second cue beside the colour)
         stroke=alt.condition("datum.flipped", alt.value(spec.FOCUS), alt.value(spec.REFERENCE)),
-        strokeWidth=alt.condition("datum.flipped", alt.value(4), alt.value(1)),
+        strokeWidth=alt.condition("datum.flipped", alt.value(CURSOR_STROKE), alt.value(1)),
         tooltip=[alt.Tooltip("bit:O", title="bit b"), alt.Tooltip("now:Q", title="value at p"),
                  alt.Tooltip("state:N", title="since p − 1")])
     digit = cells.mark_text(fontSize=13, fontWeight="bold").encode(
         x=alt.X("x:Q"), y=alt.Y("bit:O", sort="ascending"), text=alt.Text("now:Q"),
         color=alt.condition("datum.now === 1", alt.value("white"), alt.value(spec.TEXT)))
-    flips = flips_expr(p, n_bits)
-    head = (f"'p = ' + {p} + ' = ' + {code_expr(p, n_bits)} + ({p} > 0 ? '   ·   from ' + ({p} - 1) + ' = ' + "
-            f"{code_expr(f'({p} - 1)', n_bits)} + ': ' + ({flips}) + (({flips}) == 1 ? ' bit flips' : ' bits flip') "
-            f": '')")
-    return alt.layer(runs, text, cursor, digit).add_params(pos).properties(
-        title=alt.TitleParams(alt.expr(head),
-                              subtitle="Dark = 1, light = 0. Bit b flips every 2^b steps; thick red outline: flipped from p − 1"),
-        height=alt.Step(30) if n_bits > 1 else 60)
+    # how many bits flipped, in large type right over the column the eye follows while Play counts (a frame
+    # lasts a quarter second: a count reads at a glance where a sentence does not); kept inside the plot's width
+    # at either end, and drawn over the plot's top edge (unclipped: the x zoom clips the other layers)
+    at = f"scale('x', {p})"
+    count_ = cells.transform_filter("datum.bit === 0").transform_calculate(flips=EXPR_FLIP_COUNT.format(
+        flips=flips_expr(p, n_bits), p=p)).mark_text(
+        fontSize=16, fontWeight="bold", color=spec.FOCUS, baseline="bottom", dy=-4, clip=False,
+        align=alt.expr(f"{at} < 60 ? 'left' : {at} > width - 60 ? 'right' : 'center'"),
+        opacity=alt.expr(f"{at} < -1 || {at} > width + 1 ? 0 : 1")).encode(  # gone with its column, panned away
+        x=alt.X("x:Q"), y=alt.value(0), text=alt.Text("flips:N"))
+    a, b, narrow = title_lines(p, n_bits)  # the title's offset leaves room for the count over the column
+    head = f"{narrow} ? [{a}, {b}] : {a} + '  ·  ' + {b}"
+    return alt.layer(runs, text, cursor, digit, count_).add_params(pos).properties(
+        title=alt.TitleParams(alt.expr(head), subtitle=BIT_TABLE_SUBTITLE,
+                              subtitleFontSize=spec.by_mode(12, 16), offset=spec.by_mode(22, 30)),
+        height=alt.Step(28) if n_bits > 1 else 60)
 
 
 def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[int, int],
@@ -220,12 +252,22 @@ def _heatmap_layout(m: int, show: str, names: Sequence[str]) -> alt.LayerChart:
         title=alt.TitleParams(title, subtitle=PAIRS.hint("cell", "both maps")), height=300)
 
 
+#: the raw index's label (``x``: its value, ``edge``: the axis' end): its value on the axis; past the end, its value
+#: and how many times the axis' reach it is (to a tenth below 10, whole above; cut, never rounded up)
+EXPR_RAW_LABEL = ("{x} > {edge} ? 'p = ' + format({x}, ',d') + '\\n' + ({x} / {edge} < 10 ? "
+                  "format(floor({x} / {edge} * 10) / 10, '.1f') : format(floor({x} / {edge}), ',d')) + "
+                  "' × the axis’s reach →' : 'p = ' + {x}")
+#: beside a bit square: how many of the n bits of p have its value (``datum.bits``, counted in the chart)
+EXPR_BIT_COUNT = "datum.bits + (datum.bits === 1 ? ' bit' : ' bits')"
+
+
 def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -> spec.Figure:
     """The coordinates a word brings beside those its position brings, on one axis: the word's d content
     coordinates, the n bits of position p, and the raw index p in one coordinate. A slider inside the chart moves
     p (0 … 2ⁿ − 1): the bits are computed in the browser (⌊p / 2^b⌋ mod 2), no rerun. The axis spans the
     content's spread and one unit more (its edge the ``nice_bound`` of that, so a new seed or d reuses the layout);
-    a raw index past its edge is pinned there and labelled with its value."""
+    a raw index past its edge is pinned there and labelled with its value and how many times the axis' reach it
+    is. Over the bits, p in binary, and beside the squares at 0 and 1 how many bits sit on each."""
     top = 2**n_bits - 1
     edge = spec.nice_bound(float(np.max(np.abs(content))) + 1.0)
     rows = ["content (d coords)", f"{n_bits} bits of p", "raw index p"]
@@ -246,7 +288,8 @@ def sizes_strip(content: np.ndarray, n_bits: int, start: int, word_label: str) -
 
 @spec.layout
 def _sizes_layout(n_bits: int, edge: float, start: int, word_label: str) -> alt.LayerChart:
-    """Three rows of dots on one axis (±``edge``), the slider p starting at ``start``; past the edge, a label."""
+    """Three rows of dots on one axis (±``edge``), the slider p starting at ``start``; the raw index labelled (past
+    the edge, with how far past); the bits' row with p in binary and how many bits are 0, how many 1."""
     top = 2**n_bits - 1
     rows = ["content (d coords)", f"{n_bits} bits of p", "raw index p"]
     p = alt.param(name="bn_raw", value=start,
@@ -261,11 +304,23 @@ def _sizes_layout(n_bits: int, edge: float, start: int, word_label: str) -> alt.
         tooltip=[alt.Tooltip("row:N", title="what"), alt.Tooltip("b:Q", title="coordinate (0-based)"),
                  alt.Tooltip("x:Q", title="value", format=",.3f")],
     )
-    off = base.transform_filter(f"datum.x > {edge}").mark_text(
-        align="right", dx=-10, dy=-12, fontWeight="bold", color=spec.FOCUS,
-    ).encode(x=xe, y=ye, text=alt.Text("label:N")).transform_calculate(
-        label="'p = ' + format(datum.x, ',') + ', off the axis →'")
-    return alt.layer(dots, off).add_params(p).properties(
+    # the raw index, named beside its triangle; past the axis' end (pinned there), how many times that end it is
+    raw = base.transform_filter("datum.kind === 2").transform_calculate(
+        label=EXPR_RAW_LABEL.format(x="datum.x", edge=f"{edge:g}")).mark_text(
+        align="right", baseline="middle", dx=-12, fontSize=15, fontWeight="bold", color=spec.FOCUS,
+        lineBreak="\n", dy=alt.expr(f"datum.x > {edge:g} ? -9 : 0")).encode(  # two lines centred on the row
+        x=xe, y=ye, text=alt.Text("label:N"))
+    # the bits of p: p in binary over their squares, and beside each square how many bits are 0, how many 1
+    bits = base.transform_filter("datum.kind === 1")
+    binary_ = bits.transform_filter("datum.b === 0").transform_calculate(
+        shown="0.5", label=f"'p in binary: ' + {code_expr('bn_raw', n_bits)}").mark_text(
+        baseline="bottom", dy=-10, fontSize=13, fontWeight="bold").encode(x=xe, y=ye, text=alt.Text("label:N"))
+    counts = bits.transform_aggregate(bits="count()", groupby=["x", "row"]).transform_calculate(
+        shown="datum.x", label=EXPR_BIT_COUNT).mark_text(
+        baseline="middle", fontSize=13, fontWeight="bold",
+        align=alt.expr("datum.x === 0 ? 'right' : 'left'"), dx=alt.expr("datum.x === 0 ? -10 : 10")).encode(
+        x=xe, y=ye, text=alt.Text("label:N"))
+    return alt.layer(dots, raw, binary_, counts).add_params(p).properties(
         title=f"Coordinates of {word_label} beside those of its position", height=150)
 
 
