@@ -418,7 +418,9 @@ VEGA_FUNCTIONS = {"cos": math.cos, "sin": math.sin, "atan2": math.atan2, "sqrt":
                   "log": math.log, "exp": math.exp, "abs": abs, "floor": math.floor, "ceil": math.ceil,
                   "max": max, "min": min, "clamp": lambda v, lo, hi: max(lo, min(hi, v)), "format": _d3_format,
                   "toString": _js_str, "length": len,
-                  "indexof": lambda a, b: a.find(b) if isinstance(a, str) else (a.index(b) if b in a else -1)}
+                  "indexof": lambda a, b: a.find(b) if isinstance(a, str) else (a.index(b) if b in a else -1),
+                  "sequence": lambda start, stop, step=1: [start + i * step for i in  # d3.range
+                                                           range(max(0, math.ceil((stop - start) / step)))]}
 VEGA_CONSTANTS = {"PI": math.pi, "E": math.e, "true": True, "false": False}
 
 

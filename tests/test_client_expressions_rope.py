@@ -106,11 +106,93 @@ def test_turned_pairs_score_and_angle_match_posenc(d, seed, n, gap, fraction):
     assert f"q at m = {m:,}" in texts and f"k at n = {n:,}" in texts
     assert any(t.startswith(f"gap n − m = {signed(gap)} · angle q → k ") for t in texts)  # d3's minus, −
     assert f"pair i = {pair} of 0 … {half - 1} · θᵢ = {r.thetas[pair]:.3g}" in texts
-    # each label sits outside its point, on its spoke
-    for row in rows.values():
-        if row.get("text", "").startswith("q at"):
-            assert row["qx"] * row["ly"] - row["qy"] * row["lx"] == pytest.approx(0, abs=1e-9)
-            assert np.hypot(row["lx"], row["ly"]) > np.hypot(row["qx"], row["qy"])
+    # each label is placed by the chart's own expressions (rc.label_marks), on a white halo drawn under it
+    looks = label_looks(spec)
+    assert set(looks) == {"q", "k"}
+    for v, (halo, label) in looks.items():
+        assert halo["stroke"] == "#ffffff" and halo["strokeWidth"] >= 3 and label.get("stroke") is None
+        for prop, expr in rc.label_marks(v).items():
+            if prop != "up":
+                assert halo[prop] == label[prop] == {"expr": expr}, (v, prop)
+
+
+def label_looks(spec: dict) -> dict[str, tuple[dict, dict]]:
+    """The turned pair's two labels, each as (its halo's mark, its own mark), by the point they name."""
+    [turned] = [layer for layer in spec["layer"] if layer.get("data", {}).get("name") == "pairs"]
+    texts = [layer for layer in turned["layer"] if layer["mark"]["type"] == "text"
+             and layer["encoding"]["x"].get("field") in ("qx", "kx")]
+    out: dict[str, list] = {}
+    for layer in texts:
+        out.setdefault(layer["encoding"]["x"]["field"][0], []).append(layer["mark"])
+    return {v: tuple(marks) for v, marks in out.items()}
+
+
+def label_box(row: dict, v: str, params: dict, text: str) -> tuple[float, float, float, float]:
+    """The label's box in screen px (x0, y0, x1, y1; y down), the plot's centre at (0, 0): its point placed by the
+    scales (height / 2R px a unit on both axes), then Vega's dx, dy, align and baseline, at a bold text's width
+    (0.62 text sizes a character, more than Source Sans' widest digits) and the text size's height."""
+    at = {k: vega_eval(e, row, params) for k, e in rc.label_marks(v).items()}
+    unit = params["height"] / (2 * params[rc.BOUND])
+    font = 18 if params["pe_present"] == "1" else 13
+    x, y = row[f"{v}x"] * unit + at["dx"], -row[f"{v}y"] * unit + at["dy"]
+    w = 0.62 * font * len(text)
+    x0 = {"left": x, "right": x - w, "center": x - w / 2}[at["align"]]
+    y0 = {"bottom": y - font, "top": y, "middle": y - font / 2}[at["baseline"]]
+    return x0, y0, x0 + w, y0 + font
+
+
+def overlaps(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("present", ["", "1"])
+@pytest.mark.parametrize("height", [150, 320])
+@pytest.mark.parametrize("q_len,k_len", [(1.3, 0.55), (0.55, 1.3), (1.0, 1.0), (2.9, 0.2), (0.05, 0.05)])
+def test_the_labels_never_overlap_each_other_or_the_turned_points(present, height, q_len, k_len):
+    """At every pair of angles (every 7.5°), q's label and k's stay clear of each other and of both filled
+    points (6.5 px in radius, with a pixel to spare): near in height, the upper point's label goes above it and
+    the lower's below; far apart, each goes outwards."""
+    R = rc.circle_reach(max(q_len, k_len))
+    params = {"height": height, rc.BOUND: R, "pe_present": present}
+    unit = height / (2 * R)
+    steps = np.radians(np.arange(0, 360, 7.5))
+    longest = "q at m = 4,000"
+    for aq in steps:
+        for ak in steps:
+            row = {"qx": q_len * np.cos(aq), "qy": q_len * np.sin(aq), "qlen": q_len,
+                   "kx": k_len * np.cos(ak), "ky": k_len * np.sin(ak), "klen": k_len}
+            boxes = {v: label_box(row, v, params, longest) for v in "qk"}
+            assert not overlaps(boxes["q"], boxes["k"]), (aq, ak, boxes)
+            for v in "qk":
+                px, py = row[f"{v}x"] * unit, -row[f"{v}y"] * unit
+                dot = (px - 7.5, py - 7.5, px + 7.5, py + 7.5)
+                for w in "qk":
+                    assert not overlaps(boxes[w], dot), (w, "on", v, aq, ak)
+
+
+def test_the_axes_reach_just_past_the_longest_pair():
+    assert rc.circle_reach(2.7) == 3 and rc.circle_reach(2.6) == 3 and rc.circle_reach(1.3) == 1.5
+    for longest in np.linspace(0.3, 9, 40):
+        R = rc.circle_reach(longest)
+        assert nice_bound(R) == R and rc.REACH_ROOM * longest <= R <= 1.34 * rc.REACH_ROOM * longest
+
+
+@pytest.mark.parametrize("height,present,reach", [(320, "", 3.0), (150, "1", 3.0), (320, "", 0.5), (150, "1", 8.0)])
+@pytest.mark.parametrize("aspect", [1.0, 2.3])
+def test_the_ticks_are_round_symmetric_and_spaced_for_their_labels(height, present, reach, aspect):
+    """Each axis' ticks: symmetric about 0, inside the axis, one step of 0.5, 1, 2, 5 or 10 apart, at least two
+    (x) or 1.5 (y) text sizes of screen apart, so the labels never touch (projected, ±9 in ones did)."""
+    spec = rc.circles_spec()
+    width = aspect * height
+    params = {"height": height, "width": width, rc.BOUND: reach, "pe_present": present}
+    font = 18 if present == "1" else 13
+    unit = height / (2 * reach)
+    for channel, extent in (("x", reach * aspect), ("y", reach)):
+        values = vega_eval(spec["layer"][0]["encoding"][channel]["axis"]["values"]["expr"], params=params)
+        assert values and values == [-v for v in reversed(values)] and max(values) <= extent + 1e-9
+        step = values[1] - values[0] if len(values) > 1 else None
+        if step is not None:
+            assert step in (0.5, 1, 2, 5, 10) and step * unit >= 1.5 * font
 
 
 @pytest.mark.parametrize("d,seed", [(4, 0), (64, 0), (128, 5)])
@@ -161,8 +243,8 @@ def test_the_sliders_open_at_the_chapters_first_pair_and_are_named_for_the_addre
     params = {p["name"]: p for p in own_params(spec) if "bind" in p}
     assert set(params) == {rc.KEY_POSITION, rc.GAP, rc.PAIR} and all(k.startswith("rp_") for k in params)
     reach = next(p["value"] for p in spec["params"] if p["name"] == rc.BOUND)  # no input: the axes' end, per figure
-    assert reach == nice_bound(1.25 * max(np.hypot(*np.asarray(r.q_pairs).T).max(),
-                                          np.hypot(*np.asarray(r.k_pairs).T).max()))
+    assert reach == rc.circle_reach(max(np.hypot(*np.asarray(r.q_pairs).T).max(),
+                                        np.hypot(*np.asarray(r.k_pairs).T).max()))
     (m, n) = chapter.PAIRS[0]
     assert params[rc.KEY_POSITION]["value"] == n and params[rc.GAP]["value"] == n - m
     assert params[rc.PAIR]["value"] == rc.PAIR_OPEN and params[rc.PAIR]["bind"]["max"] == 1

@@ -172,7 +172,7 @@ def test_bounds_are_nice_symmetric_and_hold_every_value(seed):
            and "value" in p]
     t = chart_tables(circles)["pairs"]
     radii = np.concatenate([t.column("qlen").to_numpy(), t.column("klen").to_numpy()])
-    assert nice_bound(R) == R and R >= radii.max()
+    assert R == rc.circle_reach(radii.max()) and nice_bound(R) == R and R >= radii.max()  # every pair fits
 
 
 @pytest.mark.parametrize("query", [{"rp_start": str(MAX_POSITION - WINDOW + 1), rc.LENGTH_M: str(rc.LENGTH_MS[1])},

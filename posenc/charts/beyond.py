@@ -213,8 +213,10 @@ def _alibi_layout(labels: Sequence[str], H: int) -> alt.LayerChart:
     head = alt.param(name="by_head", value=1,
                      bind=alt.binding_range(min=0, max=max(H, 1), step=1, name="head h (0 = ALiBi off) "))
     look = alt.LookupData(data=spec.named("words"), key="k", fields=["w"])
+    # the keys along the top, as in an attention matrix: the bottom of the plot is free for the head's readout,
+    # which then sits right above the head slider whatever the words' (turned) labels take
     x = alt.X("key:N", sort=labels, title="key j (word, 1-based)",
-              axis=alt.Axis(labelAngle=-45 if n > 6 else 0, labelOverlap=n > 10))
+              axis=alt.Axis(orient="top", labelAngle=-45 if n > 6 else 0, labelOverlap=n > 10))
     y = alt.Y("query:N", sort=labels, title="query i (word, 1-based)", axis=alt.Axis(labelOverlap=n > 10))
 
     def looked(chart: alt.Chart) -> alt.Chart:
@@ -242,14 +244,47 @@ def _alibi_layout(labels: Sequence[str], H: int) -> alt.LayerChart:
     layers.append(looked(alt.Chart(spec.named("copies"))).mark_rect(aria=False, fill=None, stroke=FOCUS,
                                                                     strokeWidth=3).encode(x=x, y=y))
     slope = alt.Chart(spec.named("info")).transform_calculate(c="datum.c").transform_calculate(
-        m=EXPR_ALIBI["m"]).transform_calculate(
-        text="by_head > 0 ? 'head ' + by_head + ' of ' + datum.H + ': slope m = ' + format(datum.m, '.3g') : "
-             "'ALiBi off: no bias, the copies weigh the same'")
-    layers.append(slope.mark_text(aria=False, align="right", baseline="bottom", dy=-6, color=FOCUS,
-                                  fontWeight="bold").encode(x=alt.value("width"), y=alt.value(0),
-                                                            text=alt.Text("text:N")))
+        m=EXPR_ALIBI["m"]).transform_calculate(text=EXPR_ALIBI_READOUT).transform_calculate(
+        shown=readout_lines(ALIBI_READOUT_CHARS))
+    layers.append(readout(slope, READOUT_GAP))
     height = int(min(340, max(150, 26 * n)))
     return alt.layer(*layers, title="Attention weights with ALiBi", height=height)
+
+
+#: the head slider's live readout, written under the heatmap (``readout``)
+EXPR_ALIBI_READOUT = ("by_head > 0 ? 'head ' + by_head + ' of ' + datum.H + ': slope m = ' + format(datum.m, '.3g') : "
+                      "'ALiBi off (head 0): no bias, the copies weigh the same'")
+ALIBI_READOUT_CHARS = 32  # the widest readout, in text sizes (bold): narrower plots split it in two lines
+
+
+# ---------------------------------------------------------------------------------------------- live readouts
+# A chart's live readout (the numbers its in-chart slider changes) is written in the house text size (13 px, 18
+# projected: the axes' size), bold in FOCUS, left-aligned under the plot: right above the slider a student drags
+# (Vega draws a chart's inputs under it). A plot narrower than the readout's one line gets it on two lines, split
+# at its first ': ', so it stays in the chart's frame on a phone.
+READOUT_SIZE = 13
+READOUT_GAP = 8  # px between the plot's bottom edge and a readout right under it
+
+
+def _font(normal: int = READOUT_SIZE) -> str:
+    """A text size as a Vega expression: ``normal``, grown as the axes' text is while projecting."""
+    return f"({spec.PRESENTING} ? {round(normal * spec.PRESENT_TEXT)} : {normal})"
+
+
+def readout_lines(chars: int) -> str:
+    """The calculated ``text`` as shown: one line when the plot holds ``chars`` text sizes, else two lines."""
+    return (f"width >= {chars} * {_font()} || indexof(datum.text, ': ') < 0 ? datum.text : "
+            "[substring(datum.text, 0, indexof(datum.text, ': ') + 1), "
+            "substring(datum.text, indexof(datum.text, ': ') + 2)]")
+
+
+def readout(chart: alt.Chart, below: int | str) -> alt.Chart:
+    """The readout layer of ``chart`` (its field ``shown``), ``below`` px (a number or a Vega expression) under
+    the plot's bottom edge, flush with the plot's left edge."""
+    return chart.mark_text(aria=False, align="left", baseline="top", fontSize=READOUT_SIZE, fontWeight="bold",
+                           color=FOCUS, lineHeight=alt.expr(f"round(1.25 * {_font()})"),
+                           dy=alt.expr(str(below))).encode(x=alt.value(0), y=alt.value("height"),
+                                                           text=alt.Text("shown:N"))
 
 
 # ---------------------------------------------------------------------------------------------- decay
@@ -290,6 +325,9 @@ EXPR_DECAY: dict[str, str] = {
 #: the summary line, from the one-row "ends" data: the mean at Δ = 0 is ρ·cm(0), far away ρ·(mean of cm)
 EXPR_DECAY_SUMMARY = ("'ρ = ' + format(by_rho, '.2f') + ': mean ' + format(by_rho * datum.cm0, '.2f') + "
                       "' at Δ = 0, ' + format(by_rho * datum.cml, '.2f') + ' far away'")
+DECAY_READOUT_CHARS = 26  # the summary's width, in text sizes (bold): narrower plots split it in two lines
+DECAY_AXIS_PX = 36  # the x axis' tick, paddings and a gap, in px: its labels and title (2.2 text sizes, measured
+# at 13 and 18 px: the title ends 60 and 71 px under the plot) come on top
 DRAWN_GAPS = 130  # at most this many gaps drawn: each is re-encoded in three marks on every frame of the ρ slider
 # (in the browser's expression interpreter: 130 keep a frame within 30 ms, about 5 px a gap at a laptop's width)
 SCORE_NAMES = ("━ mean over all (q, k)", "╍ one random (q, k)", "▒ middle 90 % (mean ± 1.645 sd)")
@@ -361,13 +399,15 @@ def _score_layout(height: int) -> alt.LayerChart:
         tooltip=[alt.Tooltip("x:Q", title="gap Δ"), alt.Tooltip("mean:Q", title="mean score ÷ d", format=".3f"),
                  alt.Tooltip("lo:Q", title="5 %", format=".3f"), alt.Tooltip("hi:Q", title="95 %", format=".3f"),
                  alt.Tooltip("one:Q", title="one (q, k)", format=".3f")])
+    # the series' names in the plot's top-right corner, in the house text size, one line each
     names = [alt.Chart(spec.named("names")).transform_filter(f"datum.k == {k}").mark_text(
-        aria=False, align="right", baseline="top", dx=-4, fontWeight="bold", color=colour).encode(
-        x=alt.value("width"), y=alt.value(4 + 16 * k), text=alt.Text("t:N"))
+        aria=False, align="right", baseline="top", dx=-4, fontSize=READOUT_SIZE, fontWeight="bold",
+        color=colour, dy=alt.expr(f"{k} * round(1.3 * {_font()})")).encode(
+        x=alt.value("width"), y=alt.value(4), text=alt.Text("t:N"))
         for k, colour in enumerate((SERIES[0], SERIES[1], SERIES[0]))]
-    summary = alt.Chart(spec.named("ends")).transform_calculate(text=EXPR_DECAY_SUMMARY).mark_text(
-        aria=False, align="left", baseline="bottom", dx=4, dy=-6, color=FOCUS, fontWeight="bold").encode(
-        x=alt.value(0), y=alt.value(0), text=alt.Text("text:N"))
+    # the readout under the x axis (its labels and title: tick, paddings and two lines of text), above the ρ slider
+    summary = readout(alt.Chart(spec.named("ends")).transform_calculate(text=EXPR_DECAY_SUMMARY).transform_calculate(
+        shown=readout_lines(DECAY_READOUT_CHARS)), f"{DECAY_AXIS_PX} + round(2.2 * {_font()})")
     return alt.layer(band, zero, one, mean, *names, summary, title="The actual score ÷ d",
                      height=height).add_params(rho)
 

@@ -173,12 +173,13 @@ def pair_circles(thetas: np.ndarray, q_pairs: np.ndarray, k_pairs: np.ndarray, *
 
     ``n``, ``gap``, ``pair`` (a fraction, ``pair_index``): where the sliders open; ``score`` the score there
     (from ``posenc``, for the reading). The axes keep one unit = one unit on screen at any width (the x domain
-    follows the width/height ratio) and reach ±R, R the ``nice_bound`` of 1.25 × the longest pair, the value of the
-    unbound param BOUND set in the figure's own copy of the spec, so every seed, word and d reuses the one layout."""
+    follows the width/height ratio) and reach ±R, R = ``circle_reach`` of the longest pair (every point the sliders
+    reach, with a little room), the value of the unbound param BOUND set in the figure's own copy of the spec, so
+    every seed, word and d reuses the one layout."""
     half = len(thetas)
     qp, kp = np.asarray(q_pairs, float), np.asarray(k_pairs, float)
     q_len, k_len = np.hypot(*qp.T), np.hypot(*kp.T)
-    R = spec.nice_bound(float(max(q_len.max(), k_len.max())) * 1.25)
+    R = circle_reach(float(max(q_len.max(), k_len.max())))
     pairs = spec.columns(pair=np.arange(half), theta=np.asarray(thetas, float), qa=qp[:, 0], qb=qp[:, 1],
                          ka=kp[:, 0], kb=kp[:, 1], qlen=q_len, klen=k_len, root=np.full(half, np.sqrt(2 * half)),
                          zero=np.zeros(half), last=np.full(half, half - 1))
@@ -214,6 +215,54 @@ def _seed(fig: spec.Figure, values: dict) -> spec.Figure:
 # dataset, data('bound')[0].R; the browser evaluated the scales before Streamlit inserted the data, threw, and
 # left the chart blank — and once guarded, the domain never followed the data in.)
 BOUND = "rp_reach"
+REACH_ROOM = 1.1  # the axes reach at least this much past the longest pair (every pair the slider picks fits)
+
+
+def circle_reach(longest: float) -> float:
+    """The circle chart's axis reach R for pairs at most ``longest`` long: the ``nice_bound`` rung over REACH_ROOM ×
+    ``longest`` (a few rungs over a class, so moving the seed or d keeps few layouts; tests/test_layout_stable.py).
+    A typical pair is a third of the longest: 1.25 × put a 2.7 pair's axes at ±4, and its circle was small."""
+    return spec.nice_bound(REACH_ROOM * float(longest))
+
+
+def _font(normal: int) -> str:
+    """A text size as a Vega expression: ``normal`` out of presentation mode, grown as the axes' text is in it."""
+    return f"({spec.PRESENTING} ? {round(normal * spec.PRESENT_TEXT)} : {normal})"
+
+
+def _steps(extent: str, per_label: float) -> alt.ExprRef:
+    """Tick values for an axis from −``extent`` to ``extent`` (axis units, a Vega expression), a step of 0.5, 1, 2,
+    5 or 10 units: the smallest that leaves ``per_label`` × the text size between labels (one unit is
+    height / 2R px on both axes). Projected, the wide plot reached ±9 in ones and its end labels touched."""
+    unit = f"(height / (2 * {BOUND}))"
+    gap = f"({per_label} * {_font(13)})"
+    step = " : ".join(f"{unit} * {s} >= {gap} ? {s}" for s in (0.5, 1, 2, 5)) + " : 10"
+    return alt.expr(f"sequence(-floor(({extent}) / ({step})) * ({step}), "
+                    f"floor(({extent}) / ({step})) * ({step}) + ({step}) / 2, ({step}))")
+
+
+# The turned points' labels (q's and k's): each sits just above or below its point, never on it. When the two
+# points are near in height (less than LABEL_APART px), the upper point's label goes above it and the lower's below
+# it, so the two labels and both points stand in separate bands; further apart, each goes outwards (above a point
+# in the upper half, below one in the lower). Horizontally each label leans outwards along its own angle.
+LABEL_OFF = 11  # px from the point's centre to its label's near edge (a filled point's radius is 6.5 px)
+LABEL_APART = f"(2 * {LABEL_OFF} + 2 * {_font(13)} + 16)"
+
+
+def label_marks(v: str) -> dict[str, str]:
+    """The Vega expressions placing the label of the turned point ``v`` ("q" or "k") over one row of the circle
+    chart (the turned ``qx``… and the lengths): ``up`` (1 above its point, 0 below), ``align``, ``dx``, ``dy``,
+    ``baseline``. tests/test_client_expressions_rope.py evaluates them at every angle."""
+    w = "k" if v == "q" else "q"
+    upper = f"(datum.{v}y > datum.{w}y || (datum.{v}y == datum.{w}y && {'true' if v == 'q' else 'false'}))"
+    apart = f"(abs(datum.qy - datum.ky) * height / (2 * {BOUND}) >= {LABEL_APART})"
+    up = f"({apart} ? datum.{v}y >= 0 : {upper})"
+    cos = f"(datum.{v}x / max(datum.{v}len, 1e-9))"
+    return {"up": up,
+            "align": f"{cos} > 0.38 ? 'left' : {cos} < -0.38 ? 'right' : 'center'",
+            "dx": f"{cos} > 0.38 ? 2 : {cos} < -0.38 ? -2 : 0",
+            "dy": f"{up} ? -{LABEL_OFF} : {LABEL_OFF}",
+            "baseline": f"{up} ? 'bottom' : 'top'"}
 
 
 @spec.layout
@@ -235,10 +284,14 @@ def _circles_layout() -> alt.LayerChart:
     blue, orange = spec.SERIES[0], spec.SERIES[1]
 
     def X(f: str, title=None) -> alt.X:
-        return alt.X(f"{f}:Q", scale=xs, title=title)
+        if title is None:
+            return alt.X(f"{f}:Q", scale=xs, title=None)
+        return alt.X(f"{f}:Q", scale=xs, title=title, axis=alt.Axis(values=_steps(f"{BOUND} * {aspect}", 2.6), format="~g"))
 
     def Y(f: str, title=None) -> alt.Y:
-        return alt.Y(f"{f}:Q", scale=ys, title=title)
+        if title is None:
+            return alt.Y(f"{f}:Q", scale=ys, title=None)
+        return alt.Y(f"{f}:Q", scale=ys, title=title, axis=alt.Axis(values=_steps(BOUND, 2), format="~g"))
 
     unit = (alt.Chart(spec.named("unit"))
             .transform_calculate(pair=PAIR_PICK)
@@ -268,14 +321,15 @@ def _circles_layout() -> alt.LayerChart:
                               aria=False).encode(x=X("qx"), y=Y("qy"), tooltip=tips)
     after_k = base.mark_point(size=170, filled=True, opacity=1, color=orange, shape="square",
                               aria=False).encode(x=X("kx"), y=Y("ky"), tooltip=tips)
-    out = f"0.22 * {BOUND}"  # the labels sit outside each turned point, along its spoke: q's and k's never overlap
-
-    def label(v: str, text: str, colour: str) -> alt.Chart:
-        return base.transform_calculate(
-            text=text, lx=f"datum.{v}x * (1 + {out} / max(datum.{v}len, 1e-9))",
-            ly=f"datum.{v}y * (1 + {out} / max(datum.{v}len, 1e-9))").mark_text(
-            align="center", baseline="middle", fontWeight="bold", color=colour, aria=False).encode(
-            x=X("lx"), y=Y("ly"), text=alt.Text("text:N"))
+    def label(v: str, text: str, colour: str) -> list[alt.Chart]:
+        """The label on its white halo (a text layer under it): a circle or a spoke never strikes it through."""
+        at = label_marks(v)
+        look = dict(fontWeight="bold", fontSize=13, aria=False, align=alt.expr(at["align"]),
+                    baseline=alt.expr(at["baseline"]), dx=alt.expr(at["dx"]), dy=alt.expr(at["dy"]))
+        src = base.transform_calculate(text=text)
+        enc = dict(x=X(f"{v}x"), y=Y(f"{v}y"), text=alt.Text("text:N"))
+        return [src.mark_text(**look, **spec.HALO, color="#ffffff").encode(**enc),
+                src.mark_text(**look, color=colour).encode(**enc)]
 
     label_q = label("q", "'q at m = ' + format(datum.m, ',d')", blue)
     label_k = label("k", f"'k at n = ' + format({KEY_POSITION}, ',d')", orange)
@@ -283,13 +337,13 @@ def _circles_layout() -> alt.LayerChart:
         align="left", baseline="top", fontWeight="bold", color=spec.TEXT, aria=False).encode(
         x=alt.value(4), y=alt.value(y), text=alt.Text("text:N"))
         for y, text in ((4, READOUT_PAIR), (24, READOUT_ANGLE), (44, READOUT_SCORE))]
-    turned = (alt.layer(spoke_q, spoke_k, before_q, before_k, after_q, after_k, label_q, label_k, *readouts,
+    turned = (alt.layer(spoke_q, spoke_k, before_q, before_k, after_q, after_k, *label_q, *label_k, *readouts,
                         data=spec.named("pairs"))
               .transform_calculate(m=ex["m"], qx=ex["qx"], qy=ex["qy"], kx=ex["kx"], ky=ex["ky"])
               .transform_calculate(dot=ex["dot"])
               .transform_joinaggregate(score="sum(dot)")
               .transform_filter(f"datum.pair == {PAIR_PICK}")
-              .transform_calculate(angle=ex["angle"]))  # computed once a frame for all ten marks
+              .transform_calculate(angle=ex["angle"]))  # computed once a frame for all twelve marks
     return alt.layer(q_circle, k_circle, turned).add_params(n_in, gap_in, pair_in, alt.param(
         name=BOUND, value=1.0)).properties(
         height=CIRCLE_HEIGHT,
