@@ -591,6 +591,12 @@ def run_transforms(rows: list[dict], transforms: list[dict], params: dict) -> li
     return rows
 
 
+def transforms_over(spec: dict, data: str, last: str) -> list[dict]:
+    """What the browser runs to compute ``last`` in the first layer over the dataset ``data``: the spec's own
+    transforms (its layers share them), then that layer's."""
+    return spec.get("transform", []) + layer_with(spec, data, last).get("transform", [])
+
+
 def calculated(layer: dict, rows: list[dict], params: dict) -> list[dict]:
     """Every row of a layer after its per-row calculate transforms: its filters not applied, and only those before
     an aggregate (each row, as it goes into a sum)."""

@@ -13,13 +13,13 @@ import pytest
 
 from conftest import (
     assert_ok,
-    layer_with,
     layout_of,
     open_page,
     page_text,
     rows_of,
     run_transforms,
     spec_params,
+    transforms_over,
     vega_eval,
     verdict,
 )
@@ -38,11 +38,6 @@ def figure(sentence: str):
     """The index ÷ length strip as the page builds it, opening at the chapter's hundred words."""
     r, strip, _ = fixes_sections.ratio(sentence, chapter.LENGTH_EXAMPLE[2])
     return tokenize(sentence), r, strip
-
-
-def transforms_over(spec: dict, data: str, last: str) -> list[dict]:
-    """The transforms of the first layer over ``data`` that computes ``last``, as the browser runs them."""
-    return layer_with(spec, data, last)["transform"]
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
@@ -141,12 +136,6 @@ RAW_SENTENCES = [chapter.SENTENCE, "hi there", "the cat saw the", " ".join(f"w{i
 RAW_STARTS = [fc.STARTS[0], 2, 40, chapter.RAW_POSITION, 1234, fc.STARTS[1]]
 
 
-def raw_transforms(spec: dict, last: str) -> list[dict]:
-    """The weights map's transforms that compute ``last``: the scores and softmax its layers share (the parent
-    layer's), then the layer's own."""
-    return spec.get("transform", []) + transforms_over(spec, "weights", last)
-
-
 def raw_figure(sentence: str, d: int, seed: int, opening: int = chapter.RAW_POSITION):
     """The weights map as the page builds it (the section's own call), opening at ``opening``."""
     from posenc.fixes import fixes_inputs
@@ -169,7 +158,7 @@ def test_the_weights_map_is_the_softmax_of_each_querys_scores_at_every_start(sen
     n = len(inp.tokens)
     for scores, expected in zip(fc.SCORES, (raw.weights_without, raw.weights_with)):
         params = {fc.START: start, fc.SCORES_PICK: scores}
-        cells = run_transforms(rows_of(fig, "weights"), raw_transforms(fig.spec, "key"), params)
+        cells = run_transforms(rows_of(fig, "weights"), transforms_over(fig.spec, "weights", "key"), params)
         got = np.zeros((n, n))
         for c in cells:
             got[c["qi"], c["ki"]] = c["weight"]
@@ -177,7 +166,7 @@ def test_the_weights_map_is_the_softmax_of_each_querys_scores_at_every_start(sen
         np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-15)
         assert [c["key"] for c in cells[:n]] == word_labels(inp.tokens, start=start)
         assert [c["query"] for c in cells[::n]] == word_labels(inp.tokens, start=start)
-        [note] = run_transforms(rows_of(fig, "weights"), raw_transforms(fig.spec, "note"), params)
+        [note] = run_transforms(rows_of(fig, "weights"), transforms_over(fig.spec, "weights", "note"), params)
         wins = int(np.sum(np.argmax(expected, axis=1) == n - 1))
         assert note["note"] == f"last key on top for {wins} of {n} queries"
         if scores == fc.SCORES[1]:
@@ -189,7 +178,7 @@ def test_two_copies_of_the_last_word_tie_without_the_index_and_the_first_copy_co
     weight is the last key's alone (numpy's argmax, the page's count, takes the first) — the line says 0."""
     inp, fig = raw_figure(RAW_SENTENCES[2], 16, 2)
     params = {fc.START: 1, fc.SCORES_PICK: fc.SCORES[0]}
-    [note] = run_transforms(rows_of(fig, "weights"), raw_transforms(fig.spec, "note"), params)
+    [note] = run_transforms(rows_of(fig, "weights"), transforms_over(fig.spec, "weights", "note"), params)
     assert note["wins"] == 0 and note["note"] == "last key on top for 0 of 4 queries"
 
 

@@ -452,11 +452,11 @@ def test_one_hot_width_is_data_not_layout():
 
 def _weights_cells(fig, start: int, scores: str = C.SCORES[1]) -> list[dict]:
     """The weights map's cells as the browser computes them at ``start`` (its transforms through the mirror of
-    tests/test_client_expressions_fixes.py)."""
-    from test_client_expressions_fixes import raw_transforms, run_raw
+    tests/conftest.py)."""
+    from conftest import run_transforms, transforms_over
 
     params = {C.START: start, C.SCORES_PICK: scores}
-    return run_raw(fig.datasets["weights"].to_pylist(), raw_transforms(fig.spec, "key"), params)
+    return run_transforms(fig.datasets["weights"].to_pylist(), transforms_over(fig.spec, "weights", "key"), params)
 
 
 def test_labels_that_carry_the_start_are_ordered_by_their_index():
