@@ -38,6 +38,7 @@ from .parts import (
     term,
     tokens_or_stop,
     warm,
+    warmed,
     word_choice,
     word_pair,
 )

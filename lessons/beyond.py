@@ -1,3 +1,5 @@
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -40,8 +42,8 @@ def alibi_figures(sentence: str, d: int, seed: int, heads: int):
 
 alibi_data = frame.cached(alibi_figures)
 # the running example's layouts for every head count, built ahead once per process (a layout follows the count)
-frame.warm("beyond: every head count", lambda: [alibi_figures(chapter.SENTENCE, frame.DEFAULT_D, frame.DEFAULT_SEED, h)
-                                               for h in range(1, MAX_HEADS + 1)])
+frame.warm("beyond: every head count", (functools.partial(alibi_figures, frame.DEFAULT_SENTENCE, frame.DEFAULT_D,
+                                                          frame.DEFAULT_SEED, h) for h in range(1, MAX_HEADS + 1)))
 
 
 @frame.cached

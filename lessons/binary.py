@@ -1,3 +1,5 @@
+import functools
+
 import streamlit as st
 
 import frame
@@ -53,8 +55,8 @@ def bits_figures(n: int, start: int):
 
 bits_view = frame.cached(bits_figures)
 # every bit count's layouts, built ahead once per process, nearest the chapter's 4 first (170 ms each, cold)
-frame.warm("binary: every bit count", lambda: [bits_figures(n, 0) for n in
-                                               sorted(range(1, MAX_BITS + 1), key=lambda n: abs(n - DEFAULT_BITS))])
+frame.warm("binary: every bit count", (functools.partial(bits_figures, n, 0) for n in
+                                       sorted(range(1, MAX_BITS + 1), key=lambda n: abs(n - DEFAULT_BITS))))
 
 
 @frame.cached

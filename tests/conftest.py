@@ -11,6 +11,8 @@ import html
 import json
 import math
 import re
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -684,3 +686,23 @@ def browser():
         b = launch(p)
         yield b
         b.close()
+
+
+def layouts_after_warming(page: str, module: str, layouts: Sequence[str]) -> dict[str, list]:
+    """In a fresh Python process (no layout built by an earlier test): open ``page`` through app.py with AppTest,
+    wait for the warm-ups it started (``frame.warmed``), and return each ``module``'s layout's kept keys (their
+    positional arguments) by name. What it finds built, the page and its warm-up built."""
+    code = f"""
+import json, frame, importlib
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("app.py", default_timeout=60)
+at.run()
+at.switch_page({page!r}).run()
+assert not at.exception, [e.value for e in at.exception]
+assert frame.warmed(120)
+m = importlib.import_module({module!r})
+print(json.dumps({{name: [list(key[0]) for key in getattr(m, name).kept] for name in {list(layouts)!r}}}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])

@@ -508,3 +508,27 @@ def test_a_link_is_one_point_selection_bound_both_ways_to_the_body_and_keyed_by_
         assert bool(vega_eval(lit_filter, row, {spec.LINK_NOW: now_key})) == outlined, now_key
     assert outline["mark"]["filled"] is False and outline["mark"]["stroke"] == spec.TEXT
     assert link.params(nearest=True)[0].param.to_dict()["select"]["nearest"] is True
+
+
+def test_a_layout_under_way_in_one_thread_is_waited_for_not_built_again():
+    """frame.warm builds layouts in a background thread while script runs ask for them: a second caller of a key
+    being built waits for that build and reads it (Altair's 50–170 ms are spent once)."""
+    import json
+    import threading
+    import time
+
+    calls = []
+
+    @spec.layout
+    def slow(n: int) -> alt.Chart:
+        calls.append(n)
+        time.sleep(0.3)
+        return alt.Chart(spec.named("t")).mark_point().properties(title=f"n = {n}")
+
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(slow(7))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert calls == [7] and len(got) == 4 and len({json.dumps(g.spec()) for g in got}) == 1

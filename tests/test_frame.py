@@ -636,16 +636,22 @@ def test_streamlit_still_binds_its_listener_without_the_tcp_protocol():
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0
 
 
-def test_warm_runs_its_work_once_per_name_in_the_background_and_logs_a_failure(caplog):
+def test_warm_runs_its_work_once_per_name_in_the_background_and_logs_a_failure(caplog, monkeypatch):
+    import uuid
+
+    from frame import parts
+
+    monkeypatch.setattr(parts, "WARM_AFTER_S", 0.0)
+    name = f"test: counting {uuid.uuid4()}"  # its own name: a rerun of this test in one process starts afresh
     ran = []
-    first = frame.warm("test: counting", lambda: ran.append(1))
-    again = frame.warm("test: counting", lambda: ran.append(2))
-    first.join(5)
-    assert again is first and ran == [1]  # the second call finds the first one's thread: nothing runs again
+    first = frame.warm(name, [lambda: ran.append(1), lambda: ran.append(2)])
+    again = frame.warm(name, [lambda: ran.append(3)])
+    assert frame.warmed(5)
+    assert again is first and ran == [1, 2]  # the second call finds the first one's thread: nothing runs again
 
     def broken() -> None:
         raise RuntimeError("no layout")
 
     with caplog.at_level("ERROR"):
-        frame.warm("test: broken", broken).join(5)  # raises nowhere: the page never sees it
-    assert "warming test: broken failed" in caplog.text and "no layout" in caplog.text
+        frame.warm(f"test: broken {uuid.uuid4()}", [broken]).join(5)  # raises nowhere: the page never sees it
+    assert "failed" in caplog.text and "no layout" in caplog.text

@@ -179,14 +179,13 @@ def test_bad_url_value_is_clamped_with_a_notice():
 
 def test_every_head_count_of_the_running_example_is_built_ahead_once_the_page_has_opened():
     """The head count changes the ALiBi charts' layouts (one per count: ~55 ms of Altair, cold): the page's first
-    run starts building all of them for the running example in the background (frame.warm)."""
-    import frame
-    from posenc.charts import beyond as bc
+    run starts building all of them for the running example in the background (frame.warm). In a fresh process,
+    where nothing else built them."""
+    from conftest import layouts_after_warming
 
-    at = assert_ok(open_page(PAGE))
-    counts = set(range(1, int(at.slider(key="by_heads").max) + 1))  # every count the page's slider offers
-    frame.warm("beyond: every head count", lambda: None).join(60)  # the page's thread, whichever test began it
+    counts = set(range(1, int(assert_ok(open_page(PAGE)).slider(key="by_heads").max) + 1))  # the slider's counts
+    built = layouts_after_warming(PAGE, "posenc.charts.beyond", ["_alibi_layout", "_slopes_layout"])
     words = len(tokenize(chapter.SENTENCE))
-    alibi = {key[0][1] for key in bc._alibi_layout.kept if len(key[0][0]) == words}
-    slopes = {key[0][0] for key in bc._slopes_layout.kept}
-    assert len(counts) > 1 and alibi >= counts and slopes >= counts, (sorted(alibi), sorted(slopes))
+    alibi = {args[1] for args in built["_alibi_layout"] if len(args[0]) == words}
+    slopes = {args[0] for args in built["_slopes_layout"]}
+    assert len(counts) > 1 and alibi == counts and slopes == counts, (sorted(alibi), sorted(slopes))

@@ -185,11 +185,9 @@ def test_sidebar_d_without_a_ladder_of_pairs_says_so(d, says):
 
 def test_every_bit_count_is_built_ahead_once_the_page_has_opened():
     """The bits slider's values each need their own chart layout (170 ms of Altair, cold): the page's first run
-    starts building every one in the background (frame.warm), so a later press finds it built."""
-    import frame
-    from posenc.charts import binary_codes as bc
+    starts building every one in the background (frame.warm), so a later press finds it built. In a fresh
+    process, where nothing else built them."""
+    from conftest import layouts_after_warming
 
-    assert_ok(open_page(PAGE))
-    frame.warm("binary: every bit count", lambda: None).join(60)  # the page's thread, whichever test began it
-    built = {key[0][0] for key in bc._bit_table_layout.kept}
-    assert built >= set(range(1, MAX_BITS + 1)), sorted(built)
+    built = layouts_after_warming(PAGE, "posenc.charts.binary_codes", ["_bit_table_layout"])
+    assert {args[0] for args in built["_bit_table_layout"]} == set(range(1, MAX_BITS + 1))

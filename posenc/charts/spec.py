@@ -319,21 +319,32 @@ def layout(build: Callable[..., alt.TopLevelMixin]) -> Callable[..., Layout]:
     Arguments must be hashable scalars, strings or sequences of them (lists are keyed as tuples); an array is
     refused, because data in a layout would make every press a new layout."""
     kept: OrderedDict[tuple, str] = OrderedDict()
+    building: dict[tuple, threading.Event] = {}  # keys a thread is building now: another caller waits for it
     lock = threading.Lock()
 
     @functools.wraps(build)
     def cached(*args: Any, **kwargs: Any) -> Layout:
         key = (_key(args), _key(tuple(sorted(kwargs.items()))))
-        with lock:
-            text = kept.get(key)
-            if text is not None:
-                kept.move_to_end(key)
-        if text is None:
+        while True:
+            with lock:
+                text = kept.get(key)
+                if text is not None:
+                    kept.move_to_end(key)
+                    return Layout(text)
+                underway = building.get(key)
+                if underway is None:
+                    building[key] = threading.Event()
+                    break
+            underway.wait()  # built by another thread (a script run, frame.warm): read it, do not build it twice
+        try:
             text = json.dumps(_finish(build(*args, **kwargs).to_dict(validate=False)), default=_scalar)
             with lock:
                 kept[key] = text
                 while len(kept) > LAYOUTS_KEPT:
                     kept.popitem(last=False)
+        finally:
+            with lock:
+                building.pop(key).set()
         return Layout(text)
 
     cached.kept = kept  # type: ignore[attr-defined]  (the tests read its size)
