@@ -58,7 +58,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                f"of the key, beside content scores that spread by about {raw.content_spread:.3g}")
         frame.verdict("the index coordinate dwarfs the word's own coordinates", view.coordinate_dwarfs,
                       f"p = {start:,} against coordinates of typical size {term.content_coordinate:.2f} (root mean "
-                      f"square), {start / term.content_coordinate:,.0f} times larger (where the chart opened)")
+                      f"square): {wording.times(start / term.content_coordinate)} times their size (where the chart "
+                      "opened)")
         frame.verdict("in a score, the index outweighs the words, as the chapter predicts", view.one_dwarfs,
                       f"content scores spread by {term.content_score:.3g} (√d = {term.sqrt_d:.3g}); the index "
                       f"meeting a query coordinate of size {term.query_coordinate:.2f} adds {term.one_side:,.0f}, "

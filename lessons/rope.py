@@ -175,7 +175,8 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
                       L.norm_error < tol, f"‖q R_mᵀ‖ − ‖q‖ = {small(L.norm_error)} (where the chart opened); over "
                                           f"positions 1 … {MAX_POSITION:,} at most {small(L.curve_norm_error)} "
                                           f"(tolerance {tol:.0e})")
-        frame.verdict(f"v = x W_V carries no position: the query word's v is the same at position 1 and at {m:,}",
+        frame.verdict(f"v = x W_V carries no position: the query word's v is the same at position 1 and at {m:,}"
+                      + ("" if m > 1 else " (open the chart further along to compare two positions)"),
                       L.v_gap_rope == 0.0, f"largest difference {small(L.v_gap_rope)} (where the chart opened)")
         ratio = L.raw_coordinate / L.x_norm
         with right:
@@ -193,9 +194,11 @@ with frame.page(PATH, "Turn q and k by their positions just before they meet: wh
             st.markdown(
                 f"Adding sinusoids (the previous page) changes the vector itself: ‖x‖ = {L.x_norm:.6f} becomes "
                 f"‖x + PE_m‖ = {L.x_pe_norm:.6f} at m = {m:,}, where the chart opens. The sinusoids stay bounded "
-                f"(each pair has length 1), so they cannot drown the word either, but they reach v: with "
-                f"v = (x + PE) W_V the same word's v differs by up to {L.v_gap_additive:.4f} between positions 1 "
-                f"and {m:,}. RoPE turns only q and k: v stays what the word means.")
+                "(each pair has length 1), so they cannot drown the word either, but they reach v: with "
+                "v = (x + PE) W_V the same word's v " + (
+                    f"differs by up to {L.v_gap_additive:.4f} between positions 1 and {m:,}." if m > 1 else
+                    "moves with its position (open the chart further along to see by how much).")
+                + " RoPE turns only q and k: v stays what the word means.")
             frame.formula(r"\text{RoPE: } \operatorname{Attn} = \operatorname{softmax}\!\Big(\frac{q R_{n-m} "
                           r"k^\top}{\sqrt d}\Big)\, v,\quad v = x\,W_V,\quad \lVert q R_m^\top\rVert = \lVert q\rVert")
             st.page_link("lessons/fixes.py", label="Back to the obvious fixes: the raw index drowning the words",

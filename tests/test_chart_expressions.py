@@ -194,7 +194,7 @@ LOG2_LENS = (4, 12, 13, 16, 20, 26)  # 16 tokens … 67,108,864: below, at and p
 
 
 def _deeper_rows(fig, log2: int) -> tuple[list[dict], list[dict]]:
-    """The Deeper chart's lines and its names' rows after the browser's transforms, at st_len = log2."""
+    """The Deeper chart's lines and its names' rows after the browser's transforms, at st_log2len = log2."""
     params = {cs.LEN: log2}
     lines = run_transforms(rows_of(fig, "methods"), layer_with(fig.spec, "methods", "y")["transform"], params)
     ends = run_transforms(rows_of(fig, "ends"), layer_with(fig.spec, "ends", "rank")["transform"], params)
@@ -204,8 +204,8 @@ def _deeper_rows(fig, log2: int) -> tuple[list[dict], list[dict]]:
 @pytest.mark.parametrize("d, L, s, base", STRETCH_CASES)
 @pytest.mark.parametrize("log2", LOG2_LENS)
 def test_dynamic_ntk_in_the_deeper_chart_matches_posenc(d, L, s, base, log2):
-    """The chart's data are built at one seq_len; at each st_len the browser's lines are stretch_demo's θ'_i/θ_i at
-    seq_len = 2^st_len (dynamic NTK's computed, the others shipped), the names stack in the order the lines end
+    """The chart's data are built at one seq_len; at each st_log2len the browser's lines are stretch_demo's θ'_i/θ_i at
+    seq_len = 2^st_log2len (dynamic NTK's computed, the others shipped), the names stack in the order the lines end
     (top first), and the note writes that seq_len and what dynamic NTK does there."""
     fig = cs.ratio_figure(beyond.stretch_demo(d, L, s, 8192, float(base)))
     exprs = calculates(fig.spec)
@@ -238,7 +238,7 @@ def test_dynamic_ntk_in_the_deeper_chart_matches_posenc(d, L, s, base, log2):
 def test_the_deeper_charts_data_are_the_same_at_every_seq_len_and_its_axis_holds_the_fixed_lines(d, L, s, base):
     """seq_len is not in the data (the browser computes dynamic NTK's line), so a figure built at any seq_len ships
     the same tables; the y axis runs from the floor the data carry (a decade under 1/s) to cs.RATIO_TOP, and every
-    line but dynamic NTK's (which may leave at the bottom: its note says so) stays inside at every st_len."""
+    line but dynamic NTK's (which may leave at the bottom: its note says so) stays inside at every st_log2len."""
     figs = [cs.ratio_figure(beyond.stretch_demo(d, L, s, seq, float(base))) for seq in (1, L, 8192, 2 ** 26)]
     for fig in figs[1:]:
         assert fig.datasets.keys() == figs[0].datasets.keys()

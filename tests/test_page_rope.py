@@ -340,7 +340,9 @@ def test_a_link_opens_the_lengths_chart_at_its_m_and_the_page_speaks_of_it(m):
     holds, measured = verdict(at, f"turning q by m = {m:,} keeps its length")
     assert holds and "(where the chart opened)" in measured
     holds, measured = verdict(at, "v = x W_V carries no position")
-    assert holds and f"the same at position 1 and at {m:,}:" in measured
+    assert holds and f"the same at position 1 and at {m:,}" in measured
+    assert ("further along" in measured) == (m == 1)  # at m = 1 there is nothing to compare: it says so
+    assert ("differs by up to" in text) == (m > 1) and ("further along to see" in text) == (m == 1)
 
 
 @pytest.mark.parametrize("bad", ["0", "10001", "abc", "-3"])

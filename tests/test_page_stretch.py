@@ -240,7 +240,7 @@ def test_dynamic_ntks_length_moves_inside_the_deeper_chart_not_a_streamlit_contr
 
 @pytest.mark.parametrize("log2", ["4", "12", "16", "26"])
 def test_a_link_opens_the_deeper_chart_at_its_seq_len_and_the_page_speaks_of_it(log2):
-    """``?st_len=k`` opens the chart at seq_len = 2^k (frame.chart seeds its slider): the table's dynamic NTK row,
+    """``?st_log2len=k`` opens the chart at seq_len = 2^k (frame.chart seeds its slider): the table's dynamic NTK row,
     the text under it and the reading speak of that seq_len, computed here from posenc."""
     at = assert_ok(open_page(PAGE, query={cs.LEN: log2, "st_deep_methods": "true"}))
     assert not at.warning
@@ -273,7 +273,7 @@ def test_a_bad_seq_len_in_a_link_opens_the_deeper_chart_at_8192_with_a_notice(ba
 
 
 def test_the_deeper_charts_data_and_layout_are_the_same_wherever_it_opens():
-    """seq_len is not in the data (the browser computes dynamic NTK's line), so a link's st_len changes only the
+    """seq_len is not in the data (the browser computes dynamic NTK's line), so a link's st_log2len changes only the
     slider's opening value and the reading: the same tables and, but for that value, the same spec."""
     def opened(log2):
         chart = _deeper(assert_ok(open_page(PAGE, query={cs.LEN: log2})))

@@ -5,7 +5,7 @@ The key chart ships one row per pair (i, d, L_train) and computes everything els
 in-chart controls — the stretch factor ``st_s``, the base ``st_base`` and the method ``st_method`` — so dragging s
 redraws with no rerun. ``EXPR`` holds those expressions; ``tests/test_chart_expressions.py`` evaluates each one in
 Python at several settings and compares it with ``posenc.stretch``. Pair indices i are 0-based (as RoPE code
-counts them). The Deeper chart's dynamic NTK line follows its own in-chart control, ``st_len`` (log₂ seq_len), the
+counts them). The Deeper chart's dynamic NTK line follows its own in-chart control, ``st_log2len`` (log₂ seq_len), the
 same way (``EXPR_DYN``, ``EXPR_ENDS``). Colours keep their one app-wide meaning (``spec.FOCUS``, ``spec.SERIES``,
 ``spec.REFERENCE``).
 """
@@ -145,7 +145,7 @@ def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
 
 # ---------------------------------------------------------------------------------------------- the Deeper chart
 DYNAMIC = "Dynamic NTK"  # the one method whose frequencies follow the text's length: they move in the chart
-LEN = "st_len"  # dynamic NTK's length, in the chart as log₂ seq_len (frame.live keeps it in the address)
+LEN = "st_log2len"  # dynamic NTK's length, in the chart as log₂ seq_len (frame.live keeps it in the address)
 # The slider moves log₂ seq_len, in whole steps. Over seq_len itself (the number input's 1 … 100,000,000) Vega's
 # ~170 px slider would move ~600,000 tokens a pixel: L_train (where dynamic NTK starts to act), the page's 8,192
 # and s·L_train would all sit in its first pixel. On a log scale each of its 23 stops (~7 px) is a doubling, the
