@@ -242,12 +242,17 @@ function createLive() {
     if (k0 >= n) k0 = 0; // at the end: start over
     const at = (k) => +(min + (k % (n + 1)) * step).toFixed(10);
     if (reduced.matches) {
-      // No continuous motion: one jump a second while playing, a sweep in reducedStops jumps (whole steps).
-      const jump = Math.max(1, Math.round(n / live.reducedStops));
+      // No continuous motion: one jump a second while playing, a sweep in reducedStops jumps: the stops are
+      // round(i·n / stops) for i = 0 … stops (whole steps; every step when the slider has fewer).
+      const stops = Math.min(n, live.reducedStops);
+      const stop = (i) => Math.round((i * n) / stops);
+      let i = 0;
+      while (i < stops && stop(i + 1) <= k0) i += 1; // the stop at or below where it starts
       let k = k0;
       const tick = () => {
         if (!p.playing) return;
-        k = k >= n ? 0 : Math.min(n, k + jump); // the last stop is the slider's end, then back to its start
+        i = i >= stops ? 0 : i + 1; // the last stop is the slider's end, then back to its start
+        k = stop(i);
         const el = rangeInput(name);
         if (el) setRange(el, at(k));
         p.timer = setTimeout(tick, live.reducedStepSeconds * 1000);

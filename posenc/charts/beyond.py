@@ -93,7 +93,7 @@ def _label_layers(x: alt.X, y: alt.Y, field: str, names: Sequence[str], colours:
         # above (dy < 0) or below its point, on a white halo: a noisy line never strikes its own name through
         look = dict(aria=False, align=align, dx=dx, dy=dy, baseline="bottom" if dy < 0 else "top", fontWeight="bold")
         out.append(base.mark_text(**look, **spec.HALO).encode(
-            x=x, y=y, text=alt.Text(f"{field}:N"), color=alt.value("#ffffff"), **extra))
+            x=x, y=y, text=alt.Text(f"{field}:N"), **extra))
         out.append(base.mark_text(**look).encode(
             x=x, y=y, text=alt.Text(f"{field}:N"),
             color=alt.Color(f"{field}:N", scale=spec.series_scale(names, colours), legend=None),

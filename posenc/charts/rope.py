@@ -328,7 +328,7 @@ def _circles_layout() -> alt.LayerChart:
                     baseline=alt.expr(at["baseline"]), dx=alt.expr(at["dx"]), dy=alt.expr(at["dy"]))
         src = base.transform_calculate(text=text)
         enc = dict(x=X(f"{v}x"), y=Y(f"{v}y"), text=alt.Text("text:N"))
-        return [src.mark_text(**look, **spec.HALO, color="#ffffff").encode(**enc),
+        return [src.mark_text(**look, **spec.HALO).encode(**enc),
                 src.mark_text(**look, color=colour).encode(**enc)]
 
     label_q = label("q", "'q at m = ' + format(datum.m, ',d')", blue)

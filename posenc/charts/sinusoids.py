@@ -589,7 +589,7 @@ def _dials_layout(n: int, prefix: str, fixed: bool, shifted: bool) -> alt.LayerC
     tip = rows.mark_point(filled=True, size=70, color=spec.SERIES[0], opacity=1).encode(x=x, y=yf("tip"))
     cursor = rows.mark_rule(color=spec.SERIES[0], strokeWidth=1).encode(x=x)
     look = dict(align="left", baseline="bottom", dx=2, fontWeight="bold")
-    halo = rows.mark_text(**look, **spec.HALO, color="#ffffff").encode(x=alt.X("x0:Q"), y=yf("ty"), text="text:N")
+    halo = rows.mark_text(**look, **spec.HALO).encode(x=alt.X("x0:Q"), y=yf("ty"), text="text:N")
     label = rows.mark_text(**look, color=spec.TEXT).encode(x=alt.X("x0:Q"), y=yf("ty"), text="text:N")
     head = (f"'p = ' + format({p}, 'd')"
             + ("" if fixed else f" + '   ·   base = ' + format({base}, ',.3~r')")

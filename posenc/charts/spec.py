@@ -140,8 +140,9 @@ LINK_BIND = {"element": LINK_HOLDER, "event": LINK_EVENT}
 HOVER_ON = "pointerover"
 HOVER_CLEAR = "pointerout[event.pointerType === 'mouse']"
 LINK_FADE = 0.3  # the unlit marks' opacity while one of their group is lit (a second cue besides the outline)
-HALO = {"stroke": "#ffffff", "strokeWidth": 4, "strokeJoin": "round"}  # a label's white outline: drawn
-# first, under the label, it keeps a line or a cursor from striking the words through
+# a label's white halo (its text in white, outlined in white): drawn first, under the label, it keeps a line or a
+# cursor from striking the words through
+HALO = {"color": "#ffffff", "stroke": "#ffffff", "strokeWidth": 4, "strokeJoin": "round"}
 LINK_STROKE = 2.5  # the lit marks' outline, in TEXT
 NEAREST_POINTS = 80  # a crosshair snaps to at most this many points of its line
 
