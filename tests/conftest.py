@@ -706,3 +706,22 @@ print(json.dumps({{name: [list(key[0]) for key in getattr(m, name).kept] for nam
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def assert_same_wherever_it_opens(page: str, param: str, values: Sequence[str], pick) -> None:
+    """An in-chart control moves in the browser: a link's value for ``param`` changes only the chart's seeded
+    slider (its value in the spec) and its reading, never its data nor the rest of its spec. ``pick`` finds the
+    chart in the page opened by AppTest; ``values`` are links' values (the first is the comparison)."""
+    def opened(v: str):
+        chart = pick(assert_ok(open_page(page, query={param: v})))
+        spec = chart_spec(chart)
+        seeded = [p for p in own_params(spec) if p["name"] == param]
+        assert len(seeded) == 1, f"{param} is not one of the chart's own params"
+        seeded[0].pop("value", None)
+        return spec, chart_tables(chart)
+
+    (base_spec, base_tables), *others = [opened(v) for v in values]
+    for v, (spec, tables) in zip(values[1:], others):
+        assert spec == base_spec, f"{param}={v}: the spec changed beyond the slider's value"
+        assert tables.keys() == base_tables.keys() and all(tables[k].equals(base_tables[k]) for k in tables), \
+            f"{param}={v}: the data changed"

@@ -13,6 +13,7 @@ from test_rope_demo import marks_of
 
 from conftest import (
     assert_ok,
+    assert_same_wherever_it_opens,
     chart_bytes,
     chart_readings,
     chart_spec,
@@ -357,18 +358,8 @@ def test_a_bad_m_in_a_link_opens_the_lengths_chart_at_500_with_a_notice(bad):
 
 
 def test_the_lengths_charts_data_and_layout_are_the_same_wherever_it_opens():
-    """m is not in the data (the browser turns q by it), so a link's m changes only the slider's opening value
-    and the reading: the same tables and, but for that value, the same spec."""
-    def opened(m):
-        chart = lengths_chart(assert_ok(open_page(PAGE, query={rc.LENGTH_M: m})))
-        spec = chart_spec(chart)
-        for p in own_params(spec):
-            p.pop("value", None) if p["name"] == rc.LENGTH_M else None
-        return spec, chart_tables(chart)
+    """m is not in the data (the browser turns q by it): a link's m changes only the slider's opening value."""
+    assert_same_wherever_it_opens(PAGE, rc.LENGTH_M, [str(chapter.RAW_POSITION), "1", "2", "4321", "10000"],
+                                  lengths_chart)
 
-    base_spec, base_tables = opened(str(chapter.RAW_POSITION))
-    for m in ("1", "2", "4321", "10000"):
-        spec, tables = opened(m)
-        assert spec == base_spec
-        assert set(tables) == set(base_tables) == {"main", "pairs"}
-        assert all(tables[k].equals(base_tables[k]) for k in tables)
+

@@ -10,9 +10,9 @@ import pytest
 
 from conftest import (
     assert_ok,
+    assert_same_wherever_it_opens,
     chart_readings,
     chart_spec,
-    chart_tables,
     charts_of,
     layouts,
     main_path,
@@ -273,18 +273,8 @@ def test_a_bad_seq_len_in_a_link_opens_the_deeper_chart_at_8192_with_a_notice(ba
 
 
 def test_the_deeper_charts_data_and_layout_are_the_same_wherever_it_opens():
-    """seq_len is not in the data (the browser computes dynamic NTK's line), so a link's st_log2len changes only the
-    slider's opening value and the reading: the same tables and, but for that value, the same spec."""
-    def opened(log2):
-        chart = _deeper(assert_ok(open_page(PAGE, query={cs.LEN: log2})))
-        spec = chart_spec(chart)
-        for p in own_params(spec):
-            p.pop("value", None) if p["name"] == cs.LEN else None
-        return spec, chart_tables(chart)
+    """seq_len is not in the data (the browser computes dynamic NTK's line): a link's st_log2len changes only the
+    slider's opening value."""
+    assert_same_wherever_it_opens(PAGE, cs.LEN, [str(cs.LEN_OPEN), "4", "12", "20", "26"], _deeper)
 
-    base_spec, base_tables = opened(str(cs.LEN_OPEN))
-    for log2 in ("4", "12", "20", "26"):
-        spec, tables = opened(log2)
-        assert spec == base_spec
-        assert set(tables) == set(base_tables) == {"methods", "ends"}
-        assert all(tables[k].equals(base_tables[k]) for k in tables)
+
