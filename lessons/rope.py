@@ -50,7 +50,8 @@ def opening() -> tuple[int, int, float]:
 def length_data(sentence: str, qi: int, d: int, seed: int, m: int):
     """At the m the lengths chart opens at (a link's): the answer, the checks and the aside speak of it."""
     L = length_demo(posenc.tokenize(sentence), qi, d, seed, m)
-    return L, rc.lengths(L.positions, L.rope_norms, L.raw_norms, L.thetas, L.q_pairs, L.x_norm, opening=m)
+    return L, rc.lengths(L.positions, L.rope_norms, L.raw_norms, L.thetas, L.q_pairs, L.x_norm, opening=m,
+                         turned=L.rotated_q_norm, raw=L.raw_norm)
 
 
 with frame.page(PATH, "Turn q and k by their positions just before they meet: what is left of the two "

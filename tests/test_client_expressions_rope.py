@@ -262,7 +262,8 @@ def test_the_sliders_open_at_the_chapters_first_pair_and_are_named_for_the_addre
 def lengths_figure(d: int, seed: int, qi: int = QI, tokens=TOKENS):
     """The lengths chart as the page builds it, opening at the chapter's 500."""
     L = length_demo(tokens, qi, d, seed, chapter.RAW_POSITION)
-    return L, rc.lengths(L.positions, L.rope_norms, L.raw_norms, L.thetas, L.q_pairs, L.x_norm, opening=L.m)
+    return L, rc.lengths(L.positions, L.rope_norms, L.raw_norms, L.thetas, L.q_pairs, L.x_norm, opening=L.m,
+                         turned=L.rotated_q_norm, raw=L.raw_norm)
 
 
 def at_m_layer(fig) -> dict:

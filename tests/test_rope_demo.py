@@ -250,7 +250,8 @@ def _figures(d=64, start=1, m=10, n=7, tokens=SENT):
     return (rc.score_window(w.positions, w.rope_scores, w.additive_scores),
             rc.pair_circles(r.thetas, r.q_pairs, r.k_pairs, n=min(n, rc.N_MAX), gap=max(min(n - m, 0), rc.GAP_MIN),
                             score=r.score),
-            rc.lengths(L.positions, L.rope_norms, L.raw_norms, L.thetas, L.q_pairs, L.x_norm, opening=max(m, 1)))
+            rc.lengths(L.positions, L.rope_norms, L.raw_norms, L.thetas, L.q_pairs, L.x_norm, opening=max(m, 1),
+                      turned=L.rotated_q_norm, raw=L.raw_norm))
 
 
 @pytest.mark.parametrize("d,start,m,n", [(64, 1, 10, 7), (2, 0, 0, MAX_POSITION), (512, MAX_POSITION - WINDOW + 1,

@@ -383,12 +383,12 @@ def length_expressions() -> dict[str, str]:
 
 
 def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray, thetas: np.ndarray,
-            q_pairs: np.ndarray, x_norm: float, *, opening: int) -> spec.Figure:
+            q_pairs: np.ndarray, x_norm: float, *, opening: int, turned: float, raw: float) -> spec.Figure:
     """Lengths against the position (both axes logarithmic): ‖q R_pᵀ‖, flat at ‖q‖ however far p goes, beside the
     raw index's ‖[x ; p]‖, which grows with p; the position m, a slider inside the chart (``LENGTH_M``, no rerun),
     marked (FOCUS) with both values labelled, computed in the browser from q's pairs turned by m·θ_i
     (``length_expressions``). The data are the same at every m; ``opening``: the m the chart opens at, for its
-    reading."""
+    reading, with ``turned`` = ‖q R_mᵀ‖ and ``raw`` = ‖[x ; m]‖ there (``rope_demo.length_demo``'s)."""
     names = LENGTH_SERIES
     p = np.asarray(positions, dtype=np.int64)
     vals = np.concatenate([rope_norms, raw_norms])
@@ -397,15 +397,13 @@ def lengths(positions: np.ndarray, rope_norms: np.ndarray, raw_norms: np.ndarray
     qp, th = np.asarray(q_pairs, float), np.asarray(thetas, float)
     half = th.size
     pairs = spec.columns(pair=np.arange(half), theta=th, qa=qp[:, 0], qb=qp[:, 1], xnorm=np.full(half, float(x_norm)))
-    c, s = np.cos(opening * th), np.sin(opening * th)
-    turned = float(np.sqrt(np.sum((qp[:, 0] * c - qp[:, 1] * s) ** 2 + (qp[:, 0] * s + qp[:, 1] * c) ** 2)))
     last = int(p.max())
     return spec.figure(_lengths_layout(last), {"main": main, "pairs": pairs}, description=(
         f"Lengths against position p, 1 to {last:,}, both axes logarithmic, the query word's position m (the "
         "slider under the chart) marked: RoPE keeps the length of the turned q at ‖q‖ at every position, while the "
         "raw index's vector [x ; p] grows with p."),
         reading=(f"The chart opens at m = {opening:,}: RoPE's q is {turned:.3f} long, and the raw index's vector "
-                 f"has grown to {float(np.hypot(x_norm, opening)):,.1f}."))
+                 f"has grown to {raw:,.1f}."))
 
 
 def lengths_spec() -> dict:
