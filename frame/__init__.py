@@ -52,6 +52,7 @@ from .skeleton import (
     page,
     predict,
     presenting,
+    shown_when,
     section,
     share_link,
     show_code,

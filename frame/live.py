@@ -107,6 +107,17 @@ def presenting() -> bool:
     return projecting()
 
 
+SHOWN_WHEN = {False: "pe-screen-only-", True: "pe-projected-only-"}  # the keys' prefixes frame/theme.py hides by
+
+
+def shown_when(projected: bool, key: str):
+    """A container shown only while projecting (``projected``) or only on a screen. Both are drawn in either
+    mode and the page's style hides one (``frame/theme.py``: the root's ``data-pe-present``), so a page that only
+    moves a line of text for the projector need not ask ``presenting()``, and its presentation toggle stays a
+    fragment. What is hidden is out of the page for a screen reader too (``display: none``)."""
+    return st.container(key=SHOWN_WHEN[projected] + key)
+
+
 def begin_run() -> None:
     """Called at the start of every full run (``frame.begin_run``)."""
     st.session_state[_RUNS] = st.session_state.get(_RUNS, 0) + 1

@@ -40,7 +40,7 @@ import streamlit as st
 
 from posenc.charts.spec import columns
 
-from .live import PRESENT_MAX_HEIGHT, chart, presenting  # noqa: F401  (re-exported)
+from .live import PRESENT_MAX_HEIGHT, chart, presenting, shown_when  # noqa: F401  (re-exported)
 from .pages import PageInfo, next_page, page_info
 from .predict import PREDICT_LABEL, Question, close_scope, open_scope, predict  # noqa: F401  (re-exported: frame.predict)
 

@@ -151,8 +151,8 @@ with frame.page(PATH, "Trained on short sequences, tested on four times longer o
         s = lab.Settings(task=task, k=int(k) if task == "copy" else DEFAULT.k, n_layers=int(n_layers),
                          L_train=int(L_train), steps=int(steps), heads=int(heads), bos=bool(bos), mlp=bool(mlp))
         with right:
-            if not frame.presenting():  # projected, the task is said aloud and its line goes under the chart
-                st.markdown(words.task_line(s))
+            with frame.shown_when(False, "lab_task_above"):  # projected, the task is said aloud: its line
+                st.markdown(words.task_line(s))                  # goes under the chart
             record = record_for(s.key)
             best = None if record is None else words.best(readings(s.key))
             q = frame.predict(
@@ -165,7 +165,7 @@ with frame.page(PATH, "Trained on short sequences, tested on four times longer o
                 return
             figs = figures(s.key)  # once a run: each call of a cached function unpickles its copy
             frame.chart(figs["accuracy"])
-            if frame.presenting():
+            with frame.shown_when(True, "lab_task_under"):
                 st.markdown(words.task_line(s))
         show_reading(q, record, s.key)
         chosen.append((s.key, figs))

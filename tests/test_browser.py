@@ -541,6 +541,35 @@ def test_the_presentation_toggle_keeps_every_chart_and_grows_its_text(server, br
         ctx.close()
 
 
+ONE_MODE = """() => Object.fromEntries(['screen', 'projected'].map(m => [m,
+  [...document.querySelectorAll(`[data-testid=stMain] [class*="st-key-pe-${m}-only-"]`)]
+    .map(e => e.getClientRects().length > 0 && e.innerText.trim().length > 0)]))"""  # each: drawn and shown?
+
+
+@pytest.mark.parametrize("info", params_or_failure(pages_using("shown_when("), "shown-when"))
+def test_a_line_for_one_mode_shows_in_that_mode_only_and_the_toggle_switches_it(server, browser, info):
+    """frame.live.shown_when: both lines are drawn, the page's style shows one. On a screen every screen-only
+    container shows and every projected-only one is hidden; a press of the toggle (which reruns no page here:
+    the page never asks presenting()) swaps them, with no rerun of the page's elements."""
+    ctx = context(browser, 1366, 768)
+    try:
+        page = ctx.new_page()
+        open_app(page, f"{server}/{info.url_path}")
+        shown = page.evaluate(ONE_MODE)
+        assert shown["screen"] and shown["projected"], shown  # both drawn
+        assert all(shown["screen"]) and not any(shown["projected"]), shown
+        page.evaluate(MARK_CHARTS)
+        page.get_by_text("Presentation mode", exact=True).first.click()
+        page.wait_for_function(f"() => (({ONE_MODE})()).projected.every(x => x)", timeout=30_000)
+        wait_done(page)
+        shown = page.evaluate(ONE_MODE)
+        assert not any(shown["screen"]) and all(shown["projected"]), shown
+        assert all(page.evaluate(CHARTS_KEPT)), "a chart was drawn again: the toggle reran the page"
+        no_exception(page)
+    finally:
+        ctx.close()
+
+
 def test_presentation_mode_holds_when_charts_draw_before_the_page_script(server, browser):
     """Streamlit loads each element's code lazily, so a chart may be drawn before the page's other elements and
     before frame/live.js runs (a hidden input the page drew once lost that race in CI: the chart's binding was not

@@ -368,7 +368,8 @@ def test_a_page_the_presentation_toggle_leaves_alone_draws_the_same_projected(in
 
 def test_the_presentation_toggle_reruns_only_itself_unless_the_page_asked(server):
     """On a real server: on the fixes page (charts alone follow the mode) a press of the toggle is a run of its
-    fragment, a few KB, and on RoPE too (its word pickers sit in the sidebar in both modes); on attention, whose
+    fragment, a few KB, on RoPE too (its word pickers sit in the sidebar in both modes) and on the lab (its task
+    line moves under the chart projected, both drawn: frame.live.shown_when); on attention, whose
     panels differ projected, it runs the page."""
     import asyncio
 
@@ -384,10 +385,11 @@ def test_the_presentation_toggle_reruns_only_itself_unless_the_page_asked(server
         finally:
             await s.close()
 
-    for url_path in ("fixes", "rope"):
+    for url_path in ("fixes", "rope", "lab"):  # the lab moves a line projected with frame.shown_when
         fragment, sidebar = asyncio.run(press(url_path))
         assert fragment, f"the toggle reran the whole {url_path} page"
-    assert "Query word (its place)" in sidebar, sidebar  # RoPE's words sit in the sidebar in both modes
+        if url_path == "rope":
+            assert "Query word (its place)" in sidebar, sidebar  # RoPE's words sit in the sidebar in both modes
     fragment, _ = asyncio.run(press("attention"))
     assert not fragment, "attention draws its panels differently projected: its page must run again"
 
