@@ -618,6 +618,13 @@ def spec_layers(spec: dict) -> list[dict]:
             for layer in spec.get("layer", [spec])]
 
 
+def marks_of(node: dict) -> list[dict]:
+    """Every mark of a spec, at any depth of layering."""
+    if "layer" in node:
+        return [m for layer in node["layer"] for m in marks_of(layer)]
+    return [node["mark"]] if "mark" in node else []
+
+
 def layer_with(spec: dict, data: str, field: str) -> dict:
     """The first layer over the dataset ``data`` that computes ``field``."""
     for layer in spec_layers(spec):

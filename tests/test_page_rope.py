@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_rope_demo import marks_of
 
 from conftest import (
     assert_ok,
@@ -22,6 +21,7 @@ from conftest import (
     charts_of,
     checks_block,
     main_path,
+    marks_of,
     open_page,
     own_params,
     page_text,

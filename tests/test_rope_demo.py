@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import own_params
+from conftest import marks_of, own_params
 from posenc import chapter
 from posenc.core import embed, projections, tokenize
 from posenc.encodings import MAX_POSITION, frequencies, rope, sinusoidal
@@ -231,13 +231,6 @@ def test_largest_settings_stay_exact():
     w = score_window(long, 63, 0, 512, 0, MAX_POSITION - WINDOW + 1)
     assert w.rope_diag_spread < angle_tolerance(MAX_POSITION)
     assert rope_demo(long, 63, 0, 512, 0, MAX_POSITION, 0) is not None
-
-
-def marks_of(node) -> list[dict]:
-    """Every mark of a spec, at any depth of layering."""
-    if "layer" in node:
-        return [m for layer in node["layer"] for m in marks_of(layer)]
-    return [node["mark"]] if "mark" in node else []
 
 
 # ---------------------------------------------------------------- the figures
