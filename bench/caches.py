@@ -4,11 +4,19 @@ bounded. The caches are shared by every session of a server: an unbounded one gr
 from __future__ import annotations
 
 import ast
+import inspect
 from dataclasses import dataclass
 
 from bench import ROOT
 
 KINDS = ("cache_data", "cache_resource")
+
+
+def _frame_default() -> str:
+    """frame.cached's bound when none is given, read from its signature (the one home of that number)."""
+    from frame.parts import cached
+
+    return f"{inspect.signature(cached).parameters['max_entries'].default} (frame.cached's default)"
 
 
 @dataclass(frozen=True)
@@ -46,7 +54,7 @@ def find_caches() -> list[Cache]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 a = node.args
                 for dec in (d for d in node.decorator_list if _kind(d)):
-                    bound = _max_entries(dec) or ("32 (frame.cached's default)" if _kind(dec) == "frame.cached" else
+                    bound = _max_entries(dec) or (_frame_default() if _kind(dec) == "frame.cached" else
                                                   None if a.posonlyargs or a.args or a.kwonlyargs or a.vararg
                                                   or a.kwarg else "1 (no arguments: one entry)")
                     out.append(Cache(rel, dec.lineno, node.name, _kind(dec), bound))
@@ -57,5 +65,5 @@ def find_caches() -> list[Cache]:
                     node.args[0], (ast.Name, ast.Attribute, ast.Lambda)):  # st.cache_data(fn, max_entries=…)
                 kind = _kind(node.func)
                 out.append(Cache(rel, node.lineno, ast.unparse(node.args[0])[:40], kind, _max_entries(node) or (
-                    "32 (frame.cached's default)" if kind == "frame.cached" else None)))
+                    _frame_default() if kind == "frame.cached" else None)))
     return sorted(out, key=lambda c: (c.file, c.line))
