@@ -182,49 +182,39 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                                 "those of two strangers (positions 1 and N)?",
                                 ["The neighbours'", "Neither: every two positions are equally far apart",
                                  "The strangers'"], 1, key="fx_onehot_predict")
-            c1, c2 = st.columns(2)
-            with c1:
-                width = int(frame.number("One-hot width N (the longest sentence)", "fx_width", 1, 1000, 8,
-                                         help="The table has one column per position 1 … N."))
-            with c2:
-                past = int(frame.number("Encode position", "fx_past", 1, 2000, 9,
-                                        help="Try a position past N: it has no column."))
-            oh, codes, dist, shown_cols = onehot_section(ex.sentence, width, past)
+            opens = frame.live.opening(fc.onehot_spec())  # the N and p the chart opens at (a link's)
+            oh, fig = onehot_section(ex.sentence, int(opens[fc.WIDTH]), int(opens[fc.PAST]))
+            frame.chart(fig)
+            where = f"where the chart opens, N = {oh.width:,}"
             if oh.past_error:
                 frame.verdict("a position past the table's last column has no encoding, as the chapter predicts",
-                              True, f"asking for position {oh.past} in a table of width {oh.width} gives "
-                                    f"“{oh.past_error}”")
-                asked = f"Position {oh.past} is past column {oh.width}: it has no code at all."
+                              True, f"asking for position {oh.past:,} in a table of width {oh.width:,} gives "
+                                    f"“{oh.past_error}” ({where})")
+                asked = f"Where the chart opens, position {oh.past:,} is past column {oh.width:,}: it has no code at all."
             else:
-                asked = f"Position {oh.past} → a 1 in column {oh.past} of {oh.width}. Try a position past {oh.width}."
-            left, right = st.columns(2)
-            with left:
-                frame.chart(dist)
-                if oh.shown < oh.width:
-                    st.caption(f"Positions 1 … {oh.shown} of {oh.width} shown; the check covers every pair.")
-            with right:
-                if codes is not None:
-                    frame.chart(codes)
-                    if shown_cols < oh.width:
-                        st.caption(f"Columns 1 … {shown_cols} of {oh.width} shown: the rest are zero for every "
-                                   "word.")
-                else:
-                    st.warning(f"Your {n}-word sentence does not fit: {oh.sentence_error}", icon=":material/block:")
+                asked = (f"Where the chart opens, position {oh.past:,} → a 1 in column {oh.past:,} of {oh.width:,}. "
+                         f"Drag p past {oh.width:,}: it has no column.")
+            fits = (f"Your {n} words fit in its {oh.width:,} columns." if oh.sentence_error is None else
+                    f"Your {n}-word sentence does not fit in its {oh.width:,} columns: {oh.sentence_error}")
             a_, b_, far = oh.pair
             if a_ < b_ < far:
                 frame.verdict("neighbours sit as far apart as strangers, as the chapter predicts",
                               abs(oh.neighbour - oh.stranger) < COS_TOL,
-                              f"‖e{a_} − e{b_}‖ = {oh.neighbour:.6f}, ‖e{a_} − e{far}‖ = {oh.stranger:.6f}")
+                              f"‖e{a_} − e{b_}‖ = {oh.neighbour:.6f}, ‖e{a_} − e{far}‖ = {oh.stranger:.6f} "
+                              f"({where})")
             if oh.width >= 2:
                 frame.verdict("every two positions are √2 apart", oh.sqrt2_error < COS_TOL,
-                              f"largest deviation {oh.sqrt2_error:.0e} over all pairs of the {oh.width} positions")
-            wide = "word needs 1 column" if oh.width == 1 else f"words needs {oh.width} columns"
-            here = (f"here {oh.neighbour:.6f} for neighbours and {oh.stranger:.6f} for strangers" if a_ < b_ < far
-                    else f"a table {oh.width} wide has no strangers to compare: widen it")
+                              f"largest deviation {oh.sqrt2_error:.0e} over all pairs of the {oh.width:,} "
+                              f"positions ({where})")
+            wide = "word needs 1 column" if oh.width == 1 else f"words needs {oh.width:,} columns"
+            here = (f"{where}: {oh.neighbour:.6f} for neighbours and {oh.stranger:.6f} for strangers"
+                    if a_ < b_ < far else f"{where}, a table too narrow to hold strangers: drag N wider")
             ask.answer(f"Neither: every two different one-hot codes are √2 ≈ {math.sqrt(2):.6f} apart ({here}), so "
                        "the code says nothing about which positions are near.",
-                       f"{asked} The width is the length: your sentence of {n} words needs {n} columns, a sentence "
-                       f"of {oh.width} {wide} — {oh.width / ex.d:.3g} times the model width d = {ex.d}.")
+                       f"{asked} {fits} The width is the length: your sentence of {n} words needs {n} columns, a "
+                       f"sentence of {oh.width:,} {wide} — {oh.width / ex.d:.3g} times the model width d = {ex.d}. "
+                       "Drag N and p under the chart: the lines under the map say, at every value, whether p has a "
+                       "code and whether your sentence fits.")
             frame.formula(r"c(p) = e_p \in \mathbb{R}^N",
                           rf"\lVert e_p - e_q\rVert = \sqrt 2 \approx {math.sqrt(2):.6f}\quad (p \ne q)")
 

@@ -412,7 +412,10 @@ def pair_distances(codes: np.ndarray) -> np.ndarray:
     return np.sqrt(np.clip(d2, 0.0, None))
 
 
-def one_hot_demo(n: int, width: int, past: int, shown: int = 40) -> OneHot:
+ONE_HOT_SHOWN = 30  # the one-hot chart draws positions 1 … min(N, 30): its grid is the same at every N
+
+
+def one_hot_demo(n: int, width: int, past: int, shown: int = ONE_HOT_SHOWN) -> OneHot:
     """One-hot codes e_p ∈ ℝ^N: every pair √2 apart; the sentence needs N ≥ n; position ``past`` is
     encoded if it is ≤ N, otherwise the message says why it cannot be."""
     N = _length(width, "The one-hot width N", MAX_WIDTH)

@@ -13,24 +13,33 @@ import pytest
 
 from conftest import (
     assert_ok,
+    assert_same_wherever_it_opens,
+    chart_spec,
+    charts_of,
     layout_of,
     open_page,
     page_text,
     rows_of,
     run_transforms,
+    spec_layers,
     spec_params,
     transforms_over,
     vega_eval,
     verdict,
+    verdicts,
 )
 from posenc import chapter
 from posenc.charts import fixes as fc
 from posenc.charts.spec import word_labels
 from posenc.core import tokenize
-from posenc.fixes import index_over_length, ratio_demo
+from posenc.fixes import index_over_length, one_hot_demo, ratio_demo
 from posenc.sections import fixes as fixes_sections
 
 PAGE = "lessons/fixes.py"
+
+
+def _tab_index(at) -> int:
+    return at.get("tab_container")[0].proto.tab_container.default_tab_index
 SENTENCES = ["the cat chased the mouse", "hi there", " ".join(f"w{i}" for i in range(64))]
 
 
@@ -195,3 +204,116 @@ def test_the_start_is_a_range_slider_in_the_map_that_opens_at_the_chapters_500_a
         assert layout_of(other) == layout_of(fig)
         assert all(t.equals(other.datasets[k]) for k, t in fig.datasets.items())
         assert other.reading.startswith(f"The chart opens with the first word at position {elsewhere:,}.")
+
+
+# ---------------------------------------------------------------- one-hot: the width N and the position p in the chart
+ONEHOT_SENTENCES = ["the cat chased the mouse", "hi there", " ".join(f"w{i}" for i in range(64))]
+WIDTHS = [fc.WIDTHS[0], 2, 5, fc.WIDTH_OPENS, 12, fc.SHOWN, fc.SHOWN + 1, 777, fc.WIDTHS[1]]
+PASTS = [fc.PASTS[0], 3, fc.PAST_OPENS, fc.SHOWN, 1200, fc.PASTS[1]]
+
+
+def onehot_figure(sentence: str, width: int = fc.WIDTH_OPENS, past: int = fc.PAST_OPENS):
+    """The one-hot chart as the page builds it (the section's own call), opening at N = ``width``, p = ``past``."""
+    return tokenize(sentence), fixes_sections.onehot(sentence, width, past)[1]
+
+
+def _asked_layer(spec: dict) -> dict:
+    [first, *_] = [layer for layer in spec_layers(spec) if {"filter": fc.EXPR_OH_ASKED} in layer.get("transform", [])]
+    return first
+
+
+@pytest.mark.parametrize("sentence", ONEHOT_SENTENCES)
+@pytest.mark.parametrize("N", WIDTHS)
+@pytest.mark.parametrize("p", [fc.PASTS[0], fc.PAST_OPENS, 1200])
+def test_the_one_hot_cells_are_posencs_codes_and_distances_at_every_width(sentence, N, p):
+    """The browser keeps the grid's cells within N (positions 1 … min(N, SHOWN)): each row's code is posenc's
+    one-hot row (a 1 in its own column), each distance is posenc's ‖e_p − e_q‖, each row is named by the position
+    and your word there; the row outlined is p's, when p is drawn."""
+    from posenc.fixes import one_hot
+
+    words, fig = onehot_figure(sentence)
+    oh = one_hot_demo(len(words), N, p)
+    k = min(N, fc.SHOWN)
+    cells = run_transforms(rows_of(fig, "grid"), transforms_over(fig.spec, "grid", "distance"),
+                           {fc.WIDTH: N, fc.PAST: p})
+    assert len(cells) == k * k == oh.shown ** 2
+    code, dist = np.full((k, k), np.nan), np.full((k, k), np.nan)
+    for c in cells:
+        code[c["p"] - 1, c["q"] - 1], dist[c["p"] - 1, c["q"] - 1] = c["code"], c["distance"]
+    np.testing.assert_array_equal(code, one_hot(np.arange(1, k + 1), N)[:, :k])
+    np.testing.assert_allclose(dist, oh.distances, rtol=0, atol=1e-12)
+    labels = word_labels(words)
+    assert [c["row"] for c in cells[::k]] == [labels[i] if i < len(words) else str(i + 1) for i in range(k)]
+    asked = run_transforms(rows_of(fig, "grid"), _asked_layer(fig.spec)["transform"], {fc.WIDTH: N, fc.PAST: p})
+    assert [(c["p"], c["q"]) for c in asked] == ([(p, q) for q in range(1, k + 1)] if p <= k else [])
+    assert (oh.past_error is None) == (p <= N)
+
+
+@pytest.mark.parametrize("sentence", ONEHOT_SENTENCES)
+@pytest.mark.parametrize("N", WIDTHS)
+@pytest.mark.parametrize("p", PASTS)
+def test_the_lines_under_the_map_say_whether_p_has_a_code_and_the_sentence_fits(sentence, N, p):
+    """The three lines under the map, live: p's code or that it is past N (as posenc's one_hot_demo finds), whether
+    your words fit in N columns, how many of the N positions are drawn."""
+    words, fig = onehot_figure(sentence)
+    oh = one_hot_demo(len(words), N, p)
+    [note] = run_transforms(rows_of(fig, "notes"), transforms_over(fig.spec, "notes", "shown"),
+                            {fc.WIDTH: N, fc.PAST: p})
+    assert note["past"] == (f"p = {p:,} is past column N = {N:,}: no code" if oh.past_error else
+                            f"p = {p:,} → a 1 in column {p:,} of N = {N:,}")
+    if oh.past_error is None:
+        assert oh.past_code[p - 1] == 1 and oh.past_code.sum() == 1
+    fits = "fit in" if oh.sentence_error is None else "do not fit in"
+    assert note["fit"] == f"your {len(words)} words {fits} N = {N:,} column{'s' if N > 1 else ''}"
+    assert note["shown"] == (f"positions 1 … {fc.SHOWN} of N = {N:,} shown" if oh.shown < N else "")
+
+
+def test_width_and_position_are_range_sliders_in_the_chart_that_open_at_8_and_9():
+    _, fig = onehot_figure(SENTENCES[0])
+    params = {p["name"]: p for p in spec_params(fig.spec)}
+    opens = {p["name"]: p.get("value") for p in spec_params(fc.onehot_spec())}  # what the page reads
+    for name, ends, value in ((fc.WIDTH, fc.WIDTHS, 8), (fc.PAST, fc.PASTS, 9)):
+        assert params[name]["value"] == value == opens[name]
+        assert params[name]["bind"]["input"] == "range" and params[name]["bind"]["step"] == 1
+        assert (params[name]["bind"]["min"], params[name]["bind"]["max"]) == ends
+    assert fig.rows <= 1000  # drawn as SVG (spec.CANVAS_ROWS), far under spec.MAX_MARKS
+
+
+@pytest.mark.parametrize("query,N,p,unusable", [
+    ({"fx_width": "1000", "fx_past": "1200"}, 1000, 1200, ()), ({"fx_width": "3"}, 3, 9, ()),
+    ({"fx_past": "4"}, 8, 4, ()), ({"fx_width": "0", "fx_past": "2001"}, 8, 9, ("fx_width", "fx_past")),
+    ({"fx_width": "2.5", "fx_past": "nan"}, 3, 9, ("fx_past",)),  # 2.5 snaps to the slider's step, as it would
+    ({"fx_width": "64", "fx_past": "64"}, 64, 64, ()), ({"fx_width": "abc"}, 8, 9, ("fx_width",)),
+])
+def test_a_link_opens_the_one_hot_chart_at_its_n_and_p_and_the_answer_speaks_of_it(query, N, p, unusable):
+    """?fx_width=…&fx_past=… (an old link's keys too) open the chart there: its sliders' values, the answer and the
+    checks give those numbers, said to be where the chart opens; a value the slider cannot take opens at the
+    default with a notice."""
+    at = assert_ok(open_page(PAGE, query=query, fx_onehot_predict_shown=True))
+    text = page_text(at)
+    [chart] = [c for c in charts_of(at) if any(q["name"] == fc.WIDTH for q in spec_params(chart_spec(c)))]
+    seeded = {q["name"]: q["value"] for q in spec_params(chart_spec(chart)) if q["name"] in (fc.WIDTH, fc.PAST)}
+    assert seeded == {fc.WIDTH: N, fc.PAST: p}
+    assert _tab_index(at) == 2
+    if p > N:
+        assert f"Where the chart opens, position {p:,} is past column {N:,}: it has no code at all." in text
+        assert f"asking for position {p:,} in a table of width {N:,}" in verdict(at, "has no encoding")[1]
+    else:
+        assert f"Where the chart opens, position {p:,} → a 1 in column {p:,} of {N:,}." in text
+        assert not [v for v in verdicts(at) if "has no encoding" in v[1]]
+    assert ("Your 5 words fit in its" in text) == (N >= 5)
+    assert ("Your 5-word sentence does not fit" in text) == (N < 5)
+    if N >= 5:
+        assert verdict(at, "neighbours sit as far apart as strangers")[1].endswith(f"(where the chart opens, N = {N:,})")
+    warned = [w.value for w in at.warning if "was not usable" in w.value]
+    assert warned == [f"The link's value for “{name}” was not usable; using {8 if name == fc.WIDTH else 9}."
+                      for name in unusable]
+
+
+def test_the_one_hot_chart_sends_the_same_data_wherever_it_opens():
+    def pick(at):
+        [chart] = [c for c in charts_of(at) if any(q["name"] == fc.WIDTH for q in spec_params(chart_spec(c)))]
+        return chart
+
+    assert_same_wherever_it_opens(PAGE, fc.WIDTH, ["8", "1", "31", "1000"], pick)
+    assert_same_wherever_it_opens(PAGE, fc.PAST, ["9", "1", "2000"], pick)

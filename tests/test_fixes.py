@@ -18,6 +18,7 @@ from posenc.charts import fixes as C
 from posenc.core import embed, projections, softmax
 from posenc.fixes import (
     FIXES,
+    ONE_HOT_SHOWN,
     SHORT,
     WISHES,
     _ranks,
@@ -118,7 +119,7 @@ def test_one_hot_demo_reports_the_past_position_instead_of_raising():
 def test_one_hot_demo_at_small_and_large_widths(width):
     oh = one_hot_demo(n=5, width=width, past=width + 1)
     assert oh.past_error is not None
-    assert oh.distances.shape[0] == min(width, 40)
+    assert oh.distances.shape[0] == min(width, ONE_HOT_SHOWN)
     a, b, far = oh.pair
     assert 1 <= a <= b <= far == width
 
@@ -353,10 +354,8 @@ def _all_figures(tokens, d=16, start=500, length=100, position=50, width=8, past
         C.share_sweep(r.sweep_starts, r.sweep_rho, r.sweep_share, start),
         *fixes_sections.ratio(" ".join(tokens), length)[1:],  # as the page draws them: the 1/N curve to 1000
         C.multiply_lines(m.scores_at_1, tokens, m.query_index, opening=m.position),
-        C.distance_heatmap(o.distances),
+        fixes_sections.onehot(" ".join(tokens), width, past)[1],  # N and p move inside it: opened at these
     ]
-    if o.sentence_codes is not None:
-        figs.append(C.onehot_codes(o.sentence_codes, tokens))
     return figs
 
 
@@ -394,14 +393,14 @@ def test_a_sliders_value_is_data_not_layout():
     b = _all_figures(TOKENS, start=1701, length=937, position=713, width=40, past=9)
     for x, y in zip(a, b):
         assert layout_of(x) == layout_of(y), x.description
-        in_chart = any(name in json.dumps(x.spec) for name in (C.START, C.LENGTH, C.POSITION))
+        in_chart = any(name in json.dumps(x.spec) for name in (C.START, C.LENGTH, C.POSITION, C.WIDTH, C.PAST))
         same_data = all(x.datasets[k].equals(y.datasets[k]) for k in x.datasets)
         if in_chart:
             assert same_data and x.reading != y.reading, x.description
         elif "1/N, against the sentence length" in x.description:
             assert same_data and x.reading == y.reading, x.description
         else:
-            assert not same_data or "one-hot" in x.description, x.description
+            assert not same_data, x.description
 
 
 @pytest.mark.parametrize("kw", [
@@ -415,7 +414,7 @@ def test_the_numbers_of_a_setting_are_read_out_not_named(kw):
     from posenc.fixes import DWARFS
 
     figs = _all_figures(TOKENS, **kw)
-    coord, terms, weights, sweep, strip, gap, lines, dist = figs[:8]
+    coord, terms, weights, sweep, strip, gap, lines, onehot = figs
     start, length, position, n = kw["start"], kw["length"], kw["position"], len(TOKENS)
     sliders = {start, length, position} - {1, 2}  # 1 and 2 are the chapter's own words: size about 1, √2
     for fig in figs:
@@ -438,16 +437,27 @@ def test_the_numbers_of_a_setting_are_read_out_not_named(kw):
     assert gap.reading == f"The step is {1 / n:.3g} in your {n} words and 0.01 in 100."
     assert lines.reading.startswith(f"The chart opens at m = {position:,}: the key word is placed at positions 1 to "
                                     f"{max(position, 2):,}")
-    shown = min(kw["width"], o.shown)
-    assert dist.reading == ("Position 1 only: a table one column wide has no two different positions." if shown == 1
-                            else f"Positions 1 to {shown}: every distance off the diagonal is {math.sqrt(2):.6f}.")
+    N, p = kw["width"], kw["past"]
+    shown = min(N, C.SHOWN)
+    assert o.shown == shown
+    apart = ("a table one column wide has no two different positions" if shown == 1
+             else f"every distance off the diagonal is {math.sqrt(2):.6f}")
+    fit = "fit" if n <= N else "do not fit"
+    past = f"position {p:,} is past column {N:,}: it has no code" if p > N else f"position {p:,} is a 1 in column {p:,}"
+    assert onehot.reading == (f"The chart opens at N = {N:,} and p = {p:,}: positions 1 to {shown} shown, {apart}; "
+                              f"your {n} words {fit} in {N:,} columns; {past}.")
 
 
-def test_one_hot_width_is_data_not_layout():
-    a, b = one_hot_demo(5, 8, 9), one_hot_demo(5, 9, 9)
-    assert layout_of(C.onehot_codes(a.sentence_codes, TOKENS)) == layout_of(C.onehot_codes(b.sentence_codes, TOKENS))
-    cols = C.onehot_codes(b.sentence_codes, TOKENS).datasets["onehot"].column("column").to_pylist()
-    assert sorted(set(cols)) == list(range(1, 10))  # numbers, drawn as an ordinal axis in their own order
+@pytest.mark.parametrize("width,past", [(1, 1), (5, 9), (8, 9), (30, 2), (1000, 2000)])
+def test_the_one_hot_chart_is_the_same_at_every_width_and_position(width, past):
+    """N and p move inside the chart: its layout and data (a fixed grid of SHOWN × SHOWN positions and your words)
+    are the same wherever it opens, only its reading names N and p."""
+    base = fixes_sections.onehot(" ".join(TOKENS), 8, 9)[1]
+    fig = fixes_sections.onehot(" ".join(TOKENS), width, past)[1]
+    assert layout_of(fig) == layout_of(base)
+    assert fig.datasets.keys() == base.datasets.keys() and all(t.equals(base.datasets[k]) for k, t in fig.datasets.items())
+    assert fig.datasets["grid"].num_rows == C.SHOWN ** 2
+    assert (fig.reading == base.reading) == ((width, past) == (8, 9))
 
 
 def _weights_cells(fig, start: int, scores: str = C.SCORES[1]) -> list[dict]:

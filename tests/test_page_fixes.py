@@ -203,16 +203,16 @@ def test_control_extremes(query):
     at = open_page(PAGE, query=query, fx_onehot_predict_shown=True)  # the one-hot answer shown
     text = page_text(assert_ok(at))
     assert len(charts_of(at)) >= 7
-    width, past = int(query.get("fx_width", 8)), int(query.get("fx_past", 9))
+    width, past = int(query.get("fx_width", 8)), int(query.get("fx_past", 9))  # where the one-hot chart opens
     if past > width:
-        assert "has no encoding" in text
+        assert "has no encoding" in text and f"position {past:,} is past column {width:,}" in text
     else:
-        assert f"Position {past} → a 1 in column {past} of {width}" in text
+        assert f"Where the chart opens, position {past:,} → a 1 in column {past:,} of {width:,}." in text
 
 
 @pytest.mark.parametrize("query", [
     {"fx_start": "99999"}, {"fx_start": "-4"}, {"fx_len": "3"}, {"fx_len": "abc"}, {"fx_mpos": "1e9"},
-    {"fx_width": "0"}, {"fx_past": "nan"}, {"fx_width": "2.5"}, {"fx_tab": "nonsense"},
+    {"fx_width": "0"}, {"fx_past": "nan"}, {"fx_width": "abc"}, {"fx_past": "2001"}, {"fx_tab": "nonsense"},
 ])
 def test_bad_url_values_give_a_notice_not_a_traceback(query):
     at = open_page(PAGE, query=query)
@@ -222,12 +222,13 @@ def test_bad_url_values_give_a_notice_not_a_traceback(query):
 
 
 def test_widgets_moved_to_their_extremes():
-    """The page's Streamlit controls (the start, N and m move inside their charts: a link opens them anywhere)."""
-    at = open_page(PAGE)
-    assert not [w for w in at.slider if w.key in ("fx_start", "fx_len", "fx_mpos")]
-    for key, value in [("fx_width", 1000), ("fx_width", 1), ("fx_past", 2000), ("fx_past", 1)]:
-        at.number_input(key=key).set_value(value).run()
-        page_text(assert_ok(at))
+    """The page has no Streamlit slider or number input left: the start, the compared N, m, the one-hot width N
+    and the position p all move inside their charts (a link opens them anywhere: tests/test_client_expressions_
+    fixes.py)."""
+    at = assert_ok(open_page(PAGE))
+    assert not [w.key for w in [*at.main.get("slider"), *at.main.get("number_input")]]
+    live = {q["name"] for c in charts_of(at) for q in spec_params(chart_spec(c)) if "bind" in q}
+    assert {"fx_start", "fx_len", "fx_mpos", fc.WIDTH, fc.PAST} <= live
 
 
 @pytest.mark.parametrize("sentence,expect", [
@@ -247,9 +248,9 @@ def test_two_words_odd_d_and_long_sentences():
     text = page_text(assert_ok(at))
     assert "three or more words" in text
     words = " ".join(f"w{i}" for i in range(64))
-    at = open_page(PAGE, query={"fx_width": "8"}, sentence=words, d=512)
+    at = open_page(PAGE, query={"fx_width": "8"}, sentence=words, d=512, fx_onehot_predict_shown=True)
     text = page_text(assert_ok(at))
-    assert "does not fit" in text  # 64 words in a width-8 one-hot table
+    assert "Your 64-word sentence does not fit in its 8 columns" in text  # where the one-hot chart opens
     assert all(sum(ds.data.data.__len__() for ds in c.proto.datasets) < 400_000 for c in charts_of(at))
 
 

@@ -3,7 +3,8 @@
 Every figure goes through the one pipeline (``spec.figure`` over named datasets). Controls that only re-slice
 data already sent, or evaluate a closed form of it, live inside the chart as Vega-Lite params: which scores the
 weights heat map shows (words only, or with the index) and where the sentence starts (its softmax computed in the
-browser), the compared length N, the key word's position m and the query the multiply chart highlights.
+browser), the compared length N, the key word's position m and the query the multiply chart highlights, the
+one-hot width N and the position asked for (the codes and distances of a fixed grid, kept within N).
 Positions are 1-based, as in the chapter.
 """
 
@@ -17,9 +18,10 @@ import numpy as np
 import pyarrow as pa
 
 from .. import chapter
-from ..fixes import DWARFS
+from ..fixes import DWARFS, ONE_HOT_SHOWN, OneHot
 from .spec import (
     FOCUS,
+    PRESENT_TEXT,
     PRESENTING,
     REFERENCE,
     SEQUENTIAL,
@@ -454,65 +456,109 @@ def multiply_table(tokens: list[str], scores_1: np.ndarray, scores_m: np.ndarray
 
 
 # ---------------------------------------------------------------- 4. one-hot
-def onehot_columns(n: int, width: int, extra: int = 8) -> int:
-    """How many columns the sentence chart shows: the sentence's n, a few empty ones after, at most N."""
-    return min(width, n + extra)
+WIDTH = "fx_width"  # the in-chart one-hot width N (frame.live keeps it in the address)
+WIDTHS = (1, 1000)  # its slider's ends
+PAST = "fx_past"  # the in-chart position p asked for
+PASTS = (1, 2000)  # its slider's ends
+WIDTH_OPENS = 8  # the chart opens at a table 8 columns wide …
+PAST_OPENS = WIDTH_OPENS + 1  # … asked for the first position past it
+SHOWN = ONE_HOT_SHOWN  # the grid the chart ships: positions 1 … SHOWN (it draws 1 … min(N, SHOWN))
+ONEHOT_PANELS = ("code e_p", "‖e_p − e_q‖")  # the two panels' names (short: a phone shows both)
+ONEHOT_KEY = "red: the 1 of a code · blue: a distance of √2 (light: 0)"  # the colours, in the subtitle
+# The closed forms the browser evaluates as N and p move (tests/test_client_expressions_fixes.py checks them
+# against posenc.fixes.one_hot / one_hot_demo): the grid's cells that exist in a table N wide, the code of row p in
+# column q (a 1 on the diagonal), the distance between the codes of p and q (√2 off the diagonal, 0 on it), each
+# row's label (the position, and your word there), the row asked for; and the lines under the map.
+EXPR_OH_EXISTS = f"datum.p <= {WIDTH} && datum.q <= {WIDTH}"
+EXPR_OH_CODE = "datum.p === datum.q ? 1 : 0"
+EXPR_OH_DISTANCE = "datum.p === datum.q ? 0 : sqrt(2)"
+EXPR_OH_ROW = "datum.word ? datum.p + ' ' + datum.word : '' + datum.p"  # '3 chased', as spec.word_labels writes
+EXPR_OH_ASKED = f"datum.p === {PAST}"
+EXPR_OH_PAST_NOTE = (f"{PAST} <= {WIDTH} ? 'p = ' + format({PAST}, ',d') + ' → a 1 in column ' + "
+                     f"format({PAST}, ',d') + ' of N = ' + format({WIDTH}, ',d') : 'p = ' + format({PAST}, ',d') "
+                     f"+ ' is past column N = ' + format({WIDTH}, ',d') + ': no code'")
+EXPR_OH_FIT_NOTE = (f"'your ' + datum.n + ' words ' + (datum.n <= {WIDTH} ? 'fit in' : 'do not fit in') + "
+                    f"' N = ' + format({WIDTH}, ',d') + ({WIDTH} === 1 ? ' column' : ' columns')")
+EXPR_OH_SHOWN_NOTE = f"{WIDTH} > {SHOWN} ? 'positions 1 … {SHOWN} of N = ' + format({WIDTH}, ',d') + ' shown' : ''"
+NOTE_LINE = 17  # px between the lines under the map (× PRESENT_TEXT while projecting)
 
 
-def onehot_codes(codes: np.ndarray, tokens: list[str]) -> Figure:
-    """The sentence's one-hot rows e_1 … e_n, columns 1 … onehot_columns(n, N) (the rest are zeros)."""
-    c = np.asarray(codes, dtype=float)
-    c = c[:, :onehot_columns(c.shape[0], c.shape[1])]
-    n, k = c.shape
-    check_marks(c.size)
-    labels = word_labels(tokens)
-    data = columns(word=categories(np.repeat(np.arange(n), k), labels),
-                   column=np.tile(np.arange(1, k + 1, dtype=np.int16), n), value=c.ravel())
-    return figure(_onehot_codes_layout(labels, n), {"onehot": data}, description=(
-        f"The one-hot codes of the sentence's {n} words: word p has a single 1, in column p."))
+def onehot_figure(tokens: list[str], oh: OneHot) -> Figure:
+    """One-hot positions in one chart with two sliders inside it, the width N (``WIDTH``) and a position p
+    (``PAST``), no rerun: for positions 1 … min(N, SHOWN), each position's code (a 1 in its own column) beside the
+    distances between the codes (√2 off the diagonal), rows named by your words; the row of p outlined; under the
+    map, whether p has a code, whether your sentence fits in N columns, how many positions are shown. The data
+    are the same at every N and p (a fixed grid); ``oh``: the numbers where the chart opens, for its reading."""
+    n, k = len(tokens), SHOWN
+    check_marks(k * k + 1)
+    p, q = np.repeat(np.arange(1, k + 1, dtype=np.int16), k), np.tile(np.arange(1, k + 1, dtype=np.int16), k)
+    names = [""] + list(tokens[:k])
+    grid = columns(p=p, q=q, word=categories(np.where(p <= n, p, 0), names))
+    shown = oh.shown
+    off = oh.distances[~np.eye(shown, dtype=bool)]
+    apart = ("a table one column wide has no two different positions" if off.size == 0 else
+             f"every distance off the diagonal is {off.min():.6f}" if off.min() == off.max() else
+             f"the distances off the diagonal run from {off.min():.6f} to {off.max():.6f}")
+    fit = "fit" if oh.sentence_error is None else "do not fit"
+    past = (f"position {oh.past:,} is past column {oh.width:,}: it has no code" if oh.past_error else
+            f"position {oh.past:,} is a 1 in column {oh.past:,}")
+    return figure(_onehot_layout(), {"grid": grid, "notes": columns(n=[n])}, description=(
+        "One-hot codes for the positions of a table N columns wide, set by the sliders under the chart with the "
+        "position p asked for: each position's code is a single 1 in its own column, and every two different "
+        "positions' codes are √2 apart, neighbours as far as strangers; a position past N has no code."),
+        reading=(f"The chart opens at N = {oh.width:,} and p = {oh.past:,}: positions 1 to {shown} shown, {apart}; "
+                 f"your {n} words {fit} in {oh.width:,} columns; {past}."))
+
+
+def onehot_spec() -> dict:
+    """The one-hot chart's layout as Vega-Lite, for a page to read the N and p it opens at
+    (``frame.live.opening``: the address's when a link carries them)."""
+    return _onehot_layout().spec()
 
 
 @layout
-def _onehot_codes_layout(labels: Sequence[str], n: int) -> alt.Chart:
-    """The word × column heat map of the one-hot codes (``n`` rows; the columns shown are the data's)."""
-    labels = list(labels)
-    return alt.Chart(named("onehot")).mark_rect(aria=False, stroke="white", strokeWidth=0.5).encode(
-        x=alt.X("column:O", title="column", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-        y=alt.Y("word:N", sort=labels, title=None),
-        color=alt.Color("value:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, 1]), legend=None),
-        tooltip=[alt.Tooltip("word:N"), alt.Tooltip("column:O"), alt.Tooltip("value:Q", format=".0f")],
-    ).properties(height=_heat_height(n), title="The sentence in one-hot codes")
-
-
-def distance_heatmap(distances: np.ndarray) -> Figure:
-    """‖e_p − e_q‖ between positions 1 … k: one colour off the diagonal (every pair √2 apart)."""
-    D = np.asarray(distances, dtype=float)
-    k = D.shape[0]
-    check_marks(D.size)
-    pos = np.arange(1, k + 1, dtype=np.int16)
-    data = columns(p=np.repeat(pos, k), q=np.tile(pos, k), distance=D.ravel())
-    off = D[~np.eye(k, dtype=bool)]
-    if off.size == 0:
-        reading = "Position 1 only: a table one column wide has no two different positions."
-    else:
-        lo, hi = f"{off.min():.6f}", f"{off.max():.6f}"
-        reading = (f"Positions 1 to {k}: every distance off the diagonal is "
-                   + (f"{lo}." if lo == hi else f"between {lo} and {hi}."))
-    return figure(_distance_heatmap_layout(_heat_height(k)), {"dist": data}, description=(
-        "Distances between the one-hot codes of two positions p and q: every pair of different positions is "
-        "√2 ≈ 1.414 apart, neighbours exactly as far as strangers."), reading=reading)
-
-
-@layout
-def _distance_heatmap_layout(height: int) -> alt.Chart:
-    """The p × q heat map of distances between the codes of positions 1 … k (the data's), ``height`` pixels."""
-    return alt.Chart(named("dist")).mark_rect(aria=False).encode(
-        x=alt.X("q:O", title="position q", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-        y=alt.Y("p:O", title="position p", axis=alt.Axis(labelOverlap=True)),
+def _onehot_layout() -> alt.LayerChart:
+    """Two panels as bands of the x axis (the codes, the distances), the grid's cells within N, rows the
+    positions (named by the data's words); the row of p outlined in FOCUS; three lines under the map."""
+    width = alt.param(name=WIDTH, value=WIDTH_OPENS,
+                      bind=alt.binding_range(min=WIDTHS[0], max=WIDTHS[1], step=1, name="one-hot width N "))
+    past = alt.param(name=PAST, value=PAST_OPENS,
+                     bind=alt.binding_range(min=PASTS[0], max=PASTS[1], step=1, name="encode position p "))
+    x = alt.X("panel:N", sort=list(ONEHOT_PANELS), title=None, scale=alt.Scale(paddingInner=0.08),
+              axis=alt.Axis(orient="top", labelAngle=0, labelFontWeight="bold", labelLimit=400, ticks=False,
+                            domain=False))
+    x_off = alt.XOffset("q:O", title=None)
+    y = alt.Y("row:N", sort=alt.EncodingSortField("p", op="min"), title="position p",
+              axis=alt.Axis(labelOverlap=True, labelLimit=90))
+    cells = (alt.Chart(named("grid")).transform_filter(EXPR_OH_EXISTS)
+             .transform_calculate(row=EXPR_OH_ROW, code=EXPR_OH_CODE, distance=EXPR_OH_DISTANCE))
+    codes = cells.transform_calculate(panel=f"'{ONEHOT_PANELS[0]}'").mark_rect(
+        aria=False, stroke="white", strokeWidth=0.5).encode(
+        x=x, xOffset=x_off, y=y,
+        color=alt.condition("datum.code === 1", alt.value(FOCUS), alt.value("#eeeeee")),
+        tooltip=[alt.Tooltip("row:N", title="position p"), alt.Tooltip("q:O", title="column"),
+                 alt.Tooltip("code:Q", format=".0f", title="value")]).add_params(width, past)
+    dist = cells.transform_calculate(panel=f"'{ONEHOT_PANELS[1]}'").mark_rect(aria=False).encode(
+        x=x, xOffset=x_off, y=y,
         color=alt.Color("distance:Q", scale=alt.Scale(scheme=SEQUENTIAL, domain=[0, math.sqrt(2)]),
-                        title="‖e_p − e_q‖"),
-        tooltip=[alt.Tooltip("p:O"), alt.Tooltip("q:O"), alt.Tooltip("distance:Q", format=".6f")],
-    ).properties(height=height, title="Distance ‖e_p − e_q‖ between codes")
+                        legend=None),  # the subtitle says what the colours are
+        tooltip=[alt.Tooltip("row:N", title="position p"), alt.Tooltip("q:O", title="position q"),
+                 alt.Tooltip("distance:Q", format=".6f")])
+    asked = [cells.transform_filter(EXPR_OH_ASKED).transform_calculate(panel=f"'{name}'").mark_rect(
+        aria=False, filled=False, stroke=TEXT, strokeWidth=2).encode(
+        x=x, xOffset=x_off, y=y, tooltip=[alt.Tooltip("row:N", title="position p (asked)")])
+        for name in ONEHOT_PANELS]
+    notes = alt.Chart(named("notes")).transform_calculate(
+        past=EXPR_OH_PAST_NOTE, fit=EXPR_OH_FIT_NOTE, shown=EXPR_OH_SHOWN_NOTE)
+
+    def line(field: str, k: int, **style) -> alt.Chart:
+        at = {"expr": f"height + {NOTE_LINE - 3} + {k} * ({PRESENTING} ? {NOTE_LINE * PRESENT_TEXT:.4g} : {NOTE_LINE})"}
+        return notes.mark_text(aria=False, align="left", baseline="top", x=0, y=at, fontSize=13, **style).encode(
+            text=f"{field}:N")
+
+    return alt.layer(codes, dist, *asked, line("past", 0, color=FOCUS, fontWeight="bold"),
+                     line("fit", 1, color=TEXT), line("shown", 2, color=TEXT)).properties(
+        height=280, title=alt.TitleParams("One-hot codes, and how far apart they sit", subtitle=ONEHOT_KEY))
 
 
 # ---------------------------------------------------------------- the summary

@@ -153,13 +153,12 @@ def multiply(sentence: str, d: int, seed: int, position: int) -> MultiplyView:
                                           m.position))
 
 
-def onehot(sentence: str, width: int, past: int) -> tuple[OneHot, Any, Any, int]:
-    """Tab 4: the one-hot table of ``width`` columns, position ``past`` asked for; the sentence's codes (None
-    when it does not fit), the distance heatmap, and how many of the columns the codes chart draws."""
+def onehot(sentence: str, width: int, past: int) -> tuple[OneHot, Any]:
+    """Tab 4: the one-hot table of ``width`` columns, position ``past`` asked for (the N and p the chart opens at;
+    its sliders move them in the browser): the numbers there, and the chart."""
     words = core.tokenize(sentence)
     oh = one_hot_demo(len(words), width, past)
-    codes = fc.onehot_codes(oh.sentence_codes, words) if oh.sentence_codes is not None else None
-    return oh, codes, fc.distance_heatmap(oh.distances), fc.onehot_columns(len(words), oh.width)
+    return oh, fc.onehot_figure(words, oh)
 
 
 def names(items: list[str]) -> str:
