@@ -10,12 +10,14 @@ from posenc.core import count
 
 PATH = "lessons/stretch.py"
 BASE = int(chapter.BASE)
+MOVE = ("Move **s**, the **base**, the head dimension **d** and **L_train** in the chart, and pick a **method**: "
+        "the bars and ticks follow.")
 
 
 @frame.cached
 def stretch_data(d: int, L_train: int, s: int, base: int, method: str):
-    """At the key chart's opening s, base and method (the question, the answer and the checks speak of s and the
-    base; the chart's reading of the method too)."""
+    """At the key chart's opening d, L_train, s, base and method (the question, the answer and the checks speak of
+    them; the chart's reading of the method too). The chart's data are the same at every one of them."""
     res = beyond.stretch_demo(d, L_train, s, TYPICAL_SEQ_LEN, float(base))
     return res, cs.turns_figure(d, L_train, res, method)
 
@@ -27,10 +29,10 @@ def methods_data(d: int, L_train: int, s: int, base: int, seq_len: int):
     return res, cs.ratio_figure(res)
 
 
-def opening(d: int) -> tuple[int, int, str]:
-    """The s, base and method the key chart opens at (a link may carry them; ``frame.live.opening``)."""
-    at = frame.live.opening(cs.turns_spec(d))
-    return int(at["st_s"]), int(at["st_base"]), str(at["st_method"])
+def opening() -> tuple[int, int, int, int, str]:
+    """The d, L_train, s, base and method the key chart opens at (a link may carry them; ``frame.live.opening``)."""
+    at = frame.live.opening(cs.turns_spec())
+    return (int(at[cs.D]), 2 ** int(at[cs.LOG2_L]), int(at["st_s"]), int(at["st_base"]), str(at["st_method"]))
 
 
 def go(n: int) -> str:
@@ -56,12 +58,14 @@ def answer(q, res, d: int, L_train: int) -> None:
         text = (f"The slow ones: {pair_range(first, n - 1)} ({n_slow} of {n}) have wavelengths longer than "
                 f"{L_train:,} tokens, so training showed each only part of its circle. At {res.L_new:,} tokens "
                 f"they turn up to {res.overreach['RoPE as trained']:.3g}× further than they ever did (the "
-                f"ticks above their bars). The fast pairs went round many times (pair 0: "
-                f"{res.rotations[0]:,.0f} turns): an angle repeats every turn, so nothing they meet is new.")
+                f"ticks above their bars). The fast pairs went round "
+                + ("many times" if res.rotations[0] >= 10 else "at least once")
+                + f" (pair 0: {res.rotations[0]:,.3g} turns): an angle repeats every turn, so nothing they meet is new.")
     else:
         text = (f"Here none: with L_train = {L_train:,} every pair, even the slowest "
                 f"({res.rotations[-1]:.3g} turns), finishes a full turn in training, so every angle has been seen. "
-                "Lower L_train or raise the base in the chart to see slow pairs appear.")
+                + ("Lower L_train or raise the base" if res.base < max(cs.BASES) else "Lower L_train")
+                + " in the chart to see slow pairs appear.")
     frame.verdict(f"unchanged RoPE turns the slow pairs past every angle they saw in training (s = {res.s})",
                   past["RoPE as trained"] > 0,
                   f"{past['RoPE as trained']} of {count(n_slow, 'slow pair')} past, up to "
@@ -97,12 +101,12 @@ def answer(q, res, d: int, L_train: int) -> None:
     typical = (res.s, res.base, L_train, d) == (TYPICAL_S, BASE, TYPICAL_L_TRAIN, TYPICAL_D)
     source = (f" This is {TYPICAL_SOURCE} (Peng et al. 2023), and the page opens on it." if typical else "")
     if res.s == 1:
-        prose = ("Move **s** and the **base** in the chart, and pick a **method**: the ticks follow. At s = 1 "
+        prose = (f"{MOVE} At s = 1 "
                     "PI, NTK-aware and YaRN change nothing — every tick sits on its bar: raise s to see them work."
                     + source)
     else:
         prose = (
-            "Move **s** and the **base** in the chart, and pick a **method**: the ticks follow.\n\n"
+            f"{MOVE}\n\n"
             f"At s = {res.s}: PI (position interpolation) divides every frequency by s, so "
             + ("no pair goes past" if pi_ok else f"{count(past['PI'], 'pair')} still {go(past['PI'])} past")
             + f" — but neighbouring words now differ by only {res.frequencies['PI'][0]:.3g} rad in the fastest "
@@ -133,7 +137,7 @@ def answer(q, res, d: int, L_train: int) -> None:
         high_note = (f" Here high = {res.high} is past the last pair ({n - 1}): Hugging Face clamps the ramp's "
                      "ends to d − 1, not d/2 − 1, so no pair is fully interpolated." if res.high > n - 1 else "")
         st.markdown(
-            f"At s = {res.s}, base {res.base:,.0f}. θ'₀: the fastest pair's angle between neighbouring "
+            f"At d = {d}, L_train = {L_train:,}, s = {res.s} and base {res.base:,.0f}, where the key chart opens. θ'₀: the fastest pair's angle between neighbouring "
             "words; slowest λ': the slowest pair's wavelength in tokens; pairs past: slow pairs whose angle at "
             "the length judged exceeds the largest they reached in training; overreach: the worst such ratio "
             "(≤ 1 is safe). "
@@ -151,31 +155,15 @@ with frame.page(PATH, "Trained on short texts, a model now reads longer ones: wh
 
     @frame.section(None)  # the lead names the idea: the key chart starts higher (one projector screen)
     def stretching() -> None:
-        top = st.container()  # Predict and chart first; their two server-side settings just under the chart
-        c1, c2 = st.columns(2, vertical_alignment="bottom")
-        with c1:
-            d = int(frame.number("Head dimension d (this page's own)", "st_d", 4, 512, TYPICAL_D, step=2,
-                                 help="Width of one attention head's q and k, separate from the sidebar's d; RoPE "
-                                      "turns them in d/2 pairs."))
-        with c2:
-            L_train = int(frame.number("Trained context L_train", "st_L", 16, 1_000_000, TYPICAL_L_TRAIN,
-                                       help="The longest text the model saw in training, in tokens."))
-        if d % 2:
-            st.error(f"The head dimension must be even: RoPE turns the dimensions in pairs, and {d} is odd.",
-                     icon=":material/error:")
-            return
-        rest = st.container()
-        s0, base0, method0 = opening(d)
+        d, L_train, s0, base0, method0 = opening()  # (an odd d in a link snaps to the slider's even step)
         res, turns = stretch_data(d, L_train, s0, base0, method0)
-        with top:
-            q = frame.predict(
-                f"d = {d}, base {base0:,}, L_train = {L_train:,}, s = {s0}: which pairs does unchanged RoPE turn to "
-                "angles they never saw in training?",
-                ["the fast pairs", "the slow pairs", "every pair", "none"],
-                1 if res.unseen["RoPE as trained"].any() else 3, key="st_predict")
-            frame.chart(turns, play="st_s")
-        with rest:
-            answer(q, res, d, L_train)
+        q = frame.predict(
+            f"d = {d}, base {base0:,}, L_train = {L_train:,}, s = {s0}: which pairs does unchanged RoPE turn to "
+            "angles they never saw in training?",
+            ["the fast pairs", "the slow pairs", "every pair", "none"],
+            1 if res.unseen["RoPE as trained"].any() else 3, key="st_predict")
+        frame.chart(turns, play="st_s")
+        answer(q, res, d, L_train)
 
 
     with frame.deeper("the formulas, and whose they are", key="st_deep_formulas"):

@@ -440,19 +440,6 @@ def test_chart_builders_reject_bad_specs():
         spec.validate(bad)
 
 
-def test_the_key_chart_is_one_layout_for_every_trained_length():
-    """L_train takes a million values and s, base and the method run in the chart: the turns chart names L_train
-    in a title read from its data, so every L_train reuses the layout."""
-    from posenc.charts import stretch as cs
-
-    a, b = (cs.turns_figure(128, L, stretch_demo(128, L, 16, 8192)) for L in (4096, 4097))
-    assert layout_of(a) == layout_of(b) and not a.datasets["pairs"].equals(b.datasets["pairs"])
-    assert 'data("one")' in a.spec["title"]["text"]["expr"]
-    assert "L_train = 4,097 tokens" in b.datasets["one"].column("title")[0].as_py()
-    names = {p["name"] for p in a.spec.get("params", []) + [q for lay in a.spec["layer"] for q in lay.get("params", [])]}
-    assert {"st_s", "st_base", "st_method"} <= names
-
-
 def test_method_table_derives_wavelength_and_ratio():
     from posenc.charts import stretch as cs
 

@@ -9,15 +9,17 @@ chart is a change in what is tested.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from conftest import layer_with, rows_of, run_transforms, vega_eval, walk_dicts
+from conftest import layer_with, rows_of, run_transforms, transforms_over, vega_eval, walk_dicts
 from posenc import beyond, chapter
 from posenc.charts import beyond as bc
 from posenc.charts import stretch as cs
+from posenc.charts.spec import MAX_MARKS
 from posenc.encodings import frequencies
 from posenc.stretch import (
     alibi_slopes,
@@ -64,26 +66,40 @@ def test_the_mirror_keeps_javascript_meaning():
 
 
 # ---------------------------------------------------------------------------------------------- stretching
-STRETCH_CASES = [(128, 4096, 16, chapter.BASE), (4, 16, 1, 100), (64, 2048, 7, 500_000), (512, 1_000_000, 64, 10_000_000),
-                 (6, 100, 3, 1_000)]
+# (d, L_train, s, base): the page's opening, both ends of d and of L_train (2^4, 2^20), s at 1 and at S_MAX, every
+# end of the base picker; (512, 16, …, 10,000,000) is the fewest turns any setting draws (the axis' floor), (4, 2^20,
+# 1, 10,000,000) a setting with no slow pair
+STRETCH_CASES = [(128, 4096, 16, chapter.BASE), (4, 16, 1, 100), (64, 2048, 7, 500_000),
+                 (512, 2 ** 20, 64, 10_000_000), (6, 128, 3, 1_000), (512, 16, 64, 10_000_000),
+                 (4, 2 ** 20, 1, 10_000_000), (256, 32768, 2, 1_000_000)]
 
 
-def _stretch_rows(d, L, s, base, method):
-    fig = cs.turns_figure(d, L, beyond.stretch_demo(d, L, 16, 8192, chapter.BASE))
+def _key_figure(d=beyond.TYPICAL_D, L=beyond.TYPICAL_L_TRAIN, s=beyond.TYPICAL_S, base=chapter.BASE):
+    """The key chart as the page builds it, opening at (d, L, s, base)."""
+    return cs.turns_figure(d, L, beyond.stretch_demo(d, L, s, 8192, float(base)))
+
+
+def _params(d, L, s, base, method) -> dict:
+    log2 = L.bit_length() - 1
+    assert 2 ** log2 == L
+    return {cs.D: d, cs.LOG2_L: log2, "st_s": s, "st_base": base, "st_method": method}
+
+
+def _stretch_rows(d, L, s, base, method, fig=None):
+    """The key chart's bars' rows after the browser's transforms at (d, L, s, base, method), over the data the page
+    ships wherever the chart opens (built here at the page's opening)."""
+    fig = fig or _key_figure()
     exprs = calculates(fig.spec)
     for name, text in cs.EXPR.items():
         assert exprs[name] == text, name  # the chart computes exactly these
-    rows = []
-    for row in fig.datasets["pairs"].to_pylist():
-        for name, text in cs.EXPR.items():
-            row[name] = vega_eval(text, row, {"st_s": s, "st_base": base, "st_method": method})
-        rows.append(row)
-    return rows
+    return run_transforms(rows_of(fig, "pairs"), transforms_over(fig.spec, "pairs", "reach"),
+                          _params(d, L, s, base, method))
 
 
 @pytest.mark.parametrize("d, L, s, base", STRETCH_CASES)
 def test_stretch_closed_forms_match_posenc(d, L, s, base):
     rows = _stretch_rows(d, L, s, base, "RoPE as trained")
+    assert [r["i"] for r in rows] == list(range(d // 2))  # the filter keeps this d's pairs, in order
     col = {k: np.array([r[k] for r in rows], dtype=float) for k in ("th", "r", "th_pi", "th_ntk", "th_yarn", "g")}
     theta = frequencies(d, base)
     assert np.allclose(col["th"], theta, rtol=1e-12)
@@ -98,12 +114,78 @@ def test_stretch_closed_forms_match_posenc(d, L, s, base):
 @pytest.mark.parametrize("d, L, s, base", STRETCH_CASES)
 @pytest.mark.parametrize("method", cs.KEY_METHODS)
 def test_stretch_counts_in_the_chart_match_stretch_demo(d, L, s, base, method):
-    """The in-chart count of pairs past their trained angles and the worst overreach are stretch_demo's."""
+    """The in-chart count of pairs past their trained angles and the worst overreach are stretch_demo's, and so
+    are the counts the summary line writes (its text is an array of lines, which the mirror does not evaluate)."""
     rows = _stretch_rows(d, L, s, base, method)
     res = beyond.stretch_demo(d, L, s, 8192, float(base))
-    assert sum(r["slow"] for r in rows) == int((res.rotations < 1).sum())
-    assert sum(r["past"] for r in rows) == int(res.unseen[method].sum())
+    n_slow, n_past = int((res.rotations < 1).sum()), int(res.unseen[method].sum())
+    assert sum(r["slow"] for r in rows) == n_slow
+    assert sum(r["past"] for r in rows) == n_past
     assert max(r["over"] for r in rows) == pytest.approx(res.overreach[method], rel=1e-9)
+    fig = _key_figure()
+    counting = [t for t in transforms_over(fig.spec, "pairs", "text") if t.get("as") != "text"]
+    [summary] = run_transforms(rows_of(fig, "pairs"), counting, _params(d, L, s, base, method))
+    assert (summary["n_slow"], summary["n_past"]) == (n_slow, n_past)
+    assert summary["worst"] == pytest.approx(res.overreach[method], rel=1e-9)
+
+
+@pytest.mark.parametrize("d, L, s, base", STRETCH_CASES)
+def test_the_key_charts_axes_title_and_data_hold_at_every_setting(d, L, s, base):
+    """The title writes L_train, the x axis spans this d's pairs, and the y axis — fixed while d, L_train and s move
+    (only the base, a pick, sets its floor) — holds every bar and every tick: its floor under the fewest turns any
+    d and L_train reach at this base, its top over 900 times the most any setting reaches."""
+    fig = _key_figure()
+    params = _params(d, L, s, base, "RoPE as trained")
+    title = fig.spec["title"]["text"]["expr"]
+    assert cs.TITLE in title
+    assert vega_eval(cs.TITLE, params=params) == f"Turns per pair in L_train = {L:,} tokens"
+    bars = layer_with(fig.spec, "pairs", "reach")
+    x_domain = bars["encoding"]["x"]["scale"]["domain"]
+    assert x_domain[0] == -0.5 and vega_eval(x_domain[1]["expr"], params=params) == d // 2 - 0.5
+    y_domain = bars["encoding"]["y"]["scale"]["domain"]
+    floor, top = vega_eval(y_domain[0]["expr"], params=params), y_domain[1]
+    assert top == cs.TURNS_TOP
+    fewest = 16 * frequencies(512, base)[-1] / (2 * np.pi)  # the slowest pair of d = 512 at L_train = 16
+    assert floor <= fewest / 2 < 10 * floor and math.log10(floor) == round(math.log10(floor))  # a decade
+    for method in cs.KEY_METHODS:
+        rows = _stretch_rows(d, L, s, base, method)
+        assert all(r["floor"] == floor < r["r"] for r in rows)
+        assert all(floor < r["reach"] <= top / 900 and r["x1"] - r["x0"] == pytest.approx(2 * cs.BAR_HALF) for r in rows)
+
+
+def test_the_key_charts_data_and_layout_are_the_same_wherever_it_opens():
+    """d, L_train, s, the base and the method move in the chart: a figure built at any opening ships the same
+    tables (one row per pair index up to the largest d's) and the same spec — one layout; only its reading differs."""
+    figs = [_key_figure(*case) for case in STRETCH_CASES]
+    for fig in figs[1:]:
+        assert fig.spec == figs[0].spec
+        assert fig.datasets.keys() == figs[0].datasets.keys()
+        assert all(fig.datasets[k].equals(figs[0].datasets[k]) for k in fig.datasets)
+    assert rows_of(figs[0], "pairs") == [{"i": i} for i in range(cs.MAX_PAIRS)] and cs.MAX_PAIRS <= MAX_MARKS
+    assert len({fig.reading for fig in figs}) == len(figs)
+
+
+def test_the_key_charts_sliders_reach_their_ranges_and_open_at_the_pages_setting():
+    """d moves in steps of 2 (RoPE's pairs: no odd d to refuse) over 4 … 512; L_train in whole doublings over
+    2^4 … 2^20; both open at the page's TYPICAL_D and TYPICAL_L_TRAIN, exactly."""
+    params = {p["name"]: p for p in walk_dicts(cs.turns_spec()) if "bind" in p and "input" in p["bind"]}
+    assert set(params) == {"st_s", "st_base", "st_method", cs.D, cs.LOG2_L}
+    d, log2 = params[cs.D], params[cs.LOG2_L]
+    assert (d["bind"]["input"], d["bind"]["min"], d["bind"]["max"], d["bind"]["step"]) == ("range", 4, 512, 2)
+    assert d["value"] == beyond.TYPICAL_D and (d["value"] - 4) % 2 == 0
+    assert (log2["bind"]["input"], log2["bind"]["min"], log2["bind"]["max"], log2["bind"]["step"]) == \
+        ("range", 4, 20, 1)
+    assert 2 ** log2["value"] == beyond.TYPICAL_L_TRAIN and log2["bind"]["name"].endswith("= 2^")
+    assert params["st_s"]["value"] == beyond.TYPICAL_S
+
+
+def test_the_turns_axis_writes_short_labels_and_never_a_wrong_one():
+    """Powers of ten past 0.01 … 1,000 as 1e6 (a phone's plot keeps its width); any other value written out."""
+    axis = layer_with(_key_figure().spec, "pairs", "reach")["encoding"]["y"]["axis"]
+    assert axis["labelExpr"] == cs.TURNS_LABEL
+    said = {v: vega_eval(cs.TURNS_LABEL, {"value": v}) for v in (1e-7, 1e-4, 0.01, 1, 100, 1000, 1e4, 2e4, 1e10)}
+    assert said == {1e-7: "1e-7", 1e-4: "1e-4", 0.01: "0.01", 1: "1", 100: "100", 1000: "1,000", 1e4: "1e4",
+                    2e4: "20,000", 1e10: "1e10"}
 
 
 # ---------------------------------------------------------------------------------------------- ALiBi

@@ -46,7 +46,6 @@ MAIN_CONTROLS = ("number_input", "slider")  # the main area's controls over many
 STRUCTURAL = {
     # the value is the structure
     "bn_bits": "the number of bits n: one row per bit, and the position axis (its title and ticks) runs to 2ⁿ − 1",
-    "st_d": "the stretch page's head dimension d: one bar per pair (d/2), and the pair axis' ticks follow it",
     "by_heads": "the count of ALiBi heads: the in-chart head slider runs over them (its max is the count)",
     # one of the sentence's words: its q and k set the nice_bound rung of the chart's colour scale or axes, and
     # neighbouring words can land on different rungs (at most one layout per word of the sentence)

@@ -4,6 +4,7 @@ in the chart, the answer and the checks computed from posenc (not copied from th
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -14,7 +15,6 @@ from conftest import (
     chart_readings,
     chart_spec,
     charts_of,
-    layouts,
     main_path,
     open_page,
     own_params,
@@ -50,7 +50,19 @@ def test_question_first_and_one_key_chart(default_page):
     assert "Right." not in page_text(at) and "The slow ones" not in page_text(at)
     assert len(charts_of(at)) == 2  # the key chart, and the methods chart in its Deeper
     params = {p["name"] for p in _params(chart_spec(charts_of(at)[0]))}
-    assert {"st_s", "st_base", "st_method"} <= params  # s, base and the method run in the chart
+    assert {"st_s", "st_base", "st_method", cs.D, cs.LOG2_L} <= params  # s, base, method, d and L_train in the chart
+    assert not at.main.number_input  # no Streamlit control left under the key chart (the sidebar has its own)
+
+
+def _key(at):
+    """The key chart: the one whose params carry d."""
+    return next(c for c in charts_of(at) if cs.D in {p["name"] for p in own_params(chart_spec(c))})
+
+
+def _key_param(at, name: str):
+    """The value the key chart's ``name`` opens at (frame.chart seeded it from the link)."""
+    [param] = [p for p in own_params(chart_spec(_key(at))) if p["name"] == name]
+    return param["value"]
 
 
 def _params(spec):
@@ -92,53 +104,113 @@ def test_ntk_is_attributed_and_not_to_hugging_face(default_page):
     assert "bloc97" in text and "§3.1 of the YaRN paper" in text and "no static NTK-aware option" in text
 
 
+def _at(d: int, L: int, **more) -> dict:
+    """A link opening the key chart at d and L_train (a power of two: the slider holds log₂ L_train)."""
+    return {cs.D: str(d), cs.LOG2_L: str(L.bit_length() - 1), **more}
+
+
 @pytest.mark.parametrize("query", [
-    {"st_d": "4", "st_L": "16"},  # two pairs: one slow
-    {"st_d": "4", "st_L": "1000000"},  # no slow pair at all
-    {"st_d": "512", "st_L": "1000000", cs.LEN: str(cs.LOG2_LENS[1])},  # the Deeper chart opens at seq_len 2^26
-    {"st_d": "6", "st_L": "100"},
+    _at(4, 16),  # two pairs: one slow
+    _at(4, 2 ** 20),  # no slow pair at all
+    _at(512, 2 ** 20, st_base="10000000"),  # no base to raise: the hint says only “lower L_train”
+    _at(512, 2 ** 20, **{cs.LEN: str(cs.LOG2_LENS[1])}),  # the Deeper chart opens at seq_len 2^26
+    _at(6, 128),
+    _at(512, 16, st_s="64", st_base="10000000"),  # the fewest turns the chart draws
 ])
 def test_extremes_are_worded_from_their_numbers(query):
     at = open_page(PAGE, query=query)
     assert_ok(at)
-    assert not at.error
+    assert not at.error and not at.warning
     text = _answer(at, pick=1)
-    d, L = int(query["st_d"]), int(query["st_L"])
-    res = stretch_demo(d, L, TYPICAL_S, 2 ** int(query.get(cs.LEN, cs.LEN_OPEN)))
+    d, L = int(query[cs.D]), 2 ** int(query[cs.LOG2_L])
+    s, base = int(query.get("st_s", TYPICAL_S)), float(query.get("st_base", 10_000))
+    res = stretch_demo(d, L, s, 2 ** int(query.get(cs.LEN, cs.LEN_OPEN)), base)
     n_slow = int((res.rotations < 1).sum())
     for bad in ("pairs 0 to 0", "pairs 1 to 1", " 1 pairs", "1 heads", "1 of 1 slow pairs"):
         assert bad not in text, bad
     if n_slow:
         assert "Right." in text
+        many = "many times" if res.rotations[0] >= 10 else "at least once"
+        assert f"The fast pairs went round {many} (pair 0: {res.rotations[0]:,.3g} turns)" in text
     else:
         assert "Not quite" in text and "Here none" in text and "nothing to bring back" in text
         assert not verdict(at, "unchanged RoPE turns the slow pairs past")[0]
+        hint = "Lower L_train or raise the base in the chart" if base < max(cs.BASES) else "Lower L_train in the chart"
+        assert hint in text
     if d == 4 and L == 16:
         assert "The slow ones: pair 1 (1 of 2)" in text
 
 
-@pytest.mark.parametrize("query", [{"st_d": "7"}, {"st_d": "129"}])
-def test_odd_head_dimension_is_a_message(query):
-    at = open_page(PAGE, query=query)
-    assert_ok(at)
-    assert any("must be even" in e.value for e in at.error)
-    assert not charts_of(at)
+@pytest.mark.parametrize("raw, opens", [("5", 4), ("129", 128), ("64.5", 64)])
+def test_an_odd_head_dimension_in_a_link_opens_the_chart_at_the_even_d_its_slider_snaps_to(raw, opens):
+    """The slider moves d in steps of 2 (RoPE's pairs), so there is no odd d to refuse: a link's odd or fractional
+    d opens the chart where the browser's slider would put it (frame.live.parse snaps every range to its step), and
+    the question speaks of that d."""
+    at = assert_ok(open_page(PAGE, query={cs.D: raw}))
+    assert not at.error and not at.warning
+    assert _key_param(at, cs.D) == opens
+    assert str(predict_radios(at)[0].label).startswith(f"**Predict.** d = {opens}, ")
 
 
-@pytest.mark.parametrize("query, says", [({"st_L": "abc"}, "not usable; using 4096"),
-                                         ({"st_d": "100000"}, "outside its range; using 512")])
-def test_bad_url_values_are_clamped_with_a_notice(query, says):
-    at = open_page(PAGE, query=query)
-    assert_ok(at)
+@pytest.mark.parametrize("query, says", [
+    ({cs.LOG2_L: "abc"}, f"“{cs.LOG2_L}” was not usable; using {cs.L_OPEN}"),
+    ({cs.LOG2_L: "21"}, f"“{cs.LOG2_L}” was not usable; using {cs.L_OPEN}"),
+    ({cs.D: "100000"}, f"“{cs.D}” was not usable; using {TYPICAL_D}"),
+    ({cs.D: "2"}, f"“{cs.D}” was not usable; using {TYPICAL_D}"),
+    ({cs.D: "abc"}, f"“{cs.D}” was not usable; using {TYPICAL_D}"),
+])
+def test_bad_url_values_open_the_chart_at_its_defaults_with_a_notice(query, says):
+    at = assert_ok(open_page(PAGE, query=query))
     assert says in page_text(at)
+    assert (_key_param(at, cs.D), 2 ** _key_param(at, cs.LOG2_L)) == (TYPICAL_D, TYPICAL_L_TRAIN)
+    assert str(predict_radios(at)[0].label).startswith(f"**Predict.** d = {TYPICAL_D}, base 10,000, L_train = 4,096, s = 16:")
 
 
-def test_the_trained_length_and_d_change_data_not_the_key_layout():
-    base = layouts(open_page(PAGE))
-    for L in ("4097", "123456"):
-        at = open_page(PAGE, query={"st_L": L})
-        assert_ok(at)
-        assert layouts(at)[0] == base[0], L
+@pytest.mark.parametrize("raw", ["2048", "abc"])
+def test_an_old_links_trained_length_is_a_parameter_the_page_no_longer_uses(raw):
+    """Before, L_train was a number input under the key st_L (L_train itself); the slider holds log₂ L_train under a
+    key of its own, so an old link's st_L is read as no exponent: it is ignored with the usual notice (as an old
+    st_len is) and the chart opens at 4,096."""
+    at = assert_ok(open_page(PAGE, query={"st_L": raw}))
+    assert "does not use; ignored" in page_text(at)
+    assert 2 ** _key_param(at, cs.LOG2_L) == TYPICAL_L_TRAIN
+
+
+@pytest.mark.parametrize("d, L", [(4, 16), (64, 2048), (512, 2 ** 20), (256, 32768)])
+def test_a_link_opens_the_key_chart_at_its_d_and_L_train_and_the_page_speaks_of_it(d, L):
+    """``?st_d=d&st_log2L=k`` opens the key chart there (frame.chart seeds its sliders): the question, the answer, the
+    checks, the reading, the Deeper table and the text under it are computed at that d and L_train (from posenc)."""
+    at = assert_ok(open_page(PAGE, query=_at(d, L, st_deep_methods="true")))
+    assert not at.warning
+    assert (_key_param(at, cs.D), 2 ** _key_param(at, cs.LOG2_L)) == (d, L)
+    res = stretch_demo(d, L, TYPICAL_S, TYPICAL_SEQ_LEN)
+    assert str(predict_radios(at)[0].label).startswith(f"**Predict.** d = {d}, base 10,000, L_train = {L:,}, s = 16:")
+    turns, ratio = chart_readings(at)
+    assert turns.startswith(f"The chart opens at d = {d} ({d // 2} pairs), L_train = {L:,} tokens, s = 16,")
+    n_slow, n = int((res.rotations < 1).sum()), d // 2
+    past = int(res.unseen["RoPE as trained"].sum())
+    text = _answer(at, pick=1 if past else 3)
+    assert "Right." in text
+    if n_slow:
+        first = n - n_slow
+        where = f"pair {first}" if n_slow == 1 else f"pairs {first} and {n - 1}" if n_slow == 2 else \
+            f"pairs {first} to {n - 1}"
+        assert f"The slow ones: {where} ({n_slow} of {n}) have wavelengths longer than {L:,} tokens" in text
+    else:
+        assert f"Here none: with L_train = {L:,} every pair" in text
+    holds, measured = verdict(at, "unchanged RoPE turns the slow pairs past")
+    assert holds == (past > 0) and measured.startswith(f"{past} of ")
+    assert f"At d = {d}, L_train = {L:,}, s = 16 and base 10,000, where the key chart opens." in text
+    table = next(t.value for t in at.dataframe if "judged at" in t.value.columns)
+    assert list(table["pairs past"]) == [int(res.unseen[m].sum()) for m in beyond.METHODS]
+    assert table[table["method"] == "YaRN"].iloc[0]["rule"] == f"ramp between pairs {res.low} and {res.high}"
+
+
+def test_the_key_charts_data_and_layout_are_the_same_wherever_d_and_L_train_open_it():
+    """d and L_train move in the chart: a link's st_d or st_log2L changes only the chart's seeded slider (and its
+    reading), never its data nor the rest of its spec (one layout for every d: nothing to build ahead)."""
+    assert_same_wherever_it_opens(PAGE, cs.D, [str(TYPICAL_D), "4", "6", "130", "512"], _key)
+    assert_same_wherever_it_opens(PAGE, cs.LOG2_L, [str(cs.L_OPEN), "4", "11", "17", "20"], _key)
 
 
 def test_no_wide_table_on_the_main_path(default_page):
@@ -166,7 +238,7 @@ def test_predict_and_answer_speak_of_the_state_the_chart_opens_in(s, base):
     question = str(predict_radios(at)[0].label)
     assert f"base {base:,}" in question and f"s = {s}:" in question
     turns, ratio = chart_readings(at)  # the charts' readings speak of that state too
-    assert f"opens at s = {s}, base {base:,}" in turns and f"L_train = {TYPICAL_L_TRAIN:,} tokens" in turns
+    assert f"L_train = {TYPICAL_L_TRAIN:,} tokens, s = {s}, base {base:,} and" in turns
     assert ratio.startswith(f"At s = {s}:") and f"opens at seq_len = {TYPICAL_SEQ_LEN:,}" in ratio
     past = int(res.unseen["RoPE as trained"].sum())
     text = _answer(at, pick=1 if past else 3)
@@ -182,8 +254,8 @@ def test_predict_and_answer_speak_of_the_state_the_chart_opens_in(s, base):
 
 
 def test_the_charts_names_hold_no_number_and_their_readings_do():
-    """The key chart's name (its description) is fixed by its pairs' count; L_train, s, the base and the counts of
-    slow pairs are this setting's numbers, in the reading (computed here from posenc)."""
+    """The key chart's name (its description) is fixed; d, L_train, s, the base and the counts of slow pairs are
+    this setting's numbers, in the reading (computed here from posenc)."""
     at = open_page(PAGE)
     names = [chart_spec(c)["description"] for c in charts_of(at)]
     res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN)
@@ -191,12 +263,12 @@ def test_the_charts_names_hold_no_number_and_their_readings_do():
     turns, ratio = chart_readings(at)
     assert f"{past} of {slow} slow pairs reach up to {res.overreach['RoPE as trained']:.3g}×" in turns
     assert f"keeps pairs 0 to {res.low} as they were and divides pairs from {res.high} on by s" in ratio
-    assert f"{TYPICAL_D // 2} pairs" in names[0] and str(TYPICAL_L_TRAIN) not in names[0].replace(",", "")
-    at = open_page(PAGE, query={"st_L": "100000", cs.LEN: "16"})  # seq_len = 2^16, in the chart
+    assert "d/2 pairs" in names[0] and not re.search(r"\d\d", names[0])  # no d, no L_train: one name
+    at = open_page(PAGE, query={cs.D: "64", cs.LOG2_L: "17", cs.LEN: "16"})  # seq_len = 2^16, in the chart
     assert_ok(at)
     assert [chart_spec(c)["description"] for c in charts_of(at)] == names
     turns, ratio = chart_readings(at)
-    assert "L_train = 100,000 tokens" in turns and "opens at seq_len = 65,536, within L_train" in ratio
+    assert "d = 64 (32 pairs), L_train = 131,072 tokens" in turns and "opens at seq_len = 65,536, within L_train" in ratio
 
 
 @pytest.mark.parametrize("method", ["PI", "NTK-aware", "YaRN"])
@@ -206,7 +278,7 @@ def test_the_key_charts_reading_speaks_of_the_method_a_link_opens(method):
     at = assert_ok(open_page(PAGE, query={"st_method": method}))
     res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN)
     turns = chart_readings(at)[0]
-    assert f"base {res.base:,.0f} and {method}, with" in turns and "RoPE as trained" not in turns
+    assert f"base {res.base:,.0f} and {method}:" in turns and "RoPE as trained" not in turns
     past = int(res.unseen[method].sum())
     if past:
         assert f"{past} of " in turns and f"up to {res.overreach[method]:.3g}×" in turns

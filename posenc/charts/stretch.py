@@ -1,9 +1,10 @@
 """Charts for "Stretching the context": the key chart's closed forms run in the browser; the rest are drawn from
 ``posenc.beyond.stretch_demo``.
 
-The key chart ships one row per pair (i, d, L_train) and computes everything else in Vega expressions from three
-in-chart controls — the stretch factor ``st_s``, the base ``st_base`` and the method ``st_method`` — so dragging s
-redraws with no rerun. ``EXPR`` holds those expressions; ``tests/test_chart_expressions.py`` evaluates each one in
+The key chart ships one row per pair index (up to the largest d's 256 pairs, the same wherever it opens) and
+computes everything else in Vega expressions from five in-chart controls — the stretch factor ``st_s``, the base
+``st_base``, the method ``st_method``, the head dimension ``st_d`` and log₂ L_train ``st_log2L`` — so dragging any
+of them redraws with no rerun. ``EXPR`` holds those expressions; ``tests/test_chart_expressions.py`` evaluates each one in
 Python at several settings and compares it with ``posenc.stretch``. Pair indices i are 0-based (as RoPE code
 counts them). The Deeper chart's dynamic NTK line follows its own in-chart control, ``st_log2len`` (log₂ seq_len), the
 same way (``EXPR_DYN``, ``EXPR_ENDS``). Colours keep their one app-wide meaning (``spec.FOCUS``, ``spec.SERIES``,
@@ -16,7 +17,7 @@ import altair as alt
 import numpy as np
 
 from posenc import chapter
-from posenc.beyond import METHODS, TYPICAL_SEQ_LEN, StretchDemo
+from posenc.beyond import METHODS, TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN, StretchDemo
 from posenc.core import count
 
 from . import spec
@@ -29,8 +30,28 @@ LEGEND_GAP = 72  # px between the legend's two entries
 ROPE_BASE = int(chapter.BASE)
 BASES = (100, 1_000, ROPE_BASE, 100_000, 500_000, 1_000_000, 10_000_000)  # the base picker (RoPE's; 500,000: Llama 3)
 
-# The key chart's closed forms, in the order they run (each may use the ones before it). Params: st_s, st_base.
+# The key chart's structure is a closed form of d and L_train too: both are sliders in it (no rerun), as s is.
+D = "st_d"  # the head dimension d itself (the number input's key before; a link's st_d opens the chart there)
+D_RANGE = (4, 512)  # step 2 (RoPE turns the dimensions in pairs): 2 … 256 pairs; NTK's d/(d − 2) needs d ≥ 4
+MAX_PAIRS = D_RANGE[1] // 2  # the chart ships one row per pair index up to here and keeps i < d/2 (a filter)
+LOG2_L = "st_log2L"  # L_train in the chart as log₂ L_train
+# The slider moves log₂ L_train, in whole doublings. Over L_train itself (the number input's 16 … 1,000,000) Vega's
+# ~170 px slider would move ~6,000 tokens a pixel: 2,048 and 4,096 (the page's default, Llama 2's) and every
+# context up to ~6,000 would share its first pixel. On a log scale each of its 17 stops (~10 px) is a doubling, the
+# lengths context windows are quoted in (2,048, 4,096, 8,192, 32,768 …), reachable by drag and by the arrow keys;
+# the bars rise by the same step at each one (r_i ∝ L_train), and the pair where they cross one full turn moves
+# along. A finer step would only add lengths like 5,793 that no model is trained at. From 2^4 = 16 (the page's
+# shortest: every pair but the fastest is slow) to 2^20 = 1,048,576 (the first doubling past a million).
+LOG2_L_RANGE = (4, 20)
+L_OPEN = TYPICAL_L_TRAIN.bit_length() - 1  # the page's 4,096 = 2^12
+assert 2 ** L_OPEN == TYPICAL_L_TRAIN and LOG2_L_RANGE[0] <= L_OPEN <= LOG2_L_RANGE[1]
+assert D_RANGE[0] <= TYPICAL_D <= D_RANGE[1] and TYPICAL_D % 2 == 0
+
+# The key chart's closed forms, in the order they run (each may use the ones before it). Params: st_d, st_log2L,
+# st_s, st_base, st_method; each row carries only its pair index i (rows with i ≥ d/2 are filtered out first).
 EXPR: dict[str, str] = {
+    "d": D,                                                                          # the head dimension
+    "L": f"pow(2, {LOG2_L})",                                                        # L_train
     "th": "pow(st_base, -2 * datum.i / datum.d)",                                   # θ_i
     "r": "datum.L * datum.th / (2 * PI)",                                            # turns within L_train
     "th_pi": "datum.th / st_s",                                                      # PI
@@ -47,15 +68,33 @@ EXPR: dict[str, str] = {
     "past": "datum.r < 1 && datum.reach > datum.r * (1 + 1e-9) ? 1 : 0",             # meets an angle never seen
     "over": "datum.r < 1 ? datum.reach / datum.r : 0",                               # how far past, × its largest
 }
+PAIRS_KEPT = f"datum.i < {D} / 2"  # the pairs of this d (the data carry MAX_PAIRS)
+BAR_HALF = 0.45  # a bar's half width, in pairs (a slot is 1): 10 % of the slot between neighbours
+# The y axis (turns, log) is fixed while d, L_train and s move, so the bars rise and fall against it and never seem
+# to stand still while the axis moves: from a decade at or under half the fewest turns any d and L_train reach at
+# this base (the slowest pair of d = 512 at L_train = 16) up to TURNS_TOP. Only the base, a pick, moves the floor.
+_FEWEST = (f"{2 ** LOG2_L_RANGE[0]} * pow(st_base, -{D_RANGE[1] - 2} / {D_RANGE[1]}) / (2 * PI)")
+TURNS_FLOOR = f"pow(10, floor(log({_FEWEST} / 2) / log(10)))"
+# Over 900 times (nearly three decades) above the highest tick any setting reaches (pair 0 as trained at s = S_MAX
+# and the longest L_train: no method turns faster): the live summary's room at the top left.
+TURNS_TOP = 1e10
+assert S_MAX * 2 ** LOG2_L_RANGE[1] / (2 * np.pi) * 900 <= TURNS_TOP
+# The y labels, short (a phone's plot keeps its width): 0.01 … 1,000 as they are, a power of ten further out as
+# 1e6 (Vega ticks a log axis of this many decades at powers of ten; any other value is written out)
+_DECADE = "floor(log(datum.value) / log(10) + 0.5)"
+TURNS_LABEL = (f"(datum.value >= 1e4 || datum.value < 0.01) && abs(pow(10, {_DECADE}) / datum.value - 1) < 1e-9 ? "
+               f"'1e' + {_DECADE} : format(datum.value, ',~g')")
 ROT_KINDS = ("≥ 1 turn: has seen every angle", "< 1 turn: later angles never seen")
 TICK_KINDS = ("past the angles it saw", "within the angles it saw")
 SUMMARY = ("[st_method + ', s = ' + st_s + ':', datum.n_slow == 0 ? 'no slow pair' : "
            "datum.n_past + ' of ' + datum.n_slow + ' slow ' + (datum.n_slow == 1 ? 'pair' : 'pairs') + "
            "(datum.n_past == 1 || (datum.n_past == 0 && datum.n_slow == 1) ? ' goes' : ' go') + ' past', "
            "datum.n_past == 0 ? 'what training showed' : 'by up to ' + format(datum.worst, '.3~g') + '×']")
+TITLE = f"'Turns per pair in L_train = ' + format(pow(2, {LOG2_L}), ',d') + ' tokens'"
 
 
 def _calc(chart: alt.Chart) -> alt.Chart:
+    chart = chart.transform_filter(PAIRS_KEPT)
     for name, expr in EXPR.items():
         chart = chart.transform_calculate(**{name: expr})
     return chart
@@ -64,12 +103,14 @@ def _calc(chart: alt.Chart) -> alt.Chart:
 def turns_figure(d: int, L_train: int, res: StretchDemo, method: str = KEY_METHODS[0]) -> Figure:
     """Bars: turns r_i each pair makes within L_train (log scale); ticks: the turns it reaches at s·L_train under
     the picked method (FOCUS when that is past every angle training showed it); a rule at one full turn; a line
-    of text with the live count. ``res`` (at the chart's opening s and base) and ``method`` (the method it opens
-    on) only word the reading."""
-    n = d // 2
-    pairs = spec.columns(i=np.arange(n), d=np.full(n, d), L=np.full(n, L_train))
-    one = spec.columns(y=[1.0], label=["one full turn"],
-                       title=[f"Turns per pair in L_train = {L_train:,} tokens"])
+    of text with the live count. d, L_train, s, the base and the method are sliders and picks in the chart: the
+    data are one row per pair index up to ``MAX_PAIRS``, the same wherever the chart opens. ``d``, ``L_train``,
+    ``res`` (at the chart's opening d, L_train, s and base) and ``method`` (the method it opens on) only word the
+    reading."""
+    if (d, L_train) != (res.d, res.L_train):
+        raise ValueError(f"res is at d = {res.d}, L_train = {res.L_train}, not {d}, {L_train}")
+    pairs = spec.columns(i=np.arange(MAX_PAIRS))
+    one = spec.columns(y=[1.0], label=["one full turn"])
     slow = int((res.rotations < 1).sum())
     past = int(res.unseen[method].sum())
     if not slow:
@@ -80,66 +121,75 @@ def turns_figure(d: int, L_train: int, res: StretchDemo, method: str = KEY_METHO
     else:
         take = (f"{'the one slow pair stays' if slow == 1 else f'the {slow} slow pairs stay'} within the angles "
                 "training showed")
-    return spec.figure(_turns_layout(n), {"pairs": pairs, "one": one},
-                       description=f"Turns each of the {n} pairs makes within the trained context L_train (bars, "
+    return spec.figure(_turns_layout(), {"pairs": pairs, "one": one},
+                       description="Turns each of RoPE's d/2 pairs makes within the trained context L_train (bars, "
                                    "log scale) and the turns it reaches at s·L_train under the picked method "
                                    "(ticks), against one full turn: a slow pair, one that never finishes a turn "
                                    "in training, meets angles it never saw once its tick rises past its bar. "
-                                   "Controls in the chart set s, the base and the method; for s above 1, PI, "
-                                   "NTK-aware and YaRN pull the slow pairs' ticks back down.",
-                       reading=f"The chart opens at s = {res.s}, base {res.base:,.0f} and {method}, with "
-                               f"L_train = {L_train:,} tokens: {take}.")
+                                   "Controls in the chart set s, the base, the method, the head dimension d and "
+                                   "L_train (in doublings); for s above 1, PI, NTK-aware and YaRN pull the slow "
+                                   "pairs' ticks back down.",
+                       reading=f"The chart opens at d = {d} ({res.pairs} pairs), L_train = {L_train:,} tokens, "
+                               f"s = {res.s}, base {res.base:,.0f} and {method}: {take}.")
 
 
-def turns_spec(d: int) -> dict:
+def turns_spec() -> dict:
     """The key chart's layout as Vega-Lite, for a page to read where the chart opens (``frame.live.opening``):
-    its bound params carry s, the base and the method, the inputs ``frame.chart`` seeds from the address."""
-    return _turns_layout(d // 2).spec()
+    its bound params carry s, the base, the method, d and log₂ L_train, the inputs ``frame.chart`` seeds from the
+    address."""
+    return _turns_layout().spec()
 
 
 @layout
-def _turns_layout(n: int, height: int = 280) -> alt.LayerChart:
-    s = alt.param(name="st_s", value=16, bind=alt.binding_range(min=1, max=S_MAX, step=1, name="stretch factor s "))
+def _turns_layout(height: int = 280) -> alt.LayerChart:
+    s = alt.param(name="st_s", value=TYPICAL_S, bind=alt.binding_range(min=1, max=S_MAX, step=1,
+                                                                      name="stretch factor s "))
     base = alt.param(name="st_base", value=ROPE_BASE,
                      bind=alt.binding_select(options=list(BASES), labels=[f"{b:,}" for b in BASES], name="base "))
     method = alt.param(name="st_method", value=KEY_METHODS[0],
                        bind=alt.binding_radio(options=list(KEY_METHODS), name="method "))
-    src = _calc(alt.Chart(spec.named("pairs"))).transform_joinaggregate(rmin="min(r)").transform_calculate(
-        floor="min(datum.rmin, 1) / 2", kind=f"datum.r >= 1 ? '{ROT_KINDS[0]}' : '{ROT_KINDS[1]}'",
+    d = alt.param(name=D, value=TYPICAL_D, bind=alt.binding_range(min=D_RANGE[0], max=D_RANGE[1], step=2,
+                                                                  name="head dimension d "))
+    log2_L = alt.param(name=LOG2_L, value=L_OPEN,
+                       bind=alt.binding_range(min=LOG2_L_RANGE[0], max=LOG2_L_RANGE[1], step=1,
+                                              name="L_train = 2^"))
+    src = _calc(alt.Chart(spec.named("pairs"))).transform_calculate(
+        floor=TURNS_FLOOR, x0=f"datum.i - {BAR_HALF}", x1=f"datum.i + {BAR_HALF}",
+        kind=f"datum.r >= 1 ? '{ROT_KINDS[0]}' : '{ROT_KINDS[1]}'",
         tk=f"datum.past ? '{TICK_KINDS[0]}' : '{TICK_KINDS[1]}'")
-    step = max(1, n // 16)
-    # the pairs fixed here: a frame's new rows never re-run the x scale (nor redraw what hangs on it)
-    x = alt.X("i:O", title=PAIR_AXIS, scale=alt.Scale(domain=list(range(n))),
-              axis=alt.Axis(labelAngle=0, values=list(range(0, n, step))))
+    # the pairs of this d, from half a slot before pair 0 to half a slot after pair d/2 − 1: only d moves it
+    x = alt.X("x0:Q", title=PAIR_AXIS,
+              scale=alt.Scale(domain=[-0.5, alt.ExprRef(f"{D} / 2 - 0.5")], nice=False, zero=False),
+              axis=alt.Axis(labelAngle=0, format="d", tickMinStep=1, grid=False, labelOverlap=True))
     tip = [alt.Tooltip("i:O", title="pair i (0-based)"), alt.Tooltip("th:Q", title="θ_i (rad per token)", format=".4g"),
            alt.Tooltip("r:Q", title="turns within L_train", format=",.3g"),
            alt.Tooltip("th_new:Q", title="θ'_i under the method", format=".4g"),
            alt.Tooltip("reach:Q", title="turns within s·L_train", format=",.3g")]
+    y_scale = alt.Scale(type="log", domain=[alt.ExprRef(TURNS_FLOOR), TURNS_TOP], nice=False)
     bars = src.mark_bar(aria=False).encode(
-        x=x, y=alt.Y("r:Q", scale=alt.Scale(type="log"), title="turns (log)", axis=alt.Axis(grid=False, format=",~g")),
+        x=x, x2=alt.X2("x1:Q"),
+        y=alt.Y("r:Q", scale=y_scale, title="turns (log)", axis=alt.Axis(grid=False, labelExpr=TURNS_LABEL)),
         y2=alt.Y2("floor:Q"),
         color=alt.Color("kind:N", title=None, sort=list(ROT_KINDS),
                         scale=alt.Scale(domain=list(ROT_KINDS), range=[SERIES[0], SERIES[1]]),
                         # under the chart; projected, Vega lays the entries out at the small text's widths (the
                         # second overlapped the first by ~50 px): the gap leaves room for the large text
                         legend=alt.Legend(columnPadding=LEGEND_GAP)),
-        tooltip=tip).add_params(s, base, method)
-    ticks = src.mark_tick(aria=False, thickness=3).encode(
-        x=x, y=alt.Y("reach:Q"),
+        tooltip=tip).add_params(s, base, method, d, log2_L)
+    # each tick a short rule across its pair's slot, at the turns it reaches (its width follows d, as the bars')
+    ticks = src.mark_rule(aria=False, strokeWidth=3).encode(
+        x=x, x2=alt.X2("x1:Q"), y=alt.Y("reach:Q"),
         color=alt.Color("tk:N", scale=alt.Scale(domain=list(TICK_KINDS), range=[FOCUS, REFERENCE]), legend=None),
         tooltip=tip)
     rule = alt.Chart(spec.named("one")).mark_rule(aria=False, color=REFERENCE, strokeDash=[5, 3]).encode(y=alt.Y("y:Q"))
-    rule_text = alt.Chart(spec.named("one")).mark_text(aria=False, align="right", baseline="top", dy=4, dx=-2,
-                                                       color=REFERENCE).encode(
-        y=alt.Y("y:Q"), x=alt.value("width"), text=alt.Text("label:N"))
+    # its label on a white halo: under the rule at the right stand the slow pairs' bars
+    look = {"aria": False, "align": "right", "baseline": "top", "dy": 4, "dx": -2}
+    rule_text = [alt.Chart(spec.named("one")).mark_text(**look, **style).encode(
+        y=alt.Y("y:Q"), x=alt.value("width"), text=alt.Text("label:N")) for style in (spec.HALO, {"color": REFERENCE})]
     summary = src.transform_aggregate(n_slow="sum(slow)", n_past="sum(past)", worst="max(over)").transform_calculate(
         text=SUMMARY).mark_text(aria=False, align="left", baseline="top", dx=4, dy=4, color=FOCUS,
                                 fontWeight="bold").encode(x=alt.value(0), y=alt.value(0), text=alt.Text("text:N"))
-    # two decades above the highest tick any s can reach (pair 0 as trained at S_MAX: no method turns faster), the
-    # summary's room: the axis stays put while s moves, so the bars never seem to move with it
-    room = src.transform_aggregate(top="max(r)").transform_calculate(ytop=f"datum.top * {S_MAX} * 100").mark_point(
-        aria=False, opacity=0).encode(y=alt.Y("ytop:Q"))
-    return alt.layer(bars, ticks, rule, rule_text, summary, room, title=alt.TitleParams(spec.text_from("one", "title")),
+    return alt.layer(bars, ticks, rule, *rule_text, summary, title=alt.TitleParams(alt.expr(TITLE)),
                      height=height).resolve_scale(color="independent")
 
 
