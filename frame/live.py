@@ -223,7 +223,8 @@ def js_text(x: Any) -> str:
 def parse(bind: dict, raw: str) -> Any:
     """The value an address's text ``raw`` gives a param bound by ``bind``; ValueError when the page cannot use
     it (a range's number outside min … max or not a number, an option not offered, a checkbox not true/false).
-    A range's number is snapped to its step, as the browser's slider does."""
+    A range's number is snapped to its step as the browser's slider does it (a value halfway between two
+    steps goes to the upper one)."""
     kind = bind.get("input")
     raw = raw.strip()
     if kind == "range":
@@ -232,7 +233,7 @@ def parse(bind: dict, raw: str) -> Any:
         if not math.isfinite(x) or x < lo or x > hi:
             raise ValueError(raw)
         if step:
-            k = round((x - lo) / step)
+            k = math.floor((x - lo) / step + 0.5)  # a tie goes up, as the browser's range input rounds it
             x = lo + k * step
             if x > hi + 1e-9 * abs(step):
                 x -= step

@@ -50,6 +50,10 @@ def test_a_fractional_step_snaps_from_the_minimum_and_stays_below_the_maximum():
     assert live.parse(bind, "2") == 2.0
     assert live.parse({"input": "range", "min": 0, "max": 1, "step": 0.3}, "1") == 0.9  # 1.2 is past the end
     assert live.parse({"input": "range", "min": 0, "max": 1}, "0.123") == 0.123  # no step: as written
+    # halfway between two steps: the upper one, as Chromium's range input puts it (Python's round() went to the even)
+    assert live.parse({"input": "range", "min": 4, "max": 512, "step": 2}, "5") == 6
+    assert live.parse({"input": "range", "min": 4, "max": 512, "step": 2}, "129") == 130
+    assert live.parse({"input": "range", "min": 0, "max": 1, "step": 0.25}, "0.125") == 0.25
 
 
 @pytest.mark.parametrize("raw", ["abc", "", "64", "-1", "inf", "nan", "1e400", "0x10"])
