@@ -3,6 +3,8 @@ never rounded to one, thousands commas that KaTeX does not space out, shares in 
 
 from __future__ import annotations
 
+from posenc.core import times  # noqa: F401  (its home is posenc.core: charts write it too)
+
 
 def tex_num(x: float, fmt: str) -> str:
     """A number for inside $…$: thousands commas as {,} so KaTeX adds no space after them."""
@@ -21,9 +23,6 @@ def apart(a: float, b: float) -> tuple[str, str]:
     return f"{a:.10g}", f"{b:.10g}"
 
 
-def times(x: float) -> str:
-    """A ratio in words: whole thousands-separated from 100 up (27,459), three significant digits below (0.72)."""
-    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def share(k: int, n: int, plural: str) -> str:

@@ -2,14 +2,17 @@ import numpy as np
 import streamlit as st
 
 import frame
+from frame.wording import times
 from posenc import beyond, chapter
 from posenc import stretch as sx
 from posenc.beyond import TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN, TYPICAL_SOURCE
 from posenc.charts import stretch as cs
 from posenc.core import count
+from posenc.encodings import frequencies
 
 PATH = "lessons/stretch.py"
 BASE = int(chapter.BASE)
+MANY_TURNS = 10  # a fast pair that went round this often has seen its angles “many times”
 MOVE = ("Move **s**, the **base**, the head dimension **d** and **L_train** in the chart, and pick a **method**: "
         "the bars and ticks follow.")
 
@@ -35,6 +38,12 @@ def opening() -> tuple[int, int, int, int, str]:
     return (int(at[cs.D]), 2 ** int(at[cs.LOG2_L]), int(at["st_s"]), int(at["st_base"]), str(at["st_method"]))
 
 
+def slow_at_largest_base(d: int, L_train: int) -> bool:
+    """Whether the chart's largest base leaves a pair short of one turn in L_train (else raising it cannot make
+    one: at d = 4 and L_train ≥ 2^15 even base 10^7 turns the slowest pair more than once)."""
+    return bool(sx.rotations_within(frequencies(d, max(cs.BASES)), L_train).min() < 1)
+
+
 def go(n: int) -> str:
     return "goes" if n == 1 else "go"
 
@@ -53,18 +62,21 @@ def answer(q, res, d: int, L_train: int) -> None:
     past = {m: int(res.unseen[m].sum()) for m in beyond.METHODS}
     if n_slow and res.s == 1:
         text = (f"None, at s = 1: the text is no longer than in training, so even the {count(n_slow, 'slow pair')} "
-                "stay within the angles they saw. Drag s in the chart and watch their ticks rise past their bars.")
+                "stay within the angles they saw. Drag s in the chart (with RoPE as trained) and watch their ticks rise "
+                "past their bars.")
     elif n_slow:
         text = (f"The slow ones: {pair_range(first, n - 1)} ({n_slow} of {n}) have wavelengths longer than "
                 f"{L_train:,} tokens, so training showed each only part of its circle. At {res.L_new:,} tokens "
                 f"they turn up to {res.overreach['RoPE as trained']:.3g}× further than they ever did (the "
-                f"ticks above their bars). The fast pairs went round "
-                + ("many times" if res.rotations[0] >= 10 else "at least once")
-                + f" (pair 0: {res.rotations[0]:,.3g} turns): an angle repeats every turn, so nothing they meet is new.")
+                f"ticks above their bars). "
+                + ("Pair 0, the fast one, went" if first == 1 else f"The fast pairs (0 … {first - 1}) went")
+                + " round " + ("many times" if res.rotations[0] >= MANY_TURNS else "at least once")
+                + f" (pair 0: {times(res.rotations[0])} turns): an angle repeats every turn, so nothing "
+                + ("it meets" if first == 1 else "they meet") + " is new.")
     else:
         text = (f"Here none: with L_train = {L_train:,} every pair, even the slowest "
-                f"({res.rotations[-1]:.3g} turns), finishes a full turn in training, so every angle has been seen. "
-                + ("Lower L_train or raise the base" if res.base < max(cs.BASES) else "Lower L_train")
+                f"({times(res.rotations[-1])} turns), finishes a full turn in training, so every angle has been seen. "
+                + ("Lower L_train or raise the base" if slow_at_largest_base(d, L_train) else "Lower L_train")
                 + " in the chart to see slow pairs appear.")
     frame.verdict(f"unchanged RoPE turns the slow pairs past every angle they saw in training (s = {res.s})",
                   past["RoPE as trained"] > 0,
@@ -110,8 +122,9 @@ def answer(q, res, d: int, L_train: int) -> None:
             f"At s = {res.s}: PI (position interpolation) divides every frequency by s, so "
             + ("no pair goes past" if pi_ok else f"{count(past['PI'], 'pair')} still {go(past['PI'])} past")
             + f" — but neighbouring words now differ by only {res.frequencies['PI'][0]:.3g} rad in the fastest "
-            f"pair, instead of {res.theta[0]:.3g}. {ntk}\n\n{yarn} The fast pairs have seen every angle many times "
-            f"over, so slowing them (as PI does) only blurs neighbouring words.{source}")
+            f"pair, instead of {res.theta[0]:.3g}. {ntk}\n\n{yarn} The fast pairs have seen every angle "
+            + ("many times over" if res.rotations[0] >= MANY_TURNS else "at least once")
+            + f", so slowing them (as PI does) only blurs neighbouring words.{source}")
     q.answer(text, then=prose)
 
     with frame.deeper("every method per pair, in numbers, and YaRN's attention factor", key="st_deep_methods"):
@@ -120,7 +133,7 @@ def answer(q, res, d: int, L_train: int) -> None:
         frame.chart(ratio)
         f = res.frequencies
         rules = {"RoPE as trained": "θ_i", "PI": "θ_i / s", "NTK-aware": f"base' = {res.ntk_base:,.0f}",
-                 "Dynamic NTK": f"base' = {res.dynamic_base:,.0f} (scale {res.dynamic_scale:.4g})",
+                 "Dynamic NTK": f"base' = {res.dynamic_base:,.0f} (scale {times(res.dynamic_scale)})",
                  "YaRN": f"ramp between pairs {res.low} and {res.high}"}
         table = {"method": list(beyond.METHODS), "rule": [rules[m] for m in beyond.METHODS],
                  "judged at": [res.eval_length[m] for m in beyond.METHODS],
@@ -143,7 +156,7 @@ def answer(q, res, d: int, L_train: int) -> None:
             "(≤ 1 is safe). "
             "Dynamic NTK recomputes its base for the text in front of it, seq_len: scale s·L/L_train − (s − 1), "
             f"1 up to L_train. Its row is at seq_len = {res.seq_len:,}, where the chart opens (scale "
-            f"{res.dynamic_scale:.4g}); set seq_len in the chart, in doublings, and its line, the place of its name "
+            f"{times(res.dynamic_scale)}); set seq_len in the chart, in doublings, and its line, the place of its name "
             f"and the note over the plot follow.{high_note}\n\n"
             f"YaRN also multiplies cos and sin by mscale = 0.1·ln s + 1 = {res.attention_factor:.4f}, so every "
             f"score grows by mscale² = {res.attention_factor ** 2:.4f}: a longer text spreads the "

@@ -224,6 +224,12 @@ def count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
+def times(x: float) -> str:
+    """A ratio in words: whole thousands-separated from 100 up (27,459), three significant digits below (0.72);
+    never e-notation."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
 def listing(items) -> str:
     """“a”, “a and b”, “a, b and c”: the one way the prose lists things."""
     items = list(items)

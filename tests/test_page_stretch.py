@@ -23,6 +23,7 @@ from conftest import (
     predict_radios,
     verdict,
 )
+from frame.wording import times
 from posenc import beyond
 from posenc.beyond import TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN, stretch_demo
 from posenc.charts import stretch as cs
@@ -111,8 +112,10 @@ def _at(d: int, L: int, **more) -> dict:
 
 @pytest.mark.parametrize("query", [
     _at(4, 16),  # two pairs: one slow
-    _at(4, 2 ** 20),  # no slow pair at all
-    _at(512, 2 ** 20, st_base="10000000"),  # no base to raise: the hint says only “lower L_train”
+    _at(4, 2 ** 20),  # no slow pair at all, and none at any base: the hint says only “lower L_train”
+    _at(4, 2 ** 20, st_base="10000000"),  # the largest base: still none
+    _at(64, 2 ** 20),  # no slow pair at base 10,000; the largest base makes some: “or raise the base”
+    _at(512, 2 ** 20, st_base="10000000"),
     _at(512, 2 ** 20, **{cs.LEN: str(cs.LOG2_LENS[1])}),  # the Deeper chart opens at seq_len 2^26
     _at(6, 128),
     _at(512, 16, st_s="64", st_base="10000000"),  # the fewest turns the chart draws
@@ -131,17 +134,20 @@ def test_extremes_are_worded_from_their_numbers(query):
     if n_slow:
         assert "Right." in text
         many = "many times" if res.rotations[0] >= 10 else "at least once"
-        assert f"The fast pairs went round {many} (pair 0: {res.rotations[0]:,.3g} turns)" in text
+        fast = "Pair 0, the fast one, went" if n_slow == d // 2 - 1 else f"The fast pairs (0 … {d // 2 - n_slow - 1}) went"
+        assert f"{fast} round {many} (pair 0: {times(res.rotations[0])} turns)" in text
+        assert "e+" not in text  # no number in e-notation
     else:
         assert "Not quite" in text and "Here none" in text and "nothing to bring back" in text
         assert not verdict(at, "unchanged RoPE turns the slow pairs past")[0]
-        hint = "Lower L_train or raise the base in the chart" if base < max(cs.BASES) else "Lower L_train in the chart"
+        some_at_largest = (stretch_demo(d, L, 1, TYPICAL_SEQ_LEN, float(max(cs.BASES))).rotations < 1).any()
+        hint = "Lower L_train or raise the base in the chart" if some_at_largest else "Lower L_train in the chart"
         assert hint in text
     if d == 4 and L == 16:
         assert "The slow ones: pair 1 (1 of 2)" in text
 
 
-@pytest.mark.parametrize("raw, opens", [("5", 4), ("129", 128), ("64.5", 64)])
+@pytest.mark.parametrize("raw, opens", [("5", 6), ("129", 130), ("64.5", 64), ("7", 8)])
 def test_an_odd_head_dimension_in_a_link_opens_the_chart_at_the_even_d_its_slider_snaps_to(raw, opens):
     """The slider moves d in steps of 2 (RoPE's pairs), so there is no odd d to refuse: a link's odd or fractional
     d opens the chart where the browser's slider would put it (frame.live.parse snaps every range to its step), and
@@ -320,17 +326,17 @@ def test_a_link_opens_the_deeper_chart_at_its_seq_len_and_the_page_speaks_of_it(
     seq = 2 ** int(log2)
     res = stretch_demo(TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, seq)
     text = page_text(at)
-    assert f"Its row is at seq_len = {seq:,}, where the chart opens (scale {res.dynamic_scale:.4g})" in text
+    assert f"Its row is at seq_len = {seq:,}, where the chart opens (scale {times(res.dynamic_scale)})" in text
     table = next(t.value for t in at.dataframe if "judged at" in t.value.columns)
     row = table[table["method"] == "Dynamic NTK"].iloc[0]
     assert row["judged at"] == seq and row["pairs past"] == int(res.unseen["Dynamic NTK"].sum())
-    assert f"base' = {res.dynamic_base:,.0f} (scale {res.dynamic_scale:.4g})" == row["rule"]
+    assert f"base' = {res.dynamic_base:,.0f} (scale {times(res.dynamic_scale)})" == row["rule"]
     reading = chart_readings(at)[1]
     if seq <= TYPICAL_L_TRAIN:
         assert res.dynamic_scale == 1 and f"opens at seq_len = {seq:,}, within L_train, where it changes nothing" \
             in reading
     else:
-        assert f"opens at seq_len = {seq:,}, where it divides the slowest pair by {res.dynamic_scale:.3g}." in reading
+        assert f"opens at seq_len = {seq:,}, where it divides the slowest pair by {times(res.dynamic_scale)}." in reading
 
 
 @pytest.mark.parametrize("bad", ["0", "3", "27", "8192", "abc"])

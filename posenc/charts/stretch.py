@@ -18,7 +18,7 @@ import numpy as np
 
 from posenc import chapter
 from posenc.beyond import METHODS, TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN, StretchDemo
-from posenc.core import count
+from posenc.core import count, times
 
 from . import spec
 from .spec import FOCUS, REFERENCE, SERIES, Figure, layout
@@ -280,7 +280,7 @@ def ratio_figure(res: StretchDemo, height: int = 260) -> Figure:
                    "divided by the whole of s)"))
     dyn = (f"dynamic NTK opens at seq_len = {res.seq_len:,}, " + (
         "within L_train, where it changes nothing" if res.seq_len <= res.L_train else
-        f"where it divides the slowest pair by {res.dynamic_scale:.3g}"))
+        f"where it divides the slowest pair by {times(res.dynamic_scale)}"))
     return spec.figure(_ratio_layout(height), {"methods": _method_table(res), "ends": _line_ends(res)},
                        description="New frequency over old per pair and method, on a log scale (1 = untouched, "
                                    "1/s = slowed by s): PI divides every pair by s, NTK-aware leaves the fastest "
