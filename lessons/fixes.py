@@ -8,6 +8,7 @@ import frame
 from frame import linked_tabs, wording
 from posenc import chapter
 from posenc.charts import fixes as fc
+from posenc.core import count
 from posenc.fixes import COS_TOL, DECIDES, LONG, SHORT, index_over_length
 from posenc.sections import fixes as sections
 
@@ -194,8 +195,8 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
             else:
                 asked = (f"Where the chart opens, position {oh.past:,} → a 1 in column {oh.past:,} of {oh.width:,}. "
                          f"Drag p past {oh.width:,}: it has no column.")
-            fits = (f"Your {n} words fit in its {oh.width:,} columns." if oh.sentence_error is None else
-                    f"Your {n}-word sentence does not fit in its {oh.width:,} columns: {oh.sentence_error}")
+            fits = (f"Your {n} words fit in its {count(oh.width, 'column')}." if oh.sentence_error is None else
+                    f"Your {n}-word sentence does not fit in its {count(oh.width, 'column')}: {oh.sentence_error}")
             a_, b_, far = oh.pair
             if a_ < b_ < far:
                 frame.verdict("neighbours sit as far apart as strangers, as the chapter predicts",

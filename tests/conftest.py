@@ -633,6 +633,16 @@ def layer_with(spec: dict, data: str, field: str) -> dict:
     raise AssertionError(f"no layer over {data} computes {field}")
 
 
+def tab_container(at: AppTest):
+    """The page's first tab container (its proto: the tabs, which one opens)."""
+    return at.get("tab_container")[0].proto.tab_container
+
+
+def tab_index(at: AppTest) -> int:
+    """Which tab of the page's first tab container opens (0-based): the one a link names or its controls set."""
+    return tab_container(at).default_tab_index
+
+
 def rows_of(fig, name: str) -> list[dict]:
     """A figure's dataset ``name`` as rows."""
     return fig.datasets[name].to_pylist()

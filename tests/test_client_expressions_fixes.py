@@ -23,6 +23,7 @@ from conftest import (
     run_transforms,
     spec_layers,
     spec_params,
+    tab_index,
     transforms_over,
     vega_eval,
     verdict,
@@ -38,8 +39,6 @@ from posenc.sections import fixes as fixes_sections
 PAGE = "lessons/fixes.py"
 
 
-def _tab_index(at) -> int:
-    return at.get("tab_container")[0].proto.tab_container.default_tab_index
 SENTENCES = ["the cat chased the mouse", "hi there", " ".join(f"w{i}" for i in range(64))]
 
 
@@ -207,7 +206,6 @@ def test_the_start_is_a_range_slider_in_the_map_that_opens_at_the_chapters_500_a
 
 
 # ---------------------------------------------------------------- one-hot: the width N and the position p in the chart
-ONEHOT_SENTENCES = ["the cat chased the mouse", "hi there", " ".join(f"w{i}" for i in range(64))]
 WIDTHS = [fc.WIDTHS[0], 2, 5, fc.WIDTH_OPENS, 12, fc.SHOWN, fc.SHOWN + 1, 777, fc.WIDTHS[1]]
 PASTS = [fc.PASTS[0], 3, fc.PAST_OPENS, fc.SHOWN, 1200, fc.PASTS[1]]
 
@@ -222,7 +220,7 @@ def _asked_layer(spec: dict) -> dict:
     return first
 
 
-@pytest.mark.parametrize("sentence", ONEHOT_SENTENCES)
+@pytest.mark.parametrize("sentence", SENTENCES)
 @pytest.mark.parametrize("N", WIDTHS)
 @pytest.mark.parametrize("p", [fc.PASTS[0], fc.PAST_OPENS, 1200])
 def test_the_one_hot_cells_are_posencs_codes_and_distances_at_every_width(sentence, N, p):
@@ -249,7 +247,7 @@ def test_the_one_hot_cells_are_posencs_codes_and_distances_at_every_width(senten
     assert (oh.past_error is None) == (p <= N)
 
 
-@pytest.mark.parametrize("sentence", ONEHOT_SENTENCES)
+@pytest.mark.parametrize("sentence", SENTENCES)
 @pytest.mark.parametrize("N", WIDTHS)
 @pytest.mark.parametrize("p", PASTS)
 def test_the_lines_under_the_map_say_whether_p_has_a_code_and_the_sentence_fits(sentence, N, p):
@@ -294,7 +292,7 @@ def test_a_link_opens_the_one_hot_chart_at_its_n_and_p_and_the_answer_speaks_of_
     [chart] = [c for c in charts_of(at) if any(q["name"] == fc.WIDTH for q in spec_params(chart_spec(c)))]
     seeded = {q["name"]: q["value"] for q in spec_params(chart_spec(chart)) if q["name"] in (fc.WIDTH, fc.PAST)}
     assert seeded == {fc.WIDTH: N, fc.PAST: p}
-    assert _tab_index(at) == 2
+    assert tab_index(at) == 2
     if p > N:
         assert f"Where the chart opens, position {p:,} is past column {N:,}: it has no code at all." in text
         assert f"asking for position {p:,} in a table of width {N:,}" in verdict(at, "has no encoding")[1]

@@ -445,7 +445,7 @@ def test_the_numbers_of_a_setting_are_read_out_not_named(kw):
     fit = "fit" if n <= N else "do not fit"
     past = f"position {p:,} is past column {N:,}: it has no code" if p > N else f"position {p:,} is a 1 in column {p:,}"
     assert onehot.reading == (f"The chart opens at N = {N:,} and p = {p:,}: positions 1 to {shown} shown, {apart}; "
-                              f"your {n} words {fit} in {N:,} columns; {past}.")
+                              f"your {n} words {fit} in {N:,} column{'' if N == 1 else 's'}; {past}.")
 
 
 @pytest.mark.parametrize("width,past", [(1, 1), (5, 9), (8, 9), (30, 2), (1000, 2000)])

@@ -25,6 +25,7 @@ from conftest import (
     notices,
     open_page,
     page_text,
+    tab_container,
 )
 from posenc.core import tokenize
 
@@ -253,10 +254,6 @@ def run_layout(query: dict) -> AppTest:
     for k, v in query.items():
         at.query_params[k] = v
     return assert_ok(at.run())
-
-
-def tab_container(at: AppTest):
-    return next(b for b in _blocks(at.main) if b.type == "tab_container").proto.tab_container
 
 
 def _blocks(node):

@@ -20,6 +20,7 @@ from conftest import (
     page_text,
     predict_radios,
     spec_params,
+    tab_index,
     verdict,
     verdicts,
 )
@@ -45,10 +46,6 @@ LAST = "The last word"
 COMPETE = "Either way the words cannot compete"
 
 
-def _tab_index(at) -> int:
-    return at.get("tab_container")[0].proto.tab_container.default_tab_index
-
-
 def _main_text(at) -> str:
     return "\n".join(str(getattr(e, "value", "")) for e in main_path(at)
                      if kind(e) in ("markdown", "caption", "info", "text", "header", "subheader"))
@@ -66,7 +63,7 @@ def test_defaults_skeleton_and_no_error(default_page):
     assert [h.value for h in at.header][:2] == ["1 · The raw index, appended",
                                               "Three more fixes, and all four"]
     assert [t.label for t in at.tabs] == TABS
-    assert _tab_index(at) == 0
+    assert tab_index(at) == 0
     # every tab panel opens with its own heading (issue 22)
     assert [h.value for h in at.subheader] == ["2 · Index ÷ length", "3 · Multiplying instead of adding",
                                                "4 · One-hot positions", "All four against the wishes"]
@@ -183,7 +180,7 @@ def test_a_link_opens_its_tab(query, tab):
     """The tab lives in the URL; a link with one tab's control and no tab opens that tab."""
     at = open_page(PAGE, query=query)
     page_text(assert_ok(at))
-    assert _tab_index(at) == tab
+    assert tab_index(at) == tab
 
 
 def test_at_position_1_the_index_does_not_dwarf_the_words():

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import chapter
+from ..core import count
 from ..fixes import DWARFS, ONE_HOT_SHOWN, OneHot
 from .spec import (
     FOCUS,
@@ -464,7 +465,7 @@ WIDTH_OPENS = 8  # the chart opens at a table 8 columns wide …
 PAST_OPENS = WIDTH_OPENS + 1  # … asked for the first position past it
 SHOWN = ONE_HOT_SHOWN  # the grid the chart ships: positions 1 … SHOWN (it draws 1 … min(N, SHOWN))
 ONEHOT_PANELS = ("code e_p", "‖e_p − e_q‖")  # the two panels' names (short: a phone shows both)
-ONEHOT_KEY = "red: the 1 of a code · blue: a distance of √2 (light: 0)"  # the colours, in the subtitle
+ONEHOT_KEY = "black: the 1 of a code · dark blue: a distance of √2 (light: 0) · outlined: row p"  # the colours, in the subtitle
 # The closed forms the browser evaluates as N and p move (tests/test_client_expressions_fixes.py checks them
 # against posenc.fixes.one_hot / one_hot_demo): the grid's cells that exist in a table N wide, the code of row p in
 # column q (a 1 on the diagonal), the distance between the codes of p and q (√2 off the diagonal, 0 on it), each
@@ -507,7 +508,7 @@ def onehot_figure(tokens: list[str], oh: OneHot) -> Figure:
         "position p asked for: each position's code is a single 1 in its own column, and every two different "
         "positions' codes are √2 apart, neighbours as far as strangers; a position past N has no code."),
         reading=(f"The chart opens at N = {oh.width:,} and p = {oh.past:,}: positions 1 to {shown} shown, {apart}; "
-                 f"your {n} words {fit} in {oh.width:,} columns; {past}."))
+                 f"your {n} words {fit} in {count(oh.width, 'column')}; {past}."))
 
 
 def onehot_spec() -> dict:
@@ -535,7 +536,7 @@ def _onehot_layout() -> alt.LayerChart:
     codes = cells.transform_calculate(panel=f"'{ONEHOT_PANELS[0]}'").mark_rect(
         aria=False, stroke="white", strokeWidth=0.5).encode(
         x=x, xOffset=x_off, y=y,
-        color=alt.condition("datum.code === 1", alt.value(FOCUS), alt.value("#eeeeee")),
+        color=alt.condition("datum.code === 1", alt.value(TEXT), alt.value("#eeeeee")),
         tooltip=[alt.Tooltip("row:N", title="position p"), alt.Tooltip("q:O", title="column"),
                  alt.Tooltip("code:Q", format=".0f", title="value")]).add_params(width, past)
     dist = cells.transform_calculate(panel=f"'{ONEHOT_PANELS[1]}'").mark_rect(aria=False).encode(
@@ -545,9 +546,10 @@ def _onehot_layout() -> alt.LayerChart:
         tooltip=[alt.Tooltip("row:N", title="position p"), alt.Tooltip("q:O", title="position q"),
                  alt.Tooltip("distance:Q", format=".6f")])
     asked = [cells.transform_filter(EXPR_OH_ASKED).transform_calculate(panel=f"'{name}'").mark_rect(
-        aria=False, filled=False, stroke=TEXT, strokeWidth=2).encode(
+        aria=False, filled=False, stroke=stroke, strokeWidth=width_px).encode(
         x=x, xOffset=x_off, y=y, tooltip=[alt.Tooltip("row:N", title="position p (asked)")])
-        for name in ONEHOT_PANELS]
+        for name in ONEHOT_PANELS for stroke, width_px in (("white", 5), (FOCUS, 2.5))]  # FOCUS on a white halo:
+    # it stands out from the grey codes and the dark distances alike
     notes = alt.Chart(named("notes")).transform_calculate(
         past=EXPR_OH_PAST_NOTE, fit=EXPR_OH_FIT_NOTE, shown=EXPR_OH_SHOWN_NOTE)
 
