@@ -129,6 +129,14 @@ def test_offset_error_zero_at_origin_and_small_nearby():
     assert np.all(errs < 1e-4)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+def test_offset_error_is_exactly_zero_at_the_origin_wherever_it_sits_in_a_batch(dtype):
+    """first_drift searches in batches: m = 0 must drift by exactly 0 in any batch, first, in the middle or alone."""
+    for ms in ([0.0], [0.0, 5.0, 9.0], [3.0, 0.0, 7.0, 11.0, 2.0], [float(m) for m in range(50, 0, -7)] + [0.0]):
+        errs = rope_offset_error(np.array(ms), 3, 64, dtype)
+        assert errs[ms.index(0.0)] == 0.0, (dtype, ms)
+
+
 def test_offset_error_bf16_breaks_early():
     # bf16 cannot tell 1000 from 1001 apart (spacing 4 or 8 there) -> large drift already at m = 1000
     assert float(rope_offset_error(1000, 1, 64, "bfloat16")) > 1e-2
