@@ -1,3 +1,5 @@
+import functools
+
 import streamlit as st
 
 import frame
@@ -10,6 +12,7 @@ from posenc.binary_codes import (
     MAX_BITS,
     STEP_BIT,
     binary_demo,
+    bit_runs,
     bit_table,
     code_strings,
     flips_per_bit,
@@ -25,6 +28,7 @@ from posenc.charts import binary_codes as bc
 from posenc.core import count
 
 PATH = "lessons/binary.py"
+DIGITS_UP_TO = 5  # write the 0/1 digits into the bit table for n ≤ 5 (≤ 32 positions)
 
 
 def bits_differ(k: int) -> str:
@@ -40,16 +44,19 @@ na, nb = chapter.BINARY_NEIGHBOURS
 q_codes = code_strings(bit_table(DEFAULT_BITS))
 
 
-def bits_figures(n: int):
+def bits_figures(n: int, start: int):
     res = binary_demo(n)
     codes = code_strings(res.table)
-    figs = (bc.bit_table(n),
+    figs = (bc.bit_table(*bit_runs(n), n, res.table if n <= DIGITS_UP_TO else None, position=start),
             bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="hamming"),
             bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="distance"))
     return res, codes, figs
 
 
 bits_view = frame.cached(bits_figures)
+# every bit count's layouts, built ahead once per process, nearest the chapter's 4 first (170 ms each, cold)
+frame.warm("binary: every bit count", (functools.partial(bits_figures, n, 0) for n in
+                                       sorted(range(1, MAX_BITS + 1), key=lambda n: abs(n - DEFAULT_BITS))))
 
 
 @frame.cached
@@ -80,43 +87,45 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
             f"In the chapter's {DEFAULT_BITS} bits, positions {na} and {nb} are neighbours in the sentence. In how "
             f"many of their {DEFAULT_BITS} bits do their codes differ?",
             [str(k) for k in range(1, DEFAULT_BITS + 1)], h_near - 1, key="binary_predict")
-        n = int(frame.live.opening(bc.bit_table_spec())[bc.BITS])  # the n the chart opens at (a link's)
+        where = st.container()  # the chart first, its bits slider under it: the key chart on the first screen
+        n = int(frame.slider("Number of bits n", "bn_bits", 1, MAX_BITS, DEFAULT_BITS,
+                             help=f"Each position gets n coordinates, each 0 or 1: positions 0 … 2ⁿ − 1. At most "
+                                  f"{MAX_BITS} ({2**MAX_BITS:,} positions)."))
         half = 2 ** (n - 1)
-        res, codes, (fig_table, fig_h, fig_d) = bits_view(n)
-        frame.chart(fig_table, play=bc.POSITION)  # its n and p move in the browser: no rerun
+        start = na if max(na, nb) < 2 ** n else max(half - 1, 0)  # the chart opens on the question's pair
+        res, codes, (fig_table, fig_h, fig_d) = bits_view(n, start)
+        with where:
+            frame.chart(fig_table, play=bc.POSITION)
         near, far = res.near_pair, res.far_pair
         hn, hf = hamming(*near), hamming(*far)
-        where = f"at n = {n}, where the chart opens"
         if n > 1:
             frame.verdict(
                 f"the neighbours {near[0]} and {near[1]} are further apart in the code than {far[0]} and "
                 f"{far[1]}, {abs(far[1] - far[0])} steps apart, as the chapter says", hn > hf,
                 f"{near[0]} = {codes[near[0]]} and {near[1]} = {codes[near[1]]}: {bits_differ(hn)}; "
-                f"{far[0]} = {codes[far[0]]} and {far[1]} = {codes[far[1]]}: {bits_differ(hf)} ({where})")
+                f"{far[0]} = {codes[far[0]]} and {far[1]} = {codes[far[1]]}: {bits_differ(hf)}")
             w0, w1 = res.worst_pair
             frame.verdict(f"some neighbours differ in every one of the {n} bits", hamming(w0, w1) == n,
-                          f"{w0:,} = {codes[w0]} and {w1:,} = {codes[w1]}: {bits_differ(hamming(w0, w1))} ({where})")
+                          f"{w0:,} = {codes[w0]} and {w1:,} = {codes[w1]}: {bits_differ(hamming(w0, w1))}")
         expected = [2 ** (n - b) - 1 for b in range(n)]
         shown = ", ".join(str(int(f)) for f in res.flips[:6]) + (", …" if n > 6 else "")
         frame.verdict(f"bit b flips every 2^b steps, so 2^(n−b) − 1 times over positions 0 … {res.positions - 1:,}",
-                      [int(f) for f in res.flips] == expected, f"bits 0, 1, 2, … flip {shown} times ({where})")
+                      [int(f) for f in res.flips] == expected, f"bits 0, 1, 2, … flip {shown} times")
         distinct = len(set(codes))
         frame.verdict("every position gets its own code", distinct == res.positions,
-                      f"{distinct:,} different codes for {res.positions:,} positions ({where})")
+                      f"{distinct:,} different codes for {res.positions:,} positions")
         if n == 1:
-            body = ("Where the chart opens, n = 1: two codes, 0 and 1, one step apart, and nothing goes wrong yet. "
-                    "Drag n up.")
+            body = "With one bit there are two codes, 0 and 1, one step apart: nothing goes wrong yet. Add bits."
         else:
-            body = (f"Bit b flips every 2^b steps: {where}, from {half - 1:,} to {half:,} all {n} bits flip at "
+            body = (f"Bit b flips every 2^b steps: at n = {n}, from {half - 1:,} to {half:,} all {n} bits flip at "
                     f"once, while {far[0]} and {far[1]}, {abs(far[1] - far[0])} apart, differ in "
                     f"{count(hf, 'bit')}. Bits that differ do not measure distance.")
         ask.answer(
             f"{'All ' if h_near == DEFAULT_BITS else ''}{h_near}: {na} is {q_codes[na]} and {nb} is {q_codes[nb]} "
-            f"— adding 1 carries through every bit. The chart opens at n = {n} on p = {half - 1:,}: move p one "
-            f"position on (to {half:,}), or press Play and watch the outlined cells.",
+            f"— adding 1 carries through every bit. Step the chart from {na} to {nb}, or press Play and watch the "
+            "outlined cells.",
             f"{body} **{count(n, 'coordinate')} name {res.positions:,} positions**, and each extra bit doubles the "
-            f"reach ({n + 1} bits: {2 * res.positions:,}). Drag n under the chart: the table redraws for every n "
-            f"from 1 to {MAX_BITS}, p kept in 0 … 2ⁿ − 1.")
+            f"reach ({n + 1} bits: {2 * res.positions:,}).")
         with frame.deeper("every pair at once, and the sidebar's sentence coded", key="bn_deep_pairs"):
             left, right = st.columns(2)
             with left:
@@ -127,8 +136,7 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
                      res.shown < res.positions else f"all {res.positions} positions the {count(n, 'bit')} write")
             corr = (f" Over the {res.shown} × {res.shown} pairs drawn, the correlation between bits that differ and "
                     f"|i − j| is r = {res.corr:.2f} (1 would mean the code measures distance)." if n > 1 else "")
-            st.markdown(f"These maps and the codes below are drawn for n = {n}, the n the bits chart opened at (its "
-                        f"slider redraws that chart alone). The heatmaps show {drawn}. If the code measured distance, the left map would look "
+            st.markdown(f"The heatmaps show {drawn}. If the code measured distance, the left map would look "
                         f"like the right one: dark far from the diagonal, light next to it. It does not.{corr}")
             frame.formula(r"H(i, j) = \sum_{b=0}^{n-1} \left|\mathrm{bit}_b(i) - \mathrm{bit}_b(j)\right| "
                           r"= \operatorname{popcount}(i \oplus j)")
@@ -138,8 +146,7 @@ with frame.page(PATH, "Write the position in binary: n coordinates, each 0 or 1,
             frame.strip({"word": tokens[:fits], "code of p": codes[1:fits + 1]}, corner="position p")
             if fits < len(tokens):
                 st.warning(f"{count(n, 'bit')} write only 0 … {res.positions - 1}: words "
-                           f"{fits + 1} … {len(tokens)} of the sentence get no code (at n = {n}, where the bits "
-                           "chart opened).",
+                           f"{fits + 1} … {len(tokens)} of the sentence get no code. Add bits.",
                            icon=":material/warning:")
 
     # ------------------------------------------------------------ how big is a bit beside the word?

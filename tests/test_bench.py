@@ -146,14 +146,13 @@ def test_quick_benchmark_on_one_page(tmp_path):
     out, raw = tmp_path / "BENCHMARKS.md", tmp_path / "bench.json"
     report = ROOT / "BENCHMARKS.md"
     before = report.stat().st_mtime_ns if report.exists() else None
-    # sinusoids: main-area number inputs (set to their maximum), fragments, in-chart sliders and a Play
-    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--pages", "sinusoids", "--out", str(out),
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--pages", "binary", "--out", str(out),
                            "--json", str(raw)], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     assert (report.stat().st_mtime_ns if report.exists() else None) == before, "quick mode wrote BENCHMARKS.md"
     res = json.loads(raw.read_text())
     [p] = res["pages"]
-    assert p["url_path"] == "sinusoids" and _numeric(res["hello"]["warm"])
+    assert p["url_path"] == "binary" and _numeric(res["hello"]["warm"])
     for part in ("defaults", "largest"):
         r = p[part]
         assert not r["errors"] and not r["not_applied"], (part, r)
@@ -171,7 +170,7 @@ def test_quick_benchmark_on_one_page(tmp_path):
         assert timed and not any("rerun" in n for c in timed for n in c["notes"]), (kind, timed)
     assert any(c["browser_ms"] for c in res["hello_controls"] if c["widget"] == "slider")
     assert res["cold_start"]["runs"] and res["load"] is None
-    assert "### sinusoids" in out.read_text()
+    assert "### binary" in out.read_text()
 
 
 def test_every_shared_cache_is_bounded():

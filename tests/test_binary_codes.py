@@ -206,7 +206,7 @@ def _figs(n: int) -> list:
     w = smoothing(2)
     sz = sizes(["the", "cat"], 1, 8, 0, n)
     lad = ladders(n, 64)
-    return [bc.bit_table(n),
+    return [bc.bit_table(*bit_runs(n), n, res.table if n <= 5 else None),
             bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="hamming"),
             bc.hamming_heatmap(res.hamming, res.distance, codes, res.near_pair, res.far_pair, show="distance"),
             bc.sizes_strip(sz.content, n, 500, "word (2)"),

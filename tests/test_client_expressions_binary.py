@@ -8,158 +8,48 @@ import re
 
 import pytest
 
-from conftest import layer_with, rows_of, run_transforms, spec_layers, vega_eval
-from posenc import chapter
-from posenc.binary_codes import DEFAULT_BITS, MAX_BITS, bit_runs, bit_table, code_strings, hamming, sizes
+from conftest import calculated, layer_with, rows_of, run_transforms, vega_eval
+from posenc.binary_codes import MAX_BITS, bit_runs, bit_table, code_strings, hamming, sizes
 from posenc.charts import binary_codes as bc
 from posenc.core import tokenize
 from posenc.encodings import binary
 
-NS = (1, 2, 4, 7, MAX_BITS)
+
+def counter(n: int, start: int = 0):
+    return bc.bit_table(*bit_runs(n), n, bit_table(n) if n <= 5 else None, position=start)
 
 
-def counter(n: int = DEFAULT_BITS):
-    return bc.bit_table(n)
-
-
-def shipped_param(fig, name: str) -> dict:
-    return next(x for x in fig.spec["params"] if x["name"] == name)
-
-
-def at(fig, n: int, p: int) -> dict:
-    """The params the browser has with n bits at position p: the bits slider at n, the position slider at the
-    first reading that gives p, and p itself computed by the shipped expression (checked to give p)."""
-    along = p * 2 ** (MAX_BITS - n)
-    params = {bc.BITS: n, bc.POSITION: along}
-    params[bc.P] = vega_eval(shipped_param(fig, bc.P)["expr"], {}, params)
-    assert params[bc.P] == p
-    return params
-
-
-def positions(n: int) -> list[int]:
-    top = 2 ** n - 1
-    return sorted({p for p in (0, 1, 2, 3, 7, 8, top // 2, top // 2 + 1, top - 1, top) if 0 <= p <= top})
-
-
-@pytest.mark.parametrize("n", NS)
-def test_the_position_slider_runs_over_every_position_of_n_bits_in_order(n):
-    """A range input's max is fixed, so the position slider runs over 0 … 2^MAX_BITS − 1 and p is its reading
-    scaled to n bits (the shipped expression): every reading gives a p in 0 … 2ⁿ − 1, p never goes down as the
-    slider (or Play) goes up, and every position gets an equal share of the track."""
-    fig = counter()
-    expr = shipped_param(fig, bc.P)["expr"]
-    along = shipped_param(fig, bc.POSITION)["bind"]
-    assert (along["min"], along["max"], along["step"]) == (0, 2 ** MAX_BITS - 1, 1)
-    got = [vega_eval(expr, {}, {bc.BITS: n, bc.POSITION: a}) for a in range(2 ** MAX_BITS)]
-    assert got == sorted(got) and set(got) == set(range(2 ** n))
-    assert {got.count(p) for p in range(2 ** n)} == {2 ** (MAX_BITS - n)}
-    bits = shipped_param(fig, bc.BITS)
-    assert (bits["bind"]["min"], bits["bind"]["max"], bits["value"]) == (1, MAX_BITS, DEFAULT_BITS)
-
-
-@pytest.mark.parametrize("n", NS)
-def test_it_opens_one_step_before_every_bit_flips(n):
-    """At every n the slider's opening reading is p = 2^(n−1) − 1 (7 at the chapter's 4 bits: the question's 7 and
-    8), one position before all n bits flip."""
-    fig = counter()
-    opening = {bc.BITS: n, bc.POSITION: shipped_param(fig, bc.POSITION)["value"]}
-    p = vega_eval(shipped_param(fig, bc.P)["expr"], {}, opening)
-    assert p == 2 ** (n - 1) - 1 and hamming(p, p + 1) == n
-    if n == DEFAULT_BITS:
-        assert (p, p + 1) == chapter.BINARY_NEIGHBOURS
-
-
-@pytest.mark.parametrize("n", NS)
-def test_the_runs_and_digits_kept_are_the_n_bit_tables(n):
-    """The chart ships the largest table's runs and 32 positions' digit cells; at n the browser keeps exactly
-    posenc's runs of the n-bit table (bit_runs(n)) and, for n ≤ 5, writes posenc's bits of every position; the runs'
-    white edge shows up to 64 positions."""
-    fig = counter()
-    layer = next(x for x in spec_layers(fig.spec) if x["data"]["name"] == "runs")
-    kept = run_transforms(rows_of(fig, "runs"), layer["transform"], at(fig, n, 0))
-    bit, start, stop, value = bit_runs(n)
-    assert sorted((r["bit"], r["first"], r["last"] + 1, r["value"]) for r in kept) == sorted(
-        zip(bit.tolist(), start.tolist(), stop.tolist(), value.tolist()))
-    assert {r["border"] for r in kept} == {0.5 if 2 ** n <= 64 else 0}
-    layer = next(x for x in spec_layers(fig.spec) if x["data"]["name"] == "digits")
-    written = run_transforms(rows_of(fig, "digits"), layer["transform"], at(fig, n, 0))
-    table = bit_table(n)
-    want = {(p, b, int(table[p, b])) for p in range(2 ** n) for b in range(n)} if n <= bc.DIGITS_UP_TO else set()
-    assert {(r["p"], r["bit"], int(r["digit"])) for r in written} == want
-    # the x axis spans the n-bit positions: its domain, read from the runs' layer, ends at 2ⁿ − 0.5
-    domain = next(x for x in spec_layers(fig.spec) if x["data"]["name"] == "runs")["encoding"]["x"]["scale"]["domain"]
-    lo, hi = domain["expr"][1:-1].split(", ", 1)
-    assert (vega_eval(lo, {}, {bc.BITS: n}), vega_eval(hi, {}, {bc.BITS: n})) == (-0.5, 2 ** n - 0.5)
-
-
-@pytest.mark.parametrize("n", NS)
+@pytest.mark.parametrize("n", (1, 2, 4, 7, MAX_BITS))
 def test_the_counter_column_is_the_code_of_p_and_outlines_the_flipped_bits(n):
-    fig = counter()
+    fig = counter(n)
     layer = layer_with(fig.spec, "bits", "flipped")
-    for p in positions(n):
-        got = run_transforms(rows_of(fig, "bits"), layer["transform"], at(fig, n, p))
-        assert [r["bit"] for r in got] == list(range(n))  # one cell per bit of n
+    top = 2 ** n - 1
+    for p in sorted({0, 1, 2, 3, 7, 8, top // 2, top // 2 + 1, top}):
+        if p > top:
+            continue
+        got = calculated(layer, rows_of(fig, "bits"), {bc.POSITION: p})
         assert [int(r["now"]) for r in got] == list(binary([p], n)[0])
-        assert all(r["x"] == p for r in got)
         before = binary([max(p - 1, 0)], n)[0]
         assert [bool(r["flipped"]) for r in got] == ([bool(a != b) for a, b in zip(binary([p], n)[0], before)]
                                                      if p > 0 else [False] * n)
 
 
-@pytest.mark.parametrize("n", NS)
+@pytest.mark.parametrize("n", (1, 3, 4, MAX_BITS))
 def test_the_titles_codes_and_flip_count(n):
-    """The title's two pieces, read from the shipped title, are 'p = 9 = 1001' and 'from 8 = 1000' in n digits
-    (posenc's codes), and the count over the column is posenc's Hamming distance of p − 1 and p."""
-    fig = counter()
     codes = code_strings(bit_table(n))
-    a, b, _ = bc.title_lines()
-    shipped = fig.spec["title"]["text"]["expr"]
-    assert f"[{a}, {b}]" in shipped and f"{a} + '  ·  ' + {b}" in shipped
-    for p in positions(n):
-        params = at(fig, n, p)
-        assert vega_eval(a, {}, params) == f"p = {p} = {codes[p]}"
-        assert vega_eval(b, {}, params) == (f"from {p - 1} = {codes[p - 1]}" if p else "the first code")
-        if p:
-            assert vega_eval(bc.flips_expr(bc.P), {}, params) == hamming(p, p - 1)
+    for p in range(1, 2 ** n, max(1, 2 ** n // 37)):
+        terms = re.findall(r"\(floor\(\w+ / \d+\) % 2\)", bc.code_expr(bc.POSITION, n))
+        code = "".join(str(int(vega_eval(t, {}, {bc.POSITION: p}))) for t in terms)
+        assert code == codes[p]
+        flips = vega_eval(bc.flips_expr(bc.POSITION, n), {}, {bc.POSITION: p})
+        assert flips == hamming(p, p - 1)
 
 
-@pytest.mark.parametrize("n", NS)
-def test_the_count_over_the_counters_column_is_the_bits_that_flipped(n):
-    """The large count over the column at p (what a reader catches in a Play frame) is posenc's Hamming distance
-    between p − 1 and p, and says nothing at p = 0."""
-    fig = counter()
-    layer = layer_with(fig.spec, "bits", "flips")
-    assert any(t.get("filter") == "datum.bit === 0" for t in layer["transform"])  # one count, not one per bit
-    for p in positions(n):
-        [row] = run_transforms(rows_of(fig, "bits"), layer["transform"], at(fig, n, p))
-        h = hamming(p, p - 1) if p else 0
-        assert row["flips"] == ("" if p == 0 else f"{h} bit flips" if h == 1 else f"{h} bits flip")
-
-
-@pytest.mark.parametrize("n", range(1, MAX_BITS + 1))
-def test_the_title_goes_on_two_lines_where_the_longest_title_of_n_does_not_fit(n):
-    """The title goes on two lines, never inside a piece, where the longest title of the chart's n (its last two
-    positions', from posenc's codes) would not fit the chart: a phone's ~330 px at 10 bits, never a laptop's."""
-    _, _, narrow = bc.title_lines()
-    codes = code_strings(bit_table(n))
-    top = 2 ** n - 1
-    longest = len(f"p = {top} = {codes[top]}  ·  from {top - 1} = {codes[top - 1]}")
-    for width in (330, 600, 1300):
-        params = {"containerSize": None, "pe_present": "", bc.BITS: n}
-        got = vega_eval(narrow.replace("containerSize()[0]", str(width)), {}, params)
-        assert got == (longest * 7.5 > max(width - 60, 75)), (n, width)
-    assert not vega_eval(narrow.replace("containerSize()[0]", "1300"), {}, {"pe_present": "", bc.BITS: n})
-    phone = vega_eval(narrow.replace("containerSize()[0]", "330"), {}, {"pe_present": "", bc.BITS: n})
-    assert phone == (n > 6)  # a phone splits it from 7 bits on (the old 10 bits' rule, now per n)
-
-
-def test_the_counter_param_is_named_for_the_address():
-    fig = counter()
-    for name in (bc.POSITION, bc.BITS):
-        p = shipped_param(fig, name)
-        assert p["bind"]["input"] == "range" and name.startswith("bn_")
-    assert bc.BITS == "bn_bits"  # old links' key
-    assert "bind" not in shipped_param(fig, bc.P)  # p itself is computed, not an input of the address
+def test_the_counter_param_is_named_for_the_address_and_opens_where_asked():
+    fig = counter(4, start=7)
+    p = next(x for x in fig.spec["params"] if x["name"] == bc.POSITION)
+    assert p["value"] == 7 and p["bind"]["max"] == 15 and p["bind"]["input"] == "range"
+    assert bc.POSITION.startswith("bn_")
 
 
 def test_the_size_strips_bits_are_the_code_of_p():
@@ -197,6 +87,40 @@ def test_the_smoothing_slider_draws_posencs_curve_at_every_level(b):
     for level, curve in enumerate(w.curves):
         drawn = [vega_eval(pick, row, {"bn_smooth": level}) for row in rows]
         assert np.array_equal(np.array(drawn, dtype=np.float32), np.asarray(curve, dtype=np.float32))
+
+
+@pytest.mark.parametrize("n", (1, 4, 7, MAX_BITS))
+def test_the_count_over_the_counters_column_is_the_bits_that_flipped(n):
+    """The large count over the column at p (what a reader catches in a Play frame) is posenc's Hamming distance
+    between p − 1 and p, and says nothing at p = 0."""
+    fig = counter(n)
+    layer = layer_with(fig.spec, "bits", "flips")
+    assert any(t.get("filter") == "datum.bit === 0" for t in layer["transform"])  # one count, not one per bit
+    for p in sorted({0, 1, 2, 3, 7, 8, 2 ** n // 2, 2 ** n - 1}):
+        if p >= 2 ** n:
+            continue
+        [row] = run_transforms(rows_of(fig, "bits"), layer["transform"], {bc.POSITION: p})
+        h = hamming(p, p - 1) if p else 0
+        assert row["flips"] == ("" if p == 0 else f"{h} bit flips" if h == 1 else f"{h} bits flip")
+
+
+@pytest.mark.parametrize("n", (2, 4, MAX_BITS))
+def test_the_counters_title_lines_keep_each_number_with_its_code(n):
+    """The title's two pieces are 'p = 9 = 1001' and 'from 8 = 1000' (posenc's codes); they go on two lines, never
+    inside a piece, where the longest title of this n would not fit the chart (a phone's ~330 px at 10 bits), and on
+    one line on a laptop; the shipped title is built from them."""
+    codes = code_strings(bit_table(n))
+    a, b, narrow = bc.title_lines(bc.POSITION, n)
+    for p in sorted({0, 1, 7, 8, 2 ** n - 1}):
+        if p >= 2 ** n:
+            continue
+        assert vega_eval(a, {}, {bc.POSITION: p}) == f"p = {p} = {codes[p]}"
+        assert vega_eval(b, {}, {bc.POSITION: p}) == (f"from {p - 1} = {codes[p - 1]}" if p else "the first code")
+    at = {"containerSize": None, "pe_present": ""}
+    wide, phone = (vega_eval(narrow.replace("containerSize()[0]", str(w)), {}, at) for w in (1300, 330))
+    assert not wide and phone == (n == MAX_BITS)
+    shipped = counter(n).spec["title"]["text"]["expr"]
+    assert f"[{a}, {b}]" in shipped and f"{a} + '  ·  ' + {b}" in shipped
 
 
 # ---------------------------------------------------------------- the size strip's raw index and bits, in words

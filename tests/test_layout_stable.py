@@ -45,6 +45,7 @@ MAIN_CONTROLS = ("number_input", "slider")  # the main area's controls over many
 # class (like the sidebar's d): its value is the chart's structure, or it picks one of a handful of things.
 STRUCTURAL = {
     # the value is the structure
+    "bn_bits": "the number of bits n: one row per bit, and the position axis (its title and ticks) runs to 2ⁿ − 1",
     "by_heads": "the count of ALiBi heads: the in-chart head slider runs over them (its max is the count)",
     # one of the sentence's words: its q and k set the nice_bound rung of the chart's colour scale or axes, and
     # neighbouring words can land on different rungs (at most one layout per word of the sentence)

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 import altair as alt
 import numpy as np
 
-from ..binary_codes import DEFAULT_BITS, MAX_BITS, bit_runs
 from ..core import count
 from . import spec
 
@@ -25,30 +24,11 @@ def _every(m: int, labels: int = 8) -> list[int]:
     return list(range(0, m, step))
 
 
-#: the counter's two sliders (their address keys): the number of bits n, and how far along the positions p is.
-#: A Vega range input's max cannot follow a param, so the position slider always runs over 0 … 2^MAX_BITS − 1
-#: (``ALONG``) and p is that reading scaled to n bits, p = ⌊along / 2^(MAX_BITS − n)⌋ (``EXPR_P``: the top n bits
-#: of a 10-bit number): at every n the whole track (and one Play's sweep) runs over p = 0 … 2ⁿ − 1, in order
-BITS = "bn_bits"
-POSITION = "bn_along"
-P = "bn_at"  # p itself, a param computed from the two (no input, not in the address)
-ALONG = 2**MAX_BITS
-EXPR_P = f"floor({POSITION} / pow(2, {MAX_BITS} - {BITS}))"
-#: where the slider opens: p = 2^(n−1) − 1 at every n (7 at the chapter's 4 bits, the question's pair), one step
-#: before all n bits flip
-ALONG_START = ALONG // 2 - 1
-DIGITS_UP_TO = 5  # the 0/1 digits are written into the runs for n ≤ 5 (≤ 32 positions)
-BORDER_UP_TO = 6  # runs get a white edge for n ≤ 6 (≤ 64 positions): past that the edges would hide the runs
 #: the in-chart expressions of the counter (the tests evaluate these very strings against ``posenc``):
-#: bit b of the position, and whether it changed from the position before
+#: bit b of the position param, and of the position before it
 EXPR_BIT = "floor({p} / pow(2, {b})) % 2"
 EXPR_FLIPPED = "({p} > 0 && floor({p} / pow(2, {b})) % 2 != floor(({p} - 1) / pow(2, {b})) % 2)"
-#: the rows kept at the chart's n: bits b < n; runs that start inside 0 … 2ⁿ − 1 (the MAX_BITS table's runs of bits
-#: b < n that start below 2ⁿ are the n-bit table's); the digits of positions below 2ⁿ, written only for n ≤ 5
-KEEP_BITS = f"datum.bit < {BITS}"
-KEEP_RUNS = f"datum.bit < {BITS} && datum.first < pow(2, {BITS})"
-KEEP_DIGITS = f"{BITS} <= {DIGITS_UP_TO} && datum.bit < {BITS} && datum.p < pow(2, {BITS})"
-EXPR_BORDER = f"{BITS} <= {BORDER_UP_TO} ? 0.5 : 0"
+POSITION = "bn_p"  # the counter's position param (its address key; play sweeps it)
 #: the count over the counter's column: how many bits flipped from p − 1 (``flips``: ``flips_expr``), none at 0
 #: (``0 +`` makes the count a number: one bit's comparison alone is true or false, and would read "true bit flips")
 EXPR_FLIP_COUNT = "{p} > 0 ? (0 + ({flips})) + (({flips}) == 1 ? ' bit flips' : ' bits flip') : ''"
@@ -58,92 +38,84 @@ BIT_TABLE_SUBTITLE = ["Dark = 1, light = 0. Bit b flips every 2ᵇ steps.",
                       "Thick red outline: that bit flipped from p − 1."]
 
 
-def code_expr(p: str, n_bits: int | str) -> str:
-    """The n-bit code of ``p`` as a Vega string expression, most significant bit first ('0111'). ``n_bits`` is a
-    number, or the name of a param (then every bit up to MAX_BITS is written only below it)."""
-    if isinstance(n_bits, int):
-        return " + ".join(["''"] + [f"(floor({p} / {2 ** b}) % 2)" for b in reversed(range(n_bits))])
-    return " + ".join(["''"] + [f"({n_bits} > {b} ? floor({p} / {2 ** b}) % 2 : '')"
-                                for b in reversed(range(MAX_BITS))])
+def code_expr(p: str, n_bits: int) -> str:
+    """The n-bit code of ``p`` as a Vega string expression, most significant bit first ('0111')."""
+    return " + ".join(["''"] + [f"(floor({p} / {2 ** b}) % 2)" for b in reversed(range(n_bits))])
 
 
-def flips_expr(p: str, n_bits: int = MAX_BITS) -> str:
+def flips_expr(p: str, n_bits: int) -> str:
     """How many bits flip from p − 1 to p (popcount of p xor (p − 1)), as a Vega number expression (a sum of
-    comparisons: true counts 1). Over all MAX_BITS bits by default: for 1 ≤ p ≤ 2ⁿ − 1 the bits from n up are 0 in
-    both, so the sum is the n bits' at every n."""
+    comparisons: true counts 1)."""
     return " + ".join(f"(floor({p} / {2 ** b}) % 2 != floor(({p} - 1) / {2 ** b}) % 2)" for b in range(n_bits))
 
 
-def title_lines(p: str = P, n: str = BITS) -> tuple[str, str, str]:
+def title_lines(p: str, n_bits: int) -> tuple[str, str, str]:
     """The counter's title as Vega expressions: the code of p ('p = 9 = 1001'), that of p − 1 ('from 8 = 1000'),
-    and whether they go on two lines. Two lines where the longest title of the chart's n would not fit the
-    container on one ('p = 2ⁿ−1 = 1…1  ·  from 2ⁿ−2 = 1…10': 20 characters, twice the digits of 2ⁿ − 1 and twice n):
-    a number and its code never part, and the title keeps one height all through Play."""
-    a = f"'p = ' + {p} + ' = ' + {code_expr(p, n)}"
-    b = f"({p} > 0 ? 'from ' + ({p} - 1) + ' = ' + {code_expr(f'({p} - 1)', n)} : 'the first code')"
-    longest = f"(20 + 2 * length('' + (pow(2, {n}) - 1)) + 2 * {n})"
+    and whether they go on two lines. Two lines where the longest title of this n would not fit the container on
+    one: a number and its code never part, and the title keeps one height all through Play."""
+    a = f"'p = ' + {p} + ' = ' + {code_expr(p, n_bits)}"
+    b = f"({p} > 0 ? 'from ' + ({p} - 1) + ' = ' + {code_expr(f'({p} - 1)', n_bits)} : 'the first code')"
+    top = 2**n_bits - 1
+    longest = len(f"p = {top} = {'0' * n_bits}  ·  from {top - 1} = {'0' * n_bits}")
     room = f"max(containerSize()[0] - {spec.TITLE_MARGIN_PX}, 10 * ({spec.TITLE_PX}))"
     return a, b, f"containerSize()[0] > 0 && {longest} * ({spec.TITLE_PX}) > {room}"
 
 
-def bit_table(n_bits: int) -> spec.Figure:
+def bit_table(bit: np.ndarray, start: np.ndarray, stop: np.ndarray, value: np.ndarray, n_bits: int,
+              digits: np.ndarray | None = None, *, position: int = 0) -> spec.Figure:
     """The bit table as runs of equal bits, one row per bit (bit 0 on top), positions 0 … 2ⁿ − 1 across, and a
-    counter on it. Two sliders in the chart: the number of bits n (``bn_bits``, 1 … MAX_BITS) and the position p
-    (``bn_along``, scaled to n: ``EXPR_P``; a play button counts up). The code of p is drawn as a column of cells
-    at p, the bits that flipped from p − 1 outlined and counted over the column, the title reading out both codes.
+    counter on it: the position p is a slider in the chart (``bn_p``; a play button counts up), its code drawn
+    as a column of cells at p, the bits that flipped from p − 1 outlined and counted over the column, the title
+    reading out both codes.
 
-    The data are the MAX_BITS table's, the same at every n: the browser keeps the rows of the chart's n (bits,
-    runs and, for n ≤ 5, the digits, computed ⌊p / 2ᵇ⌋ mod 2). ``n_bits`` is where the chart opens (the reading
-    speaks of it; the address seeds the slider). Drag to pan, scroll to zoom (x only).
+    Drag to pan, scroll to zoom (x only). ``digits`` (2ⁿ × n), when given, writes each 0/1 in its cell.
     """
-    n = int(n_bits)
-    bit, start, stop, value = bit_runs(MAX_BITS)
-    top = 2**DIGITS_UP_TO
+    if len(bit) > spec.MAX_MARKS:
+        raise ValueError("Too many runs for one chart; use fewer bits.")
+    positions = 2**n_bits
+    d = np.zeros((0, n_bits), dtype=np.int8) if digits is None else np.asarray(digits)
     data = {
         "runs": spec.columns(bit=np.asarray(bit, dtype=np.int8), **{
             "from": np.asarray(start, dtype=np.float32) - 0.5, "to": np.asarray(stop, dtype=np.float32) - 0.5,
             "first": np.asarray(start, dtype=np.int32), "last": np.asarray(stop, dtype=np.int32) - 1,
-            "value": np.asarray(value, dtype=np.int8)}),
-        "digits": spec.columns(p=np.repeat(np.arange(top, dtype=np.int32), DIGITS_UP_TO),
-                               bit=np.tile(np.arange(DIGITS_UP_TO, dtype=np.int8), top)),
-        "bits": spec.columns(bit=np.arange(MAX_BITS, dtype=np.int8)),
+            "value": np.asarray(value, dtype=np.int8),
+            "border": np.full(len(bit), 0.5 if positions <= 64 else 0.0, dtype=np.float32)}),
+        "digits": spec.columns(p=np.repeat(np.arange(d.shape[0], dtype=np.int32), n_bits),
+                               bit=np.tile(np.arange(n_bits, dtype=np.int8), d.shape[0]),
+                               digit=d.ravel().astype(np.int8)),
+        "bits": spec.columns(bit=np.arange(n_bits, dtype=np.int8)),
     }
-    half = 2 ** (n - 1)
-    flip = "its one bit flips" if n == 1 else f"all {n} bits flip"
-    return spec.figure(_bit_table_layout(), data, description=(
-        f"The bit table for n bits (1 … {MAX_BITS}, a slider under the chart), positions 0 … 2ⁿ − 1 across, one row "
-        "per bit: bit 0 flips every step, bit 1 every two, bit b every 2ᵇ; 2ⁿ positions get 2ⁿ different codes. "
-        "Going from 2ⁿ⁻¹ − 1 to 2ⁿ⁻¹, all n bits flip."),
-        reading=(f"The chart opens at n = {n}: positions 0 … {2 * half - 1:,}, {2 * half:,} different codes; going "
-                 f"from {half - 1:,} to {half:,}, {flip}."))
-
-
-def bit_table_spec() -> dict:
-    """The bit table's layout as Vega-Lite, for a page to read the n it opens at (``frame.live.opening``)."""
-    return _bit_table_layout().spec()
+    rates = ["bit 0 flips every step", "bit 1 every two", "bit 2 every four"][:n_bits] + ["and so on"] * (n_bits > 3)
+    half = 2 ** (n_bits - 1)
+    flip = "its one bit flips" if n_bits == 1 else f"neighbours, all {n_bits} bits flip"
+    # the counter's position (``position``) and the codes' digits are the browser's and the data's: the words
+    # here follow n alone, the layout's argument
+    fig = spec.figure(_bit_table_layout(n_bits), data, description=(
+        f"The bit table for {n_bits} {'bit' if n_bits == 1 else 'bits'}, positions 0 … {positions - 1}: "
+        f"{', '.join(rates)}; {positions} positions get {positions} different codes. Going from {half - 1} to "
+        f"{half}, {flip}."))
+    for p in fig.spec.get("params", []):
+        if p.get("name") == POSITION:
+            p["value"] = int(np.clip(position, 0, positions - 1))
+    return fig
 
 
 @spec.layout
-def _bit_table_layout() -> alt.LayerChart:
-    """Runs of equal bits, one row per bit b < n, the digits on top (n ≤ 5); the counter's column at p; x (0 … 2ⁿ −
-    1, from n) zooms and pans."""
+def _bit_table_layout(n_bits: int) -> alt.LayerChart:
+    """Runs of equal bits, one row per bit, the digits on top; the counter's column at p; x zooms and pans."""
+    positions = 2**n_bits
     y = alt.Y("bit:O", title="bit b (0-based)", sort="ascending",
               axis=alt.Axis(labelExpr="'bit ' + datum.value + ': every ' + pow(2, datum.value)",
                             labelOverlap=False, labelLimit=240))
     zoom = alt.selection_interval(bind="scales", encodings=["x"])
-    bits = alt.param(name=BITS, value=DEFAULT_BITS,
-                     bind=alt.binding_range(min=1, max=MAX_BITS, step=1, name="number of bits n "))
-    along = alt.param(name=POSITION, value=ALONG_START,
-                      bind=alt.binding_range(min=0, max=ALONG - 1, step=1, name=f"how far along (of {ALONG - 1:,}) "))
-    p = P
-    at = alt.param(name=p, expr=EXPR_P)
-    # the x domain is the runs' span at n, written out: unioned over the layers it would take in the counter's
-    # column (x = p), so every frame of the slider would re-run the scale and re-encode every run and axis
-    x = alt.X("from:Q", title="position p (0 … 2ⁿ − 1)",
-              scale=alt.Scale(domain=alt.expr(f"[-0.5, pow(2, {BITS}) - 0.5]"), nice=False, zero=False),
+    p = POSITION
+    pos = alt.param(name=p, value=0, bind=alt.binding_range(min=0, max=positions - 1, step=1, name="position p "))
+    # the x domain is the runs' span, written out: unioned over the layers it would take in the counter's column
+    # (x = p), so every frame of the slider would re-run the scale and re-encode every run and axis
+    x = alt.X("from:Q", title=f"position p (0 … {positions - 1})",
+              scale=alt.Scale(domain=[-0.5, positions - 0.5], nice=False, zero=False),
               axis=alt.Axis(tickMinStep=1, format="d"))
-    runs = alt.Chart(spec.named("runs")).transform_filter(KEEP_RUNS).transform_calculate(
-        border=EXPR_BORDER).mark_rect(stroke="white").encode(
+    runs = alt.Chart(spec.named("runs")).mark_rect(stroke="white").encode(
         x=x, x2="to:Q", y=y,
         strokeWidth=alt.StrokeWidth("border:Q", scale=None, legend=None),
         color=alt.Color("value:N", title="bit value", scale=alt.Scale(domain=[0, 1], range=[ZERO, ONE]),
@@ -151,14 +123,13 @@ def _bit_table_layout() -> alt.LayerChart:
         tooltip=[alt.Tooltip("bit:O", title="bit b"), alt.Tooltip("value:O", title="value"),
                  alt.Tooltip("first:O", title="from position"), alt.Tooltip("last:O", title="to position")],
     ).add_params(zoom)
-    text = alt.Chart(spec.named("digits")).transform_filter(KEEP_DIGITS).transform_calculate(
-        digit=EXPR_BIT.format(p="datum.p", b="datum.bit")).mark_text(fontSize=12).encode(
+    text = alt.Chart(spec.named("digits")).mark_text(fontSize=12).encode(
         x="p:Q", y=alt.Y("bit:O", sort="ascending"), text="digit:Q",
         color=alt.condition("datum.digit === 1", alt.value("white"), alt.value(spec.TEXT)),
         tooltip=[alt.Tooltip("p:Q", title="position"), alt.Tooltip("bit:O", title="bit b"),
                  alt.Tooltip("digit:Q", title="value")],
     )
-    cells = alt.Chart(spec.named("bits")).transform_filter(KEEP_BITS).transform_calculate(
+    cells = alt.Chart(spec.named("bits")).transform_calculate(
         now=EXPR_BIT.format(p=p, b="datum.bit"), flipped=EXPR_FLIPPED.format(p=p, b="datum.bit"),
         x=p).transform_calculate(state="datum.flipped ? 'flipped from p − 1' : 'kept'")
     # the column at p: a square that fits one position's cell (a phone's cells are ~15 px wide, a laptop's ~70),
@@ -179,20 +150,19 @@ def _bit_table_layout() -> alt.LayerChart:
     # how many bits flipped, in large type right over the column the eye follows while Play counts (a frame
     # lasts a quarter second: a count reads at a glance where a sentence does not); kept inside the plot's width
     # at either end, and drawn over the plot's top edge (unclipped: the x zoom clips the other layers)
-    at_x = f"scale('x', {p})"
+    at = f"scale('x', {p})"
     count_ = cells.transform_filter("datum.bit === 0").transform_calculate(flips=EXPR_FLIP_COUNT.format(
-        flips=flips_expr(p), p=p)).mark_text(
+        flips=flips_expr(p, n_bits), p=p)).mark_text(
         fontSize=16, fontWeight="bold", color=spec.FOCUS, baseline="bottom", dy=-4, clip=False,
-        align=alt.expr(f"{at_x} < 60 ? 'left' : {at_x} > width - 60 ? 'right' : 'center'"),
-        opacity=alt.expr(f"{at_x} < -1 || {at_x} > width + 1 ? 0 : 1")).encode(  # gone with its column, panned away
+        align=alt.expr(f"{at} < 60 ? 'left' : {at} > width - 60 ? 'right' : 'center'"),
+        opacity=alt.expr(f"{at} < -1 || {at} > width + 1 ? 0 : 1")).encode(  # gone with its column, panned away
         x=alt.X("x:Q"), y=alt.value(0), text=alt.Text("flips:N"))
-    a, b, narrow = title_lines(p, BITS)  # the title's offset leaves room for the count over the column
+    a, b, narrow = title_lines(p, n_bits)  # the title's offset leaves room for the count over the column
     head = f"{narrow} ? [{a}, {b}] : {a} + '  ·  ' + {b}"
-    # the inputs in this order under the chart: p and its Play first (on a laptop's first screen), then n
-    return alt.layer(runs, text, cursor, digit, count_).add_params(along, bits, at).properties(
+    return alt.layer(runs, text, cursor, digit, count_).add_params(pos).properties(
         title=alt.TitleParams(alt.expr(head), subtitle=BIT_TABLE_SUBTITLE,
                               subtitleFontSize=spec.by_mode(12, 16), offset=spec.by_mode(22, 30)),
-        height=alt.Step(28))
+        height=alt.Step(28) if n_bits > 1 else 60)
 
 
 def hamming_heatmap(H: np.ndarray, D: np.ndarray, codes: list[str], near: tuple[int, int],
