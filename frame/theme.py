@@ -81,7 +81,10 @@ PRESENT_STYLE = """
 [data-pe-present="1"] [data-testid="stMain"] h2 { font-size: 1.5rem; padding-top: 0.5rem; }
 /* frame.live.shown_when: a container for one mode only (both are drawn; the root's mode hides the other). */
 [data-pe-present="1"] [class*="st-key-pe-screen-only-"],
-:root:not([data-pe-present="1"]) [class*="st-key-pe-projected-only-"] { display: none !important; }
+:root:not([data-pe-present="1"]) [class*="st-key-pe-projected-only-"],
+[data-pe-present="1"] [data-testid="stLayoutWrapper"]:has(> [class*="st-key-pe-screen-only-"]),
+:root:not([data-pe-present="1"]) [data-testid="stLayoutWrapper"]:has(> [class*="st-key-pe-projected-only-"]) {
+  display: none !important; }  /* the wrapper too: a hidden block's empty wrapper still took the column's gap */
 /* In-chart inputs: their names, values and options at the charts' projected 18 px (spec.PRESENT_SIZES). */
 [data-pe-present="1"] [data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind,
 [data-pe-present="1"] [data-testid="stVegaLiteChart"] form.vega-bindings .vega-bind * { font-size: 18px; }
