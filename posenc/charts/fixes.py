@@ -465,7 +465,7 @@ WIDTH_OPENS = 8  # the chart opens at a table 8 columns wide …
 PAST_OPENS = WIDTH_OPENS + 1  # … asked for the first position past it
 SHOWN = ONE_HOT_SHOWN  # the grid the chart ships: positions 1 … SHOWN (it draws 1 … min(N, SHOWN))
 ONEHOT_PANELS = ("code e_p", "‖e_p − e_q‖")  # the two panels' names (short: a phone shows both)
-ONEHOT_KEY = "black: the 1 of a code · dark blue: a distance of √2 (light: 0) · outlined: row p"  # the colours, in the subtitle
+ONEHOT_KEY = "black: a 1 · blue: √2 apart (light: 0) · outlined: row p"  # the colours, in the subtitle
 # The closed forms the browser evaluates as N and p move (tests/test_client_expressions_fixes.py checks them
 # against posenc.fixes.one_hot / one_hot_demo): the grid's cells that exist in a table N wide, the code of row p in
 # column q (a 1 on the diagonal), the distance between the codes of p and q (√2 off the diagonal, 0 on it), each
