@@ -232,7 +232,7 @@ def test_the_one_hot_cells_are_posencs_codes_and_distances_at_every_width(senten
     words, fig = onehot_figure(sentence)
     oh = one_hot_demo(len(words), N, p)
     k = min(N, fc.SHOWN)
-    cells = run_transforms(rows_of(fig, "grid"), transforms_over(fig.spec, "grid", "distance"),
+    cells = run_transforms(rows_of(fig, "grid"), transforms_over(fig.spec, "grid", "panel"),
                            {fc.WIDTH: N, fc.PAST: p})
     assert len(cells) == k * k == oh.shown ** 2
     code, dist = np.full((k, k), np.nan), np.full((k, k), np.nan)

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from .. import chapter
 from ..core import count
-from ..fixes import DWARFS, ONE_HOT_SHOWN, OneHot
+from ..fixes import DWARFS, ONE_HOT_SHOWN, OneHot, one_hot, pair_distances
 from .spec import (
     FOCUS,
     PRESENT_TEXT,
@@ -466,14 +466,10 @@ PAST_OPENS = WIDTH_OPENS + 1  # … asked for the first position past it
 SHOWN = ONE_HOT_SHOWN  # the grid the chart ships: positions 1 … SHOWN (it draws 1 … min(N, SHOWN))
 ONEHOT_PANELS = ("code e_p", "‖e_p − e_q‖")  # the two panels' names (short: a phone shows both)
 ONEHOT_KEY = "black: a 1 · blue: √2 apart (light: 0) · outlined: row p"  # the colours, in the subtitle
-# The closed forms the browser evaluates as N and p move (tests/test_client_expressions_fixes.py checks them
-# against posenc.fixes.one_hot / one_hot_demo): the grid's cells that exist in a table N wide, the code of row p in
-# column q (a 1 on the diagonal), the distance between the codes of p and q (√2 off the diagonal, 0 on it), each
-# row's label (the position, and your word there), the row asked for; and the lines under the map.
+# What the browser evaluates as N and p move (tests/test_client_expressions_fixes.py checks it against
+# posenc.fixes.one_hot / one_hot_demo): the grid's cells that exist in a table N wide, the row asked for, and the
+# lines under the map. The cells' codes, distances and row names do not move with N or p: posenc computes them.
 EXPR_OH_EXISTS = f"datum.p <= {WIDTH} && datum.q <= {WIDTH}"
-EXPR_OH_CODE = "datum.p === datum.q ? 1 : 0"
-EXPR_OH_DISTANCE = "datum.p === datum.q ? 0 : sqrt(2)"
-EXPR_OH_ROW = "datum.word ? datum.p + ' ' + datum.word : '' + datum.p"  # '3 chased', as spec.word_labels writes
 EXPR_OH_ASKED = f"datum.p === {PAST}"
 EXPR_OH_PAST_NOTE = (f"{PAST} <= {WIDTH} ? 'p = ' + format({PAST}, ',d') + ' → a 1 in column ' + "
                      f"format({PAST}, ',d') + ' of N = ' + format({WIDTH}, ',d') : 'p = ' + format({PAST}, ',d') "
@@ -493,8 +489,10 @@ def onehot_figure(tokens: list[str], oh: OneHot) -> Figure:
     n, k = len(tokens), SHOWN
     check_marks(k * k + 1)
     p, q = np.repeat(np.arange(1, k + 1, dtype=np.int16), k), np.tile(np.arange(1, k + 1, dtype=np.int16), k)
-    names = [""] + list(tokens[:k])
-    grid = columns(p=p, q=q, word=categories(np.where(p <= n, p, 0), names))
+    codes = one_hot(np.arange(1, k + 1), k)  # e_1 … e_k; the browser keeps the columns within N
+    names = word_labels(tokens[:k]) + [str(i) for i in range(n + 1, k + 1)]  # '3 chased'; past your words, '9'
+    grid = columns(p=p, q=q, row=categories(p - 1, names), code=codes.ravel(),
+                   distance=pair_distances(codes).ravel())
     shown = oh.shown
     off = oh.distances[~np.eye(shown, dtype=bool)]
     apart = ("a table one column wide has no two different positions" if off.size == 0 else
@@ -531,8 +529,7 @@ def _onehot_layout() -> alt.LayerChart:
     x_off = alt.XOffset("q:O", title=None)
     y = alt.Y("row:N", sort=alt.EncodingSortField("p", op="min"), title="position p",
               axis=alt.Axis(labelOverlap=True, labelLimit=90))
-    cells = (alt.Chart(named("grid")).transform_filter(EXPR_OH_EXISTS)
-             .transform_calculate(row=EXPR_OH_ROW, code=EXPR_OH_CODE, distance=EXPR_OH_DISTANCE))
+    cells = alt.Chart(named("grid")).transform_filter(EXPR_OH_EXISTS)
     codes = cells.transform_calculate(panel=f"'{ONEHOT_PANELS[0]}'").mark_rect(
         aria=False, stroke="white", strokeWidth=0.5).encode(
         x=x, xOffset=x_off, y=y,
