@@ -1,9 +1,7 @@
 """How a page writes numbers in its prose, so that a sentence reads true at every setting: two different numbers
-never rounded to one, thousands commas that KaTeX does not space out, shares in words (a count and its noun: posenc.core.count)."""
+never rounded to one, thousands commas that KaTeX does not space out, shares in words (a count and its noun: posenc.core.count; a ratio: posenc.core.times)."""
 
 from __future__ import annotations
-
-from posenc.core import times  # noqa: F401  (its home is posenc.core: charts write it too)
 
 
 def tex_num(x: float, fmt: str) -> str:
@@ -21,8 +19,6 @@ def apart(a: float, b: float) -> tuple[str, str]:
                 continue  # small numbers keep a decimal or more
             return fa, fb
     return f"{a:.10g}", f"{b:.10g}"
-
-
 
 
 def share(k: int, n: int, plural: str) -> str:

@@ -8,7 +8,7 @@ import frame
 from frame import linked_tabs, wording
 from posenc import chapter
 from posenc.charts import fixes as fc
-from posenc.core import count
+from posenc.core import count, times
 from posenc.fixes import COS_TOL, DECIDES, LONG, SHORT, index_over_length
 from posenc.sections import fixes as sections
 
@@ -59,7 +59,7 @@ with frame.page(PATH, "Why not simply write each word's position into its vector
                f"of the key, beside content scores that spread by about {raw.content_spread:.3g}")
         frame.verdict("the index coordinate dwarfs the word's own coordinates", view.coordinate_dwarfs,
                       f"p = {start:,} against coordinates of typical size {term.content_coordinate:.2f} (root mean "
-                      f"square): {wording.times(start / term.content_coordinate)} times their size (where the chart "
+                      f"square): {times(start / term.content_coordinate)} times their size (where the chart "
                       "opened)")
         frame.verdict("in a score, the index outweighs the words, as the chapter predicts", view.one_dwarfs,
                       f"content scores spread by {term.content_score:.3g} (√d = {term.sqrt_d:.3g}); the index "

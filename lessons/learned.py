@@ -4,8 +4,8 @@ reaches, and between neighbours."""
 import streamlit as st
 
 import frame
-from frame.wording import times
 from posenc import chapter
+from posenc.core import times
 from posenc.learned import (
     ALIKE,
     BERT_INIT_STD,

@@ -2,13 +2,11 @@ import numpy as np
 import streamlit as st
 
 import frame
-from frame.wording import times
 from posenc import beyond, chapter
 from posenc import stretch as sx
 from posenc.beyond import TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN, TYPICAL_SOURCE
 from posenc.charts import stretch as cs
-from posenc.core import count
-from posenc.encodings import frequencies
+from posenc.core import count, times
 
 PATH = "lessons/stretch.py"
 BASE = int(chapter.BASE)
@@ -22,7 +20,7 @@ def stretch_data(d: int, L_train: int, s: int, base: int, method: str):
     """At the key chart's opening d, L_train, s, base and method (the question, the answer and the checks speak of
     them; the chart's reading of the method too). The chart's data are the same at every one of them."""
     res = beyond.stretch_demo(d, L_train, s, TYPICAL_SEQ_LEN, float(base))
-    return res, cs.turns_figure(d, L_train, res, method)
+    return res, cs.turns_figure(res, method)
 
 
 @frame.cached
@@ -36,12 +34,6 @@ def opening() -> tuple[int, int, int, int, str]:
     """The d, L_train, s, base and method the key chart opens at (a link may carry them; ``frame.live.opening``)."""
     at = frame.live.opening(cs.turns_spec())
     return (int(at[cs.D]), 2 ** int(at[cs.LOG2_L]), int(at["st_s"]), int(at["st_base"]), str(at["st_method"]))
-
-
-def slow_at_largest_base(d: int, L_train: int) -> bool:
-    """Whether the chart's largest base leaves a pair short of one turn in L_train (else raising it cannot make
-    one: at d = 4 and L_train ≥ 2^15 even base 10^7 turns the slowest pair more than once)."""
-    return bool(sx.rotations_within(frequencies(d, max(cs.BASES)), L_train).min() < 1)
 
 
 def go(n: int) -> str:
@@ -76,7 +68,7 @@ def answer(q, res, d: int, L_train: int) -> None:
     else:
         text = (f"Here none: with L_train = {L_train:,} every pair, even the slowest "
                 f"({times(res.rotations[-1])} turns), finishes a full turn in training, so every angle has been seen. "
-                + ("Lower L_train or raise the base" if slow_at_largest_base(d, L_train) else "Lower L_train")
+                + ("Lower L_train or raise the base" if sx.has_slow_pair(d, L_train, max(cs.BASES)) else "Lower L_train")
                 + " in the chart to see slow pairs appear.")
     frame.verdict(f"unchanged RoPE turns the slow pairs past every angle they saw in training (s = {res.s})",
                   past["RoPE as trained"] > 0,

@@ -21,6 +21,7 @@ from .encodings import check_base, frequencies
 from .validate import HEAD_D, ROPE_PAIRS, real, whole, width
 
 __all__ = [
+    "has_slow_pair",
     "wavelengths",
     "rotations_within",
     "pi_frequencies",
@@ -77,6 +78,12 @@ def rotations_within(theta: ArrayLike, L_train: int) -> np.ndarray:
     """
     L_train = whole(L_train, "L_train (the trained context length)", 1, MAX_LENGTH)
     return L_train / wavelengths(theta)
+
+
+def has_slow_pair(d: int, L_train: int, base: float = BASE) -> bool:
+    """Whether some pair of RoPE at head dimension d and this base makes less than one full turn in L_train (a
+    slow pair: training never showed it every angle)."""
+    return bool(rotations_within(frequencies(d, base), L_train).min() < 1)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -300,7 +300,7 @@ def _all_figures(d, L_train, s, heads, sentence):
     dec = decay_demo(d, 10000.0, 0.5, 0)
     pr = precision_demo(d, 10000.0, 0)
     win = bf16_positions(248, 272)
-    figs = [cs.turns_figure(d, L_train, res), cs.ratio_figure(res),
+    figs = [cs.turns_figure(res), cs.ratio_figure(res),
             bc.slopes_figure(al.slopes, al.base_heads), bc.alibi_figure(al), bc.bound_figure(dec),
             bc.score_figure(score_curves(d, 10000.0, 0)), bc.angle_error_figure(pr), bc.pair_error_figure(pr),
             bc.offset_figure(pr), bc.bf16_figure(win)]

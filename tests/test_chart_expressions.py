@@ -76,7 +76,7 @@ STRETCH_CASES = [(128, 4096, 16, chapter.BASE), (4, 16, 1, 100), (64, 2048, 7, 5
 
 def _key_figure(d=beyond.TYPICAL_D, L=beyond.TYPICAL_L_TRAIN, s=beyond.TYPICAL_S, base=chapter.BASE):
     """The key chart as the page builds it, opening at (d, L, s, base)."""
-    return cs.turns_figure(d, L, beyond.stretch_demo(d, L, s, 8192, float(base)))
+    return cs.turns_figure(beyond.stretch_demo(d, L, s, 8192, float(base)))
 
 
 def _params(d, L, s, base, method) -> dict:

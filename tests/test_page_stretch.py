@@ -23,10 +23,10 @@ from conftest import (
     predict_radios,
     verdict,
 )
-from frame.wording import times
 from posenc import beyond
 from posenc.beyond import TYPICAL_D, TYPICAL_L_TRAIN, TYPICAL_S, TYPICAL_SEQ_LEN, stretch_demo
 from posenc.charts import stretch as cs
+from posenc.core import times
 
 PAGE = "lessons/stretch.py"
 

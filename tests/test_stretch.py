@@ -395,3 +395,14 @@ def test_abel_summation_with_h_last_zero(d, seed, delta):
     bound = max(abs(h[i + 1] - h[i]) for i in range(d // 2)) * sum(abs(S) for S in partial)
     assert abel_bound(q, k, delta) == pytest.approx(bound, rel=1e-12)
     assert abs(direct) <= abel_bound(q, k, delta) * (1 + 1e-12) + 1e-12
+
+
+@pytest.mark.parametrize("d, L, base", [(4, 2 ** 15, 1e7), (4, 16, 100.0), (64, 2 ** 20, 1e4), (64, 2 ** 20, 1e7),
+                                        (512, 16, 1e4)])
+def test_has_slow_pair_is_a_pair_short_of_one_turn(d, L, base):
+    """A slow pair: r_i = L·θ_i/2π < 1 for some i (at d = 4, L = 2^15 even base 10^7 turns both pairs at least once)."""
+    from posenc.stretch import has_slow_pair
+
+    r = L * base ** (-2 * np.arange(d // 2) / d) / (2 * np.pi)
+    assert has_slow_pair(d, L, base) == bool((r < 1).any())
+    assert has_slow_pair(4, 2 ** 15, 1e7) is False and has_slow_pair(64, 2 ** 20, 1e7) is True

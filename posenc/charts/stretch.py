@@ -100,15 +100,13 @@ def _calc(chart: alt.Chart) -> alt.Chart:
     return chart
 
 
-def turns_figure(d: int, L_train: int, res: StretchDemo, method: str = KEY_METHODS[0]) -> Figure:
+def turns_figure(res: StretchDemo, method: str = KEY_METHODS[0]) -> Figure:
     """Bars: turns r_i each pair makes within L_train (log scale); ticks: the turns it reaches at s·L_train under
     the picked method (FOCUS when that is past every angle training showed it); a rule at one full turn; a line
     of text with the live count. d, L_train, s, the base and the method are sliders and picks in the chart: the
-    data are one row per pair index up to ``MAX_PAIRS``, the same wherever the chart opens. ``d``, ``L_train``,
-    ``res`` (at the chart's opening d, L_train, s and base) and ``method`` (the method it opens on) only word the
-    reading."""
-    if (d, L_train) != (res.d, res.L_train):
-        raise ValueError(f"res is at d = {res.d}, L_train = {res.L_train}, not {d}, {L_train}")
+    data are one row per pair index up to ``MAX_PAIRS``, the same wherever the chart opens. ``res`` (at the
+    chart's opening d, L_train, s and base) and ``method`` (the method it opens on) only word the reading."""
+    d, L_train = res.d, res.L_train
     pairs = spec.columns(i=np.arange(MAX_PAIRS))
     one = spec.columns(y=[1.0], label=["one full turn"])
     slow = int((res.rotations < 1).sum())
